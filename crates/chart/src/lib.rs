@@ -1,0 +1,1 @@
+//! Helm charts read and rendered in Rust.

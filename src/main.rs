@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    rusty_sdk::run(std::env::args_os())
+}
