@@ -1,1 +1,2 @@
 //! Helm charts read and rendered in Rust.
+pub mod sprig;
