@@ -1,0 +1,167 @@
+//! The command line, as clap derive structs only; validation happens in the commands.
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::ui::ColorChoice;
+
+/// Scaffold Kubernetes operators in Rust on kube-rs: Rust controllers, Helm charts
+/// reconciled per custom resource, or both in one binary.
+#[derive(Debug, Parser)]
+#[command(name = "rusty-sdk", version, max_term_width = 100)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct GlobalArgs {
+    /// Run as if started in DIR (created by `init` if missing)
+    #[arg(short = 'C', long = "directory", value_name = "DIR", global = true)]
+    pub directory: Option<PathBuf>,
+    /// Print what would change, write nothing
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+    /// Also print a unified diff of every file that would change
+    #[arg(long, global = true)]
+    pub diff: bool,
+    /// Overwrite files this command owns even if they were changed since
+    #[arg(long, global = true)]
+    pub force: bool,
+    /// Never prompt; a missing answer is an error naming the flag to pass
+    #[arg(long, global = true)]
+    pub no_interactive: bool,
+    /// Print nothing but errors
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print more detail
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+    /// When to use colours
+    #[arg(long, value_enum, default_value_t, global = true, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a new operator project in the current directory
+    Init(InitArgs),
+    /// Add something to the project
+    #[command(subcommand)]
+    Create(CreateCommand),
+    /// Regenerate files derived from the project
+    #[command(subcommand)]
+    Generate(GenerateCommand),
+    /// Print rusty-sdk's version
+    Version,
+    /// Print a shell completion script
+    Completion {
+        /// The shell to complete for
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Project layout: hybrid.helm, helm or rust (operator-sdk's plugin keys are accepted)
+    #[arg(long, value_name = "PLUGIN")]
+    pub plugins: String,
+    /// Domain of the API groups (<group>.<domain>)
+    #[arg(long, default_value = "my.domain")]
+    pub domain: String,
+    /// Repository path, e.g. github.com/example/memcached-operator
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// Project name [default: the directory's name]
+    #[arg(long)]
+    pub project_name: Option<String>,
+    /// PROJECT file version (only 3 is supported)
+    #[arg(long, default_value = "3")]
+    pub project_version: String,
+    /// Copyright holder for the licence header [default: "The <project> Authors"]
+    #[arg(long)]
+    pub owner: Option<String>,
+    /// Licence header for generated sources
+    #[arg(long, value_enum, default_value_t = License::Apache2)]
+    pub license: License,
+    /// rusty-sdk-runtime source to link the project to until the crate is published
+    /// [default: the runtime this rusty-sdk was built from]
+    #[arg(long, value_name = "DIR")]
+    pub runtime_path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum License {
+    Apache2,
+    None,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Add an API (a custom resource) and optionally its controller
+    Api(CreateApiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateApiArgs {
+    /// rust (a kube-rs controller) or helm (a chart reconciled per resource)
+    #[arg(long, value_name = "PLUGIN")]
+    pub plugins: Option<String>,
+    /// API group, without the domain (e.g. cache)
+    #[arg(long)]
+    pub group: Option<String>,
+    /// API version (e.g. v1, v1alpha1)
+    #[arg(long)]
+    pub version: Option<String>,
+    /// Kind, in PascalCase (e.g. Memcached)
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Create the resource type without asking
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub resource: Option<bool>,
+    /// Create the controller without asking
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub controller: Option<bool>,
+    /// Whether the resource is namespaced (false: cluster-scoped)
+    #[arg(long, num_args = 0..=1, default_value_t = true, default_missing_value = "true", value_name = "BOOL", action = clap::ArgAction::Set)]
+    pub namespaced: bool,
+    /// Resource plural [default: the English plural of the kind]
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Container image the controller deploys (kubebuilder's deploy-image)
+    #[arg(long)]
+    pub image: Option<String>,
+    /// Container command, comma-separated (with --image)
+    #[arg(long, value_delimiter = ',', value_name = "CMD")]
+    pub image_container_command: Option<Vec<String>>,
+    /// Container port (with --image)
+    #[arg(long, value_name = "PORT")]
+    pub image_container_port: Option<u16>,
+    /// runAsUser of the container (with --image)
+    #[arg(long, value_name = "UID")]
+    pub run_as_user: Option<i64>,
+    /// Chart to use: a directory, a .tgz, repo/name, an https:// URL or oci://
+    #[arg(long, value_name = "CHART")]
+    pub helm_chart: Option<String>,
+    /// Chart repository URL (with --helm-chart naming a chart in it)
+    #[arg(long, value_name = "URL")]
+    pub helm_chart_repo: Option<String>,
+    /// Chart version (with --helm-chart) [default: latest]
+    #[arg(long, value_name = "VERSION")]
+    pub helm_chart_version: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GenerateCommand {
+    /// Write config/rbac/role.yaml from controller markers, Helm charts and the runtime's needs
+    Rbac(RbacArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RbacArgs {
+    /// Exit with 1 if role.yaml is out of date instead of writing it (for CI)
+    #[arg(long)]
+    pub check: bool,
+}

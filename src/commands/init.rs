@@ -1,0 +1,237 @@
+//! `rusty-sdk init`: the project's base tree for a layout, PROJECT, and the local link to
+//! the runtime crate.
+use std::path::{Path, PathBuf};
+
+use tera::Context;
+
+use crate::cli::{InitArgs, License};
+use crate::error::{Error, Result};
+use crate::model::names::project_name_from_dir;
+use crate::model::{Domain, Layout, ProjectName, Repo};
+use crate::project::{self, Project};
+use crate::scaffold::{Policy, Tree, toml};
+use crate::session::Session;
+use crate::templates::{self, Renderer};
+
+/// The runtime source this rusty-sdk was built from (the workspace's `crates/runtime`).
+const BUILT_RUNTIME: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/runtime");
+pub const RUNTIME_CRATE: &str = "rusty-sdk-runtime";
+pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The only file that may differ between machines for the same command.
+pub const LOCAL_LINK: &str = ".cargo/config.toml";
+/// The helm binary the hybrid and helm images carry.
+pub const HELM_VERSION: &str = "v3.18.6";
+
+/// Validated `init` settings.
+pub struct InitSettings {
+    pub layout: Layout,
+    pub domain: Domain,
+    pub repo: Option<Repo>,
+    pub project_name: ProjectName,
+    pub owner: String,
+    pub license: License,
+    pub runtime_path: Option<PathBuf>,
+}
+
+impl InitSettings {
+    pub fn from_args(args: &InitArgs, root: &Path) -> Result<Self> {
+        let layout = Layout::parse(&args.plugins)?;
+        if args.project_version != "3" {
+            return Err(Error::invalid(format!(
+                "unsupported --project-version {:?}: only 3 is supported",
+                args.project_version
+            )));
+        }
+        let domain = Domain::parse(&args.domain)?;
+        let repo = args.repo.as_deref().map(Repo::parse).transpose()?;
+        let project_name = match &args.project_name {
+            Some(name) => ProjectName::parse(name)?,
+            None => default_project_name(root)?,
+        };
+        let owner = args
+            .owner
+            .clone()
+            .unwrap_or_else(|| format!("The {project_name} Authors"));
+        Ok(InitSettings {
+            layout,
+            domain,
+            repo,
+            project_name,
+            owner,
+            license: args.license,
+            runtime_path: runtime_path(args.runtime_path.as_deref())?,
+        })
+    }
+
+    /// operator-sdk's default leader election id: FNV-1a of the repo, then the domain.
+    pub fn leader_election_id(&self) -> String {
+        let seed = self
+            .repo
+            .as_ref()
+            .map_or(self.project_name.as_str(), |r| r.as_str());
+        format!("{:08x}.{}", fnv1a32(seed.as_bytes()), self.domain)
+    }
+
+    fn context(&self) -> Context {
+        let mut ctx = Context::new();
+        ctx.insert("project_name", self.project_name.as_str());
+        ctx.insert("project_name_snake", &self.project_name.snake());
+        ctx.insert("domain", self.domain.as_str());
+        ctx.insert("repo", self.repo.as_ref().map_or("", |r| r.as_str()));
+        ctx.insert("layout", self.layout.short_name());
+        ctx.insert("has_helm", &self.layout.has_helm());
+        ctx.insert("has_rust", &self.layout.has_rust());
+        ctx.insert("runtime_version", RUNTIME_VERSION);
+        ctx.insert("rusty_sdk_version", env!("CARGO_PKG_VERSION"));
+        ctx.insert("leader_election_id", &self.leader_election_id());
+        ctx.insert("image", "controller:latest");
+        ctx.insert("helm_version", HELM_VERSION);
+        ctx.insert(
+            "license",
+            match self.license {
+                License::Apache2 => "apache2",
+                License::None => "none",
+            },
+        );
+        ctx.insert("owner", &self.owner);
+        ctx.insert("k8s_version_feature", "v1_33");
+        ctx
+    }
+
+    fn project(&self) -> Project {
+        Project {
+            domain: Some(self.domain.to_string()),
+            layout: vec![self.layout.key().to_string()],
+            project_name: Some(self.project_name.to_string()),
+            repo: self.repo.as_ref().map(ToString::to_string),
+            version: "3".to_string(),
+            ..Project::default()
+        }
+    }
+}
+
+fn default_project_name(root: &Path) -> Result<ProjectName> {
+    let dir = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    ProjectName::parse(&project_name_from_dir(&dir)).map_err(|_| {
+        Error::invalid(format!(
+            "the directory name {dir:?} does not make a valid project name; pass --project-name (a DNS-1123 label such as memcached-operator)"
+        ))
+    })
+}
+
+/// Where the generated project finds the runtime source, if anywhere.
+fn runtime_path(flag: Option<&Path>) -> Result<Option<PathBuf>> {
+    match flag {
+        Some(dir) => {
+            let dir = std::path::absolute(dir).map_err(|e| Error::io(dir, e))?;
+            if dir.join("Cargo.toml").is_file() {
+                Ok(Some(dir))
+            } else {
+                Err(Error::invalid(format!(
+                    "--runtime-path {}: no Cargo.toml there; point it at the rusty-sdk-runtime crate (crates/runtime in the rusty-sdk repository)",
+                    dir.display()
+                )))
+            }
+        }
+        None => {
+            let built = PathBuf::from(BUILT_RUNTIME);
+            Ok(built.join("Cargo.toml").is_file().then_some(built))
+        }
+    }
+}
+
+fn fnv1a32(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5, |hash: u32, b| {
+        (hash ^ u32::from(*b)).wrapping_mul(0x0100_0193)
+    })
+}
+
+/// The template folders a layout uses.
+fn template_sets(layout: Layout) -> Vec<&'static str> {
+    let mut sets = vec!["init/base"];
+    if layout.has_helm() {
+        sets.push("init/helm");
+    }
+    if layout.has_rust() {
+        sets.push("init/rust");
+    }
+    sets
+}
+
+/// Stage the machine-local runtime link, keeping anything else the file already holds.
+pub fn stage_runtime_link(tree: &mut Tree, runtime: &Path) -> Result<()> {
+    const HEADER: &str = "# Machine-local link to the rusty-sdk-runtime source, written by rusty-sdk until the\n# crate is published on crates.io. Keep it out of version control (see .gitignore).\n";
+    let current = tree.read(LOCAL_LINK)?.unwrap_or_else(|| HEADER.to_string());
+    let path = runtime.to_string_lossy();
+    let (_, updated) = toml::ensure_patch_path(LOCAL_LINK, &current, RUNTIME_CRATE, &path)?;
+    tree.add(LOCAL_LINK, updated, Policy::Tool);
+    Ok(())
+}
+
+pub fn run(session: &Session, args: &InitArgs) -> Result<()> {
+    let settings = InitSettings::from_args(args, &session.root)?;
+    if session.root.join(project::FILE_NAME).exists() {
+        return Err(Error::Project(format!(
+            "{} already holds a project (PROJECT exists); add APIs with `rusty-sdk create api`, or run init in an empty directory",
+            session.root.display()
+        )));
+    }
+    let tree = stage(&settings, &session.root)?;
+    session.apply(tree, &settings.project())?;
+    if settings.runtime_path.is_none() {
+        session.shell.warn(&format!(
+            "the rusty-sdk-runtime source was not found at {BUILT_RUNTIME}, so {LOCAL_LINK} was not written; pass --runtime-path <dir> or build once the crate is on crates.io"
+        ));
+    }
+    if !session.dry_run {
+        session.shell.note(&next_steps(settings.layout));
+    }
+    Ok(())
+}
+
+/// Stage every file `init` writes for these settings.
+pub fn stage(settings: &InitSettings, root: &Path) -> Result<Tree> {
+    let mut tree = Tree::new(root);
+    let context = settings.context();
+    let mut renderer = Renderer::new();
+    for set in template_sets(settings.layout) {
+        for source in templates::sources(set) {
+            let bytes = renderer.produce(&source, &context)?;
+            tree.add(&source.output, bytes, Policy::User);
+        }
+    }
+    if let Some(runtime) = &settings.runtime_path {
+        stage_runtime_link(&mut tree, runtime)?;
+    }
+    Ok(tree)
+}
+
+fn next_steps(layout: Layout) -> String {
+    let plugin = match layout {
+        Layout::HybridHelm => "helm|rust",
+        Layout::Helm => "helm",
+        Layout::Rust => "rust",
+    };
+    format!(
+        "Next: define a resource with:\n$ rusty-sdk create api --plugins {plugin} --group <group> --version <version> --kind <Kind>"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_matches_go_hash_fnv_new32a() {
+        // Go: fnv.New32a() over "github.com/example/memcached-operator" (operator-sdk's
+        // leader election id in its samples is 86f835c3.my.domain).
+        assert_eq!(
+            format!("{:08x}", fnv1a32(b"github.com/example/memcached-operator")),
+            "86f835c3"
+        );
+        assert_eq!(fnv1a32(b""), 0x811c_9dc5);
+    }
+}

@@ -1,0 +1,2 @@
+//! One module per command; each validates its flags, stages changes and applies them.
+pub mod init;

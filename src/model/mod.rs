@@ -1,0 +1,6 @@
+//! Validated values the commands work with.
+pub mod names;
+pub mod plugin;
+
+pub use names::{Domain, Group, Kind, ProjectName, Repo, Version};
+pub use plugin::{ApiPlugin, Layout};

@@ -1,0 +1,339 @@
+//! Validated names. Each newtype can only be built valid, so code past the settings layer
+//! never re-checks them.
+use std::fmt;
+
+use heck::{ToKebabCase, ToSnakeCase, ToUpperCamelCase};
+
+use crate::error::{Error, Result};
+
+fn is_dns_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+fn is_dns_subdomain(s: &str) -> bool {
+    !s.is_empty() && s.len() <= 253 && s.split('.').all(is_dns_label)
+}
+
+macro_rules! string_newtype {
+    ($name:ident) => {
+        impl $name {
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+    };
+}
+
+/// The project's domain, e.g. `my.domain`: API groups are `<group>.<domain>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Domain(String);
+string_newtype!(Domain);
+
+impl Domain {
+    pub fn parse(s: &str) -> Result<Self> {
+        if is_dns_subdomain(s) {
+            Ok(Domain(s.to_string()))
+        } else {
+            Err(Error::invalid(format!(
+                "invalid domain {s:?}: must be a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', e.g. my.domain); pass a valid --domain"
+            )))
+        }
+    }
+}
+
+/// The project name, a DNS-1123 label such as `memcached-operator`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProjectName(String);
+string_newtype!(ProjectName);
+
+impl ProjectName {
+    pub fn parse(s: &str) -> Result<Self> {
+        if is_dns_label(s) {
+            Ok(ProjectName(s.to_string()))
+        } else {
+            Err(Error::invalid(format!(
+                "invalid project name {s:?}: must be a DNS-1123 label (at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit); pass a valid --project-name"
+            )))
+        }
+    }
+
+    /// `memcached_operator`: the crate name as Rust code spells it.
+    pub fn snake(&self) -> String {
+        self.0.to_snake_case()
+    }
+}
+
+/// An API group without the domain, e.g. `cache`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Group(String);
+string_newtype!(Group);
+
+impl Group {
+    pub fn parse(s: &str) -> Result<Self> {
+        if is_dns_label(s) {
+            Ok(Group(s.to_string()))
+        } else {
+            Err(Error::invalid(format!(
+                "invalid group {s:?}: must be a DNS-1123 label (lower-case letters, digits and '-', e.g. cache); pass a valid --group"
+            )))
+        }
+    }
+
+    /// The group as a Rust module name (`-` is not allowed there).
+    pub fn module(&self) -> String {
+        self.0.to_snake_case()
+    }
+}
+
+/// An API version such as `v1`, `v1alpha1` or `v2beta3`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Version(String);
+string_newtype!(Version);
+
+impl Version {
+    pub fn parse(s: &str) -> Result<Self> {
+        if is_api_version(s) {
+            Ok(Version(s.to_string()))
+        } else {
+            Err(Error::invalid(format!(
+                "invalid version {s:?}: must look like v1, v1alpha1 or v2beta3; pass a valid --version"
+            )))
+        }
+    }
+}
+
+fn is_api_version(s: &str) -> bool {
+    let Some(rest) = s.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || rest.starts_with('0') {
+        return false;
+    }
+    let tail = &rest[digits..];
+    if tail.is_empty() {
+        return true;
+    }
+    let stage = ["alpha", "beta"]
+        .into_iter()
+        .find_map(|p| tail.strip_prefix(p));
+    match stage {
+        Some(n) => !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && !n.starts_with('0'),
+        None => false,
+    }
+}
+
+/// A kind in PascalCase, e.g. `MemcachedBackup`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Kind(String);
+string_newtype!(Kind);
+
+/// Words that cannot name a Rust type or that clash with the generated code.
+const RESERVED_KINDS: &[&str] = &["Self", "Result", "Error", "Option", "Box", "String", "Vec"];
+
+impl Kind {
+    pub fn parse(s: &str) -> Result<Self> {
+        let pascal = s.starts_with(|c: char| c.is_ascii_uppercase())
+            && s.chars().all(|c| c.is_ascii_alphanumeric())
+            && s.len() <= 63;
+        if !pascal {
+            return Err(Error::invalid(format!(
+                "invalid kind {s:?}: must be PascalCase (an upper-case letter, then letters and digits, e.g. {}); pass a valid --kind",
+                suggest_pascal(s)
+            )));
+        }
+        if RESERVED_KINDS.contains(&s) {
+            return Err(Error::invalid(format!(
+                "invalid kind {s:?}: it clashes with a Rust type the generated code uses; choose another --kind"
+            )));
+        }
+        Ok(Kind(s.to_string()))
+    }
+
+    /// `memcachedbackup`: file names and the singular resource name.
+    pub fn lower(&self) -> String {
+        self.0.to_lowercase()
+    }
+
+    /// `memcached_backup`: Rust module names.
+    pub fn snake(&self) -> String {
+        self.0.to_snake_case()
+    }
+
+    /// `MEMCACHED_BACKUP`: environment variable prefixes.
+    pub fn screaming(&self) -> String {
+        self.snake().to_uppercase()
+    }
+
+    /// The English plural of the lower-cased kind, as Kubernetes resource names use it.
+    pub fn plural(&self) -> String {
+        pluralizer::pluralize(&self.lower(), 2, false)
+    }
+
+    /// Build a kind from a chart name the way operator-sdk does (`my-app` -> `MyApp`).
+    pub fn from_chart_name(name: &str) -> Result<Self> {
+        Kind::parse(&name.to_upper_camel_case())
+    }
+}
+
+fn suggest_pascal(s: &str) -> String {
+    let candidate = s.to_upper_camel_case();
+    if candidate.is_empty() {
+        "Memcached".to_string()
+    } else {
+        candidate
+    }
+}
+
+/// A plural resource name given with `--plural`.
+pub fn parse_plural(s: &str) -> Result<String> {
+    if is_dns_label(s) {
+        Ok(s.to_string())
+    } else {
+        Err(Error::invalid(format!(
+            "invalid plural {s:?}: must be a lower-case DNS-1123 label such as memcacheds; pass a valid --plural"
+        )))
+    }
+}
+
+/// The repository path, e.g. `github.com/example/memcached-operator`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repo(String);
+string_newtype!(Repo);
+
+impl Repo {
+    pub fn parse(s: &str) -> Result<Self> {
+        let ok = !s.is_empty()
+            && !s.contains("://")
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-._~/".contains(c))
+            && !s.starts_with('/')
+            && !s.ends_with('/');
+        if ok {
+            Ok(Repo(s.to_string()))
+        } else {
+            Err(Error::invalid(format!(
+                "invalid repo {s:?}: must be a repository path without a scheme, e.g. github.com/example/memcached-operator; pass a valid --repo"
+            )))
+        }
+    }
+}
+
+/// Turn a directory name into a project name candidate (`My_Operator` -> `my-operator`).
+pub fn project_name_from_dir(dir: &str) -> String {
+    dir.to_kebab_case()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn domains() {
+        for ok in ["my.domain", "example.com", "a", "x-1.y2"] {
+            assert!(Domain::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", "My.Domain", "-a.b", "a..b", "a_b", &"x".repeat(64)] {
+            let err = Domain::parse(bad).unwrap_err().to_string();
+            assert!(err.contains("--domain"), "{err}");
+        }
+    }
+
+    #[test]
+    fn versions() {
+        for ok in ["v1", "v1alpha1", "v2beta3", "v10"] {
+            assert!(Version::parse(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "1", "v", "v0", "v1alpha", "v1gamma1", "V1", "v01", "v1beta01",
+        ] {
+            assert!(Version::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn kinds_and_name_forms() {
+        let k = Kind::parse("MemcachedBackup").unwrap();
+        assert_eq!(k.lower(), "memcachedbackup");
+        assert_eq!(k.snake(), "memcached_backup");
+        assert_eq!(k.screaming(), "MEMCACHED_BACKUP");
+        assert_eq!(k.plural(), "memcachedbackups");
+        let err = Kind::parse("memcached").unwrap_err().to_string();
+        assert!(
+            err.contains("PascalCase") && err.contains("Memcached"),
+            "{err}"
+        );
+        assert!(Kind::parse("Mem-cached").is_err());
+        assert!(Kind::parse("Result").is_err());
+        assert_eq!(Kind::from_chart_name("my-app").unwrap().as_str(), "MyApp");
+    }
+
+    #[test]
+    fn plurals_follow_english() {
+        let plural = |k: &str| Kind::parse(k).unwrap().plural();
+        assert_eq!(plural("Memcached"), "memcacheds");
+        assert_eq!(plural("Policy"), "policies");
+        assert_eq!(plural("Proxy"), "proxies");
+        assert_eq!(plural("Ingress"), "ingresses");
+        assert_eq!(plural("Class"), "classes");
+        assert_eq!(plural("Gateway"), "gateways");
+    }
+
+    #[test]
+    fn groups_project_names_repos() {
+        assert!(Group::parse("cache").is_ok());
+        assert!(Group::parse("Cache").is_err());
+        assert!(Group::parse("cache.example").is_err());
+        assert_eq!(Group::parse("web-apps").unwrap().module(), "web_apps");
+        assert!(ProjectName::parse("memcached-operator").is_ok());
+        assert!(ProjectName::parse("Memcached").is_err());
+        assert_eq!(project_name_from_dir("My_Operator"), "my-operator");
+        assert!(Repo::parse("github.com/example/memcached-operator").is_ok());
+        assert!(Repo::parse("https://github.com/x").is_err());
+        assert!(Repo::parse("has space/x").is_err());
+        assert_eq!(parse_plural("memcacheds").unwrap(), "memcacheds");
+        assert!(parse_plural("Memcacheds").is_err());
+    }
+
+    #[test]
+    fn plugin_aliases() {
+        use crate::model::{ApiPlugin, Layout};
+        assert_eq!(
+            Layout::parse("hybrid.helm.sdk.operatorframework.io").unwrap(),
+            Layout::HybridHelm
+        );
+        assert_eq!(Layout::parse("hybrid.helm").unwrap(), Layout::HybridHelm);
+        assert_eq!(
+            Layout::parse("helm.sdk.operatorframework.io/v1").unwrap(),
+            Layout::Helm
+        );
+        assert_eq!(Layout::parse("rust").unwrap(), Layout::Rust);
+        assert!(
+            Layout::parse("go/v4")
+                .unwrap_err()
+                .to_string()
+                .contains("go/v4")
+        );
+        assert_eq!(
+            ApiPlugin::parse("helm.sdk.operatorframework.io/v1").unwrap(),
+            ApiPlugin::Helm
+        );
+        assert!(!Layout::Helm.allows(ApiPlugin::Rust));
+        assert!(Layout::HybridHelm.allows(ApiPlugin::Rust));
+    }
+}

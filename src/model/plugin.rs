@@ -1,0 +1,129 @@
+//! Plugin keys: which project layout `init` makes and which `create api` flavours it allows.
+use std::fmt;
+
+use crate::error::{Error, Result};
+
+/// The layout chosen at `init`, recorded in PROJECT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Helm and Rust APIs in one operator.
+    HybridHelm,
+    /// Helm APIs only.
+    Helm,
+    /// Rust APIs only.
+    Rust,
+}
+
+impl Layout {
+    pub const ALL: [Layout; 3] = [Layout::HybridHelm, Layout::Helm, Layout::Rust];
+
+    /// Parse `--plugins` for `init`, accepting operator-sdk's spellings as aliases.
+    pub fn parse(s: &str) -> Result<Self> {
+        Self::from_key(s).ok_or_else(|| {
+            Error::invalid(format!(
+                "unknown plugin {s:?} for init: use --plugins=hybrid.helm, --plugins=helm or --plugins=rust"
+            ))
+        })
+    }
+
+    /// Recognise a layout from its short name, its full key or an operator-sdk alias.
+    pub fn from_key(s: &str) -> Option<Self> {
+        let s = s.trim();
+        Self::ALL.into_iter().find(|layout| {
+            s == layout.short_name() || s == layout.key() || layout.aliases().contains(&s)
+        })
+    }
+
+    /// The name users type: `hybrid.helm`, `helm`, `rust`.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Layout::HybridHelm => "hybrid.helm",
+            Layout::Helm => "helm",
+            Layout::Rust => "rust",
+        }
+    }
+
+    /// The versioned key written to PROJECT's `layout`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Layout::HybridHelm => "hybrid.helm.rusty-sdk.dev/v1",
+            Layout::Helm => "helm.rusty-sdk.dev/v1",
+            Layout::Rust => "rust.rusty-sdk.dev/v1",
+        }
+    }
+
+    fn aliases(self) -> &'static [&'static str] {
+        match self {
+            Layout::HybridHelm => &[
+                "hybrid.helm.sdk.operatorframework.io",
+                "hybrid.helm.sdk.operatorframework.io/v1-alpha",
+                "hybrid/v1-alpha",
+                "hybrid",
+            ],
+            Layout::Helm => &[
+                "helm.sdk.operatorframework.io",
+                "helm.sdk.operatorframework.io/v1",
+            ],
+            Layout::Rust => &["rust/v1"],
+        }
+    }
+
+    pub fn has_helm(self) -> bool {
+        matches!(self, Layout::HybridHelm | Layout::Helm)
+    }
+
+    pub fn has_rust(self) -> bool {
+        matches!(self, Layout::HybridHelm | Layout::Rust)
+    }
+
+    /// Whether this layout takes APIs of the given plugin.
+    pub fn allows(self, plugin: ApiPlugin) -> bool {
+        match plugin {
+            ApiPlugin::Helm => self.has_helm(),
+            ApiPlugin::Rust => self.has_rust(),
+        }
+    }
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.short_name())
+    }
+}
+
+/// The plugin of `create api`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApiPlugin {
+    Helm,
+    Rust,
+}
+
+impl ApiPlugin {
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.trim() {
+            "helm"
+            | "helm.rusty-sdk.dev/v1"
+            | "helm.sdk.operatorframework.io"
+            | "helm.sdk.operatorframework.io/v1" => Ok(ApiPlugin::Helm),
+            "rust" | "rust.rusty-sdk.dev/v1" | "rust/v1" => Ok(ApiPlugin::Rust),
+            other => Err(Error::invalid(format!(
+                "unknown plugin {other:?} for create api: use --plugins=helm or --plugins=rust"
+            ))),
+        }
+    }
+
+    pub fn short_name(self) -> &'static str {
+        match self {
+            ApiPlugin::Helm => "helm",
+            ApiPlugin::Rust => "rust",
+        }
+    }
+
+    /// The key under which PROJECT keeps this plugin's per-resource data.
+    pub fn key(self) -> &'static str {
+        match self {
+            ApiPlugin::Helm => "helm.rusty-sdk.dev/v1",
+            ApiPlugin::Rust => "rust.rusty-sdk.dev/v1",
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Idempotent insertion above scaffold markers such as `// +rusty:scaffold:controllers` or
+//! `# +rusty:scaffold:watch`.
+//!
+//! A fragment counts as present when its trimmed lines appear, in order and consecutively,
+//! in the block between the previous marker (or the start of the file) and this marker.
+//! Limiting the search to that block avoids false matches elsewhere in the file.
+
+/// What an edit did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditOutcome {
+    Applied,
+    AlreadyPresent,
+}
+
+/// The marker line was not found.
+#[derive(Debug, PartialEq, Eq)]
+pub struct MarkerNotFound;
+
+const PREFIX: &str = "+rusty:scaffold:";
+
+/// The marker line as it should appear in a file of this type.
+pub fn marker_text(path: &str, name: &str) -> String {
+    let comment = if path.ends_with(".rs") { "//" } else { "#" };
+    format!("{comment} {PREFIX}{name}")
+}
+
+/// If `line` is a scaffold marker, its name. Whitespace and the comment token do not matter,
+/// so `#+rusty:scaffold:x` and `# +rusty:scaffold:x` both match.
+fn marker_name(line: &str) -> Option<&str> {
+    let trimmed = line.trim();
+    let body = trimmed
+        .strip_prefix("//")
+        .or_else(|| trimmed.strip_prefix('#'))?
+        .trim_start();
+    body.strip_prefix(PREFIX).map(str::trim)
+}
+
+/// Insert `fragment` (lines written without indentation) above the marker `name`, indented
+/// like the marker. Returns the new text, or the old text with `AlreadyPresent`.
+pub fn insert(
+    text: &str,
+    name: &str,
+    fragment: &str,
+) -> Result<(EditOutcome, String), MarkerNotFound> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let marker_at = lines
+        .iter()
+        .position(|l| marker_name(l) == Some(name))
+        .ok_or(MarkerNotFound)?;
+    let block_start = lines[..marker_at]
+        .iter()
+        .rposition(|l| marker_name(l).is_some())
+        .map_or(0, |i| i + 1);
+
+    let wanted: Vec<&str> = fragment.lines().map(str::trim).collect();
+    let block: Vec<&str> = lines[block_start..marker_at]
+        .iter()
+        .map(|l| l.trim())
+        .collect();
+    if contains_window(&block, &wanted) {
+        return Ok((EditOutcome::AlreadyPresent, text.to_string()));
+    }
+
+    let marker_line = lines[marker_at];
+    let indent = &marker_line[..marker_line.len() - marker_line.trim_start().len()];
+    let mut out = String::with_capacity(text.len() + fragment.len() + 16);
+    lines[..marker_at].iter().for_each(|l| out.push_str(l));
+    for line in fragment.lines() {
+        if !line.trim().is_empty() {
+            out.push_str(indent);
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    lines[marker_at..].iter().for_each(|l| out.push_str(l));
+    Ok((EditOutcome::Applied, out))
+}
+
+fn contains_window(haystack: &[&str], needle: &[&str]) -> bool {
+    needle.is_empty()
+        || haystack.len() >= needle.len() && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAIN: &str = "fn main() {\n    run();\n    // +rusty:scaffold:controllers\n}\n";
+
+    #[test]
+    fn inserts_above_marker_with_its_indentation() {
+        let (outcome, text) = insert(MAIN, "controllers", "add(\"a\");\n").unwrap();
+        assert_eq!(outcome, EditOutcome::Applied);
+        assert_eq!(
+            text,
+            "fn main() {\n    run();\n    add(\"a\");\n    // +rusty:scaffold:controllers\n}\n"
+        );
+    }
+
+    #[test]
+    fn applying_twice_equals_applying_once() {
+        let (_, once) = insert(MAIN, "controllers", "add(\"a\");\nadd(\"b\");\n").unwrap();
+        let (outcome, twice) = insert(&once, "controllers", "add(\"a\");\nadd(\"b\");\n").unwrap();
+        assert_eq!(outcome, EditOutcome::AlreadyPresent);
+        assert_eq!(once, twice);
+    }
+
+    #[test]
+    fn presence_check_ignores_whitespace_but_not_order() {
+        let text = "x:\n  - b\n  - a\n# +rusty:scaffold:list\n";
+        let (outcome, _) = insert(text, "list", "- a\n").unwrap();
+        assert_eq!(outcome, EditOutcome::AlreadyPresent);
+        let (outcome, _) = insert(text, "list", "- a\n- b\n").unwrap();
+        assert_eq!(outcome, EditOutcome::Applied);
+    }
+
+    #[test]
+    fn presence_is_checked_only_above_this_marker() {
+        let text = "# +rusty:scaffold:one\n- a\n# +rusty:scaffold:two\n";
+        let (outcome, _) = insert(text, "one", "- a\n").unwrap();
+        assert_eq!(outcome, EditOutcome::Applied);
+        let (outcome, _) = insert(text, "two", "- a\n").unwrap();
+        assert_eq!(outcome, EditOutcome::AlreadyPresent);
+    }
+
+    #[test]
+    fn marker_spelling_without_space_matches() {
+        let (outcome, text) = insert("#+rusty:scaffold:watch\n", "watch", "- kind: A\n").unwrap();
+        assert_eq!(outcome, EditOutcome::Applied);
+        assert_eq!(text, "- kind: A\n#+rusty:scaffold:watch\n");
+    }
+
+    #[test]
+    fn missing_marker_is_reported() {
+        assert_eq!(insert("nothing\n", "watch", "x\n"), Err(MarkerNotFound));
+        assert_eq!(
+            marker_text("src/main.rs", "controllers"),
+            "// +rusty:scaffold:controllers"
+        );
+        assert_eq!(
+            marker_text("watches.yaml", "watch"),
+            "# +rusty:scaffold:watch"
+        );
+    }
+}

@@ -1,0 +1,119 @@
+//! The plan: every staged file compared with the disk and given a status. Conflicts are all
+//! collected here, before anything is written.
+use std::io::ErrorKind;
+
+use crate::error::{Error, Result};
+use crate::scaffold::tree::{Policy, Tree};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    Create,
+    Update,
+    Identical,
+    /// An existing file that this command leaves alone.
+    Skip,
+    /// A user-owned file overwritten because of `--force`.
+    Force,
+    Conflict(String),
+}
+
+impl Status {
+    /// The verb printed in the status column.
+    pub fn verb(&self) -> &'static str {
+        match self {
+            Status::Create => "create",
+            Status::Update => "update",
+            Status::Identical => "identical",
+            Status::Skip => "skip",
+            Status::Force => "force",
+            Status::Conflict(_) => "conflict",
+        }
+    }
+
+    /// Whether committing this entry writes the file.
+    pub fn writes(&self) -> bool {
+        matches!(self, Status::Create | Status::Update | Status::Force)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Change {
+    pub path: String,
+    pub status: Status,
+    pub before: Option<Vec<u8>>,
+    pub after: Vec<u8>,
+}
+
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub changes: Vec<Change>,
+}
+
+impl Plan {
+    /// Compare every staged file with the disk. PROJECT goes last, so that it is written
+    /// only after everything else.
+    pub fn build(tree: &Tree, force: bool) -> Result<Plan> {
+        let mut changes = Vec::with_capacity(tree.staged().len());
+        for (path, staged) in tree.staged() {
+            let full = tree.root().join(path);
+            let before = match std::fs::read(&full) {
+                Ok(bytes) => Some(bytes),
+                Err(e) if e.kind() == ErrorKind::NotFound => None,
+                Err(e) if e.kind() == ErrorKind::IsADirectory => {
+                    changes.push(Change {
+                        path: path.clone(),
+                        status: Status::Conflict("a directory is in the way; move it".into()),
+                        before: None,
+                        after: staged.content.clone(),
+                    });
+                    continue;
+                }
+                // A parent that is a file, for example; the commit reports and rolls back.
+                Err(e) if e.kind() == ErrorKind::NotADirectory => None,
+                Err(e) => return Err(Error::io(full, e)),
+            };
+            let status = match (&before, staged.policy) {
+                (None, _) => Status::Create,
+                (Some(old), _) if *old == staged.content => Status::Identical,
+                (Some(_), Policy::Tool) => Status::Update,
+                (Some(_), Policy::SkipIfExists) => Status::Skip,
+                (Some(_), Policy::User) if force => Status::Force,
+                (Some(_), Policy::User) => Status::Conflict(
+                    "exists with different content; pass --force to overwrite it".into(),
+                ),
+            };
+            changes.push(Change {
+                path: path.clone(),
+                status,
+                before,
+                after: staged.content.clone(),
+            });
+        }
+        changes.sort_by_key(|c| c.path == crate::project::FILE_NAME);
+        Ok(Plan { changes })
+    }
+
+    pub fn conflicts(&self) -> Vec<(String, String)> {
+        self.changes
+            .iter()
+            .filter_map(|c| match &c.status {
+                Status::Conflict(why) => Some((c.path.clone(), why.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Fail with every conflict listed if there is any.
+    pub fn check(&self) -> Result<()> {
+        let conflicts = self.conflicts();
+        if conflicts.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Conflicts(conflicts))
+        }
+    }
+
+    pub fn writes_anything(&self) -> bool {
+        self.changes.iter().any(|c| c.status.writes())
+    }
+}

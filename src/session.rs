@@ -1,0 +1,67 @@
+//! What every command shares: the project root, the shell and the global flags, and the
+//! last step of every command (plan, print, commit).
+use std::path::PathBuf;
+
+use crate::cli::GlobalArgs;
+use crate::error::{Error, Result};
+use crate::project::{self, Project};
+use crate::scaffold::{Plan, Policy, Tree, commit};
+use crate::ui::Shell;
+
+pub struct Session {
+    pub root: PathBuf,
+    pub shell: Shell,
+    pub dry_run: bool,
+    pub diff: bool,
+    pub force: bool,
+    pub interactive: bool,
+}
+
+impl Session {
+    pub fn new(global: &GlobalArgs) -> Result<Session> {
+        let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+        let root = match &global.directory {
+            Some(dir) if dir.is_absolute() => dir.clone(),
+            Some(dir) => cwd.join(dir),
+            None => cwd,
+        };
+        Ok(Session {
+            root,
+            shell: Shell::new(global.color, global.quiet, global.verbose),
+            dry_run: global.dry_run,
+            diff: global.diff,
+            force: global.force,
+            interactive: !global.no_interactive,
+        })
+    }
+
+    /// Read the project's PROJECT file.
+    pub fn load_project(&self) -> Result<Project> {
+        let path = self.root.join(project::FILE_NAME);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(Error::Project(format!(
+                    "no PROJECT file in {}: run `rusty-sdk init` first, or pass -C <project dir>",
+                    self.root.display()
+                )));
+            }
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        Project::parse(&text)
+    }
+
+    /// Stage PROJECT, plan every staged change, print it, then write it all (or nothing).
+    pub fn apply(&self, mut tree: Tree, project: &Project) -> Result<Plan> {
+        tree.add(project::FILE_NAME, project.render()?, Policy::Tool);
+        let plan = Plan::build(&tree, self.force)?;
+        self.shell.plan(&plan, self.diff);
+        plan.check()?;
+        if self.dry_run {
+            self.shell.note("dry run: nothing was written");
+        } else {
+            commit::commit(&self.root, &plan)?;
+        }
+        Ok(plan)
+    }
+}

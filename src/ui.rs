@@ -1,0 +1,130 @@
+//! What the user sees: cargo-style status lines (a right-aligned verb, then the path),
+//! notes, warnings and unified diffs. Colour follows `--color` and NO_COLOR.
+use std::io::{IsTerminal, Write};
+
+use console::Style;
+use similar::TextDiff;
+
+use crate::scaffold::{Change, Plan, Status};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorChoice {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+pub struct Shell {
+    color: bool,
+    quiet: bool,
+    verbose: bool,
+}
+
+impl Shell {
+    pub fn new(choice: ColorChoice, quiet: bool, verbose: bool) -> Self {
+        let color = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stdout().is_terminal()
+            }
+        };
+        Shell {
+            color,
+            quiet,
+            verbose,
+        }
+    }
+
+    fn paint(&self, style: Style, text: &str) -> String {
+        style.force_styling(self.color).apply_to(text).to_string()
+    }
+
+    /// One status line, e.g. `      create  config/rbac/role.yaml`.
+    pub fn status(&self, verb: &str, style: Style, message: &str) {
+        if self.quiet {
+            return;
+        }
+        let verb = self.paint(style.bold(), &format!("{verb:>12}"));
+        println!("{verb}  {message}");
+    }
+
+    pub fn note(&self, message: &str) {
+        if !self.quiet {
+            println!("{message}");
+        }
+    }
+
+    pub fn verbose(&self, message: &str) {
+        if self.verbose && !self.quiet {
+            println!("{message}");
+        }
+    }
+
+    pub fn warn(&self, message: &str) {
+        let label = self.paint(Style::new().yellow().bold(), "warning");
+        eprintln!("{label}: {message}");
+    }
+
+    pub fn error(&self, message: &str) {
+        let label = self.paint(Style::new().red().bold(), "error");
+        let _ = writeln!(std::io::stderr(), "{label}: {message}");
+    }
+
+    /// Print the status of every planned change, and with `diff` a unified diff of each
+    /// file that would change.
+    pub fn plan(&self, plan: &Plan, diff: bool) {
+        for change in &plan.changes {
+            let detail = match &change.status {
+                Status::Conflict(why) => format!("{} ({why})", change.path),
+                _ => change.path.clone(),
+            };
+            self.status(change.status.verb(), status_style(&change.status), &detail);
+            if diff && change.status.writes() {
+                self.diff(change);
+            }
+        }
+    }
+
+    fn diff(&self, change: &Change) {
+        let old = change
+            .before
+            .as_deref()
+            .map(String::from_utf8_lossy)
+            .unwrap_or_default();
+        let new = String::from_utf8_lossy(&change.after);
+        let text = TextDiff::from_lines(old.as_ref(), new.as_ref());
+        let old_name = if change.before.is_some() {
+            format!("a/{}", change.path)
+        } else {
+            "/dev/null".to_string()
+        };
+        let unified = text
+            .unified_diff()
+            .header(&old_name, &format!("b/{}", change.path))
+            .to_string();
+        for line in unified.lines() {
+            let style = match line.chars().next() {
+                Some('+') if !line.starts_with("+++") => Style::new().green(),
+                Some('-') if !line.starts_with("---") => Style::new().red(),
+                Some('@') => Style::new().cyan(),
+                _ => Style::new(),
+            };
+            if !self.quiet {
+                println!("{}", self.paint(style, line));
+            }
+        }
+    }
+}
+
+fn status_style(status: &Status) -> Style {
+    match status {
+        Status::Create => Style::new().green(),
+        Status::Update | Status::Force => Style::new().yellow(),
+        Status::Identical => Style::new().blue(),
+        Status::Skip => Style::new().yellow(),
+        Status::Conflict(_) => Style::new().red(),
+    }
+}
