@@ -17,6 +17,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// Run as if started in DIR (created by `init` if missing)
     #[arg(short = 'C', long = "directory", value_name = "DIR", global = true)]

@@ -25,7 +25,7 @@ pub enum Error {
     MarkerMissing { path: String, marker: String },
 
     /// Reading or writing a file failed.
-    #[error("{}: {source}", .path.display())]
+    #[error("{}: {source}{}", .path.display(), io_hint(.source))]
     Io {
         path: PathBuf,
         #[source]
@@ -43,6 +43,18 @@ fn format_conflicts(conflicts: &[(String, String)]) -> String {
         .map(|(path, why)| format!("  {path}: {why}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+fn io_hint(e: &std::io::Error) -> &'static str {
+    match e.kind() {
+        std::io::ErrorKind::PermissionDenied => {
+            "; make the directory writable (or run somewhere you may write) and try again; nothing was written"
+        }
+        std::io::ErrorKind::ReadOnlyFilesystem => {
+            "; the file system is read-only; nothing was written"
+        }
+        _ => "",
+    }
 }
 
 impl Error {

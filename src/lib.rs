@@ -12,6 +12,7 @@ pub mod commands;
 pub mod error;
 pub mod model;
 pub mod project;
+pub mod prompt;
 pub mod scaffold;
 pub mod session;
 pub mod templates;

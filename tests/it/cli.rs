@@ -1,0 +1,77 @@
+//! Transcripts of the CLI: help, errors and exit codes.
+use crate::support::{rusty, snapshot_settings, transcript};
+
+fn run_in_temp(args: &[&str]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memcached-operator");
+    std::fs::create_dir(&root).unwrap();
+    let output = rusty(&root).args(args).output().unwrap();
+    transcript(&output, &root)
+}
+
+#[test]
+fn help_texts() {
+    snapshot_settings().bind(|| {
+        insta::assert_snapshot!("cli_help", run_in_temp(&["--help"]));
+        insta::assert_snapshot!("cli_init_help", run_in_temp(&["init", "--help"]));
+        insta::assert_snapshot!(
+            "cli_create_api_help",
+            run_in_temp(&["create", "api", "--help"])
+        );
+    });
+}
+
+#[test]
+fn bad_init_flags_are_one_line_errors_with_exit_1() {
+    let cases: &[(&str, &[&str])] = &[
+        ("bad_plugin", &["init", "--plugins", "go/v4"]),
+        (
+            "bad_domain",
+            &["init", "--plugins", "rust", "--domain", "My_Domain"],
+        ),
+        (
+            "bad_repo",
+            &[
+                "init",
+                "--plugins",
+                "rust",
+                "--repo",
+                "https://github.com/x/y",
+            ],
+        ),
+        (
+            "bad_project_name",
+            &["init", "--plugins", "rust", "--project-name", "Memcached"],
+        ),
+        (
+            "bad_project_version",
+            &["init", "--plugins", "rust", "--project-version", "2"],
+        ),
+        (
+            "unknown_flag",
+            &["init", "--plugins", "rust", "--frobnicate"],
+        ),
+    ];
+    let mut all = String::new();
+    for (name, args) in cases {
+        let text = run_in_temp(args);
+        assert!(text.starts_with("exit: 1\n"), "{name}: {text}");
+        all.push_str(&format!(
+            "### {name}: rusty-sdk {}\n{text}\n",
+            args.join(" ")
+        ));
+    }
+    snapshot_settings().bind(|| insta::assert_snapshot!("cli_init_errors", all));
+}
+
+#[test]
+fn version_command() {
+    let text = run_in_temp(&["version"]);
+    assert_eq!(
+        text,
+        format!(
+            "exit: 0\n--- stdout\nrusty-sdk {}\n--- stderr\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+}

@@ -1,0 +1,212 @@
+//! End to end: generated projects must build, pass their own tests, clippy and fmt, and the
+//! built operator must start and stop cleanly. All projects share one target directory so
+//! dependencies compile once. Set RUSTY_SDK_SKIP_E2E=1 to skip locally (CI never does).
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::support::{rusty, transcript};
+
+/// Heavy cargo runs go one at a time, even when tests run in parallel.
+static CARGO: Mutex<()> = Mutex::new(());
+
+pub fn skip() -> bool {
+    if std::env::var_os("RUSTY_SDK_SKIP_E2E").is_some() {
+        eprintln!("notice: RUSTY_SDK_SKIP_E2E is set, skipping end-to-end builds");
+        return true;
+    }
+    false
+}
+
+pub fn target_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e-target")
+}
+
+/// Run a command in `dir`, failing the test with its output if it fails.
+pub fn must(dir: &Path, program: &str, args: &[&str]) -> String {
+    let output = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap_or_else(|e| panic!("{program} could not start: {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.status.success(),
+        "`{program} {}` failed in {}:\n{text}",
+        args.join(" "),
+        dir.display()
+    );
+    text
+}
+
+/// cargo build, test, clippy -D warnings and fmt --check; kustomize when kubectl exists.
+pub fn check_project(root: &Path) {
+    let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    must(root, "cargo", &["build", "--quiet"]);
+    must(root, "cargo", &["test", "--quiet"]);
+    must(
+        root,
+        "cargo",
+        &["clippy", "--quiet", "--all-targets", "--", "-D", "warnings"],
+    );
+    must(root, "cargo", &["fmt", "--check"]);
+    kustomize(root, "config/default");
+}
+
+pub fn kustomize(root: &Path, dir: &str) -> Option<String> {
+    if Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_err()
+    {
+        eprintln!("notice: kubectl not found, skipping `kubectl kustomize {dir}`");
+        return None;
+    }
+    Some(must(root, "kubectl", &["kustomize", dir]))
+}
+
+fn init(root: &Path, layout: &str) {
+    let output = rusty(root)
+        .args([
+            "init",
+            "--plugins",
+            layout,
+            "--repo",
+            "github.com/example/memcached-operator",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, root));
+}
+
+fn project(layout: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memcached-operator");
+    std::fs::create_dir(&root).unwrap();
+    init(&root, layout);
+    (dir, root)
+}
+
+#[test]
+fn init_projects_build_test_and_lint() {
+    if skip() {
+        return;
+    }
+    for layout in ["hybrid.helm", "helm", "rust"] {
+        let (_dir, root) = project(layout);
+        check_project(&root);
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn http_get(port: u16, path: &str) -> Option<String> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    Some(response)
+}
+
+#[test]
+fn built_operator_serves_health_and_stops_on_sigterm() {
+    if skip() {
+        return;
+    }
+    let (_dir, root) = project("hybrid.helm");
+    {
+        let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+        must(&root, "cargo", &["build", "--quiet"]);
+    }
+    let binary = target_dir().join("debug/memcached-operator");
+    let help = must(&root, binary.to_str().unwrap(), &["--help"]);
+    assert!(
+        help.contains("--leader-elect") && help.contains("--watches-file"),
+        "{help}"
+    );
+
+    // A kubeconfig whose API server nobody listens on.
+    let kubeconfig = root.join("unreachable.kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\nusers:\n- name: u\n  user:\n    token: t\n",
+    )
+    .unwrap();
+    let health = free_port();
+    let mut child = Command::new(&binary)
+        .current_dir(&root)
+        .env("KUBECONFIG", &kubeconfig)
+        .args([
+            "--health-probe-bind-address",
+            &format!("127.0.0.1:{health}"),
+        ])
+        .args(["--metrics-bind-address", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut healthy = None;
+    while Instant::now() < deadline {
+        if let Some(response) = http_get(health, "/healthz") {
+            healthy = Some(response);
+            break;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("operator exited early with {status}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let healthy = healthy.expect("/healthz never answered");
+    assert!(healthy.starts_with("HTTP/1.1 200"), "{healthy}");
+
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "operator did not stop after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(
+        status.success(),
+        "exit {status} after SIGTERM; stderr:\n{stderr}"
+    );
+}

@@ -1,0 +1,180 @@
+//! `rusty-sdk init`: the files of each layout, re-runs, dry runs and failures.
+use std::path::{Path, PathBuf};
+
+use crate::support::{read_tree, rusty, snapshot_settings, transcript};
+
+const LOCAL_LINK: &str = ".cargo/config.toml";
+
+fn init(root: &Path, layout: &str) -> std::process::Output {
+    rusty(root)
+        .args(["init", "--plugins", layout, "--domain", "my.domain"])
+        .args(["--repo", "github.com/example/memcached-operator"])
+        .output()
+        .unwrap()
+}
+
+fn project_dir() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memcached-operator");
+    std::fs::create_dir(&root).unwrap();
+    (dir, root)
+}
+
+#[test]
+fn every_generated_file_is_snapshotted_per_layout() {
+    for layout in ["hybrid.helm", "helm", "rust"] {
+        let (_dir, root) = project_dir();
+        let output = init(&root, layout);
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+        let files = read_tree(&root);
+        let listing: Vec<&str> = files.keys().map(String::as_str).collect();
+        let short = layout.replace('.', "_");
+        snapshot_settings().bind(|| {
+            insta::assert_snapshot!(format!("init_{short}_output"), transcript(&output, &root));
+            insta::assert_snapshot!(format!("init_{short}_files"), listing.join("\n"));
+            for (path, bytes) in &files {
+                if path == LOCAL_LINK {
+                    continue; // machine-local by design, checked below
+                }
+                let name = format!("init_{short}__{}", path.replace('/', "__"));
+                insta::assert_snapshot!(name, String::from_utf8_lossy(bytes));
+            }
+        });
+        let link = String::from_utf8_lossy(&files[LOCAL_LINK]).into_owned();
+        let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/runtime");
+        assert!(
+            link.contains(&format!(
+                "rusty-sdk-runtime = {{ path = \"{}\" }}",
+                runtime.display()
+            )),
+            "{link}"
+        );
+    }
+}
+
+#[test]
+fn output_is_the_same_on_any_machine_except_the_local_link() {
+    let (_a, first) = project_dir();
+    let (_b, second) = project_dir();
+    assert!(init(&first, "hybrid.helm").status.success());
+    let output = rusty(&second)
+        .args([
+            "init",
+            "--plugins",
+            "hybrid.helm",
+            "--repo",
+            "github.com/example/memcached-operator",
+        ])
+        .args([
+            "--runtime-path",
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("crates/runtime/")
+                .display()
+                .to_string(),
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, &second));
+    let mut a = read_tree(&first);
+    let mut b = read_tree(&second);
+    a.remove(LOCAL_LINK);
+    b.remove(LOCAL_LINK);
+    assert_eq!(a, b);
+    for (path, bytes) in &a {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains(&*first.display().to_string()),
+            "{path} mentions the project path"
+        );
+        assert!(
+            !text.contains(env!("CARGO_MANIFEST_DIR")),
+            "{path} mentions the rusty-sdk path"
+        );
+    }
+}
+
+#[test]
+fn second_init_fails_and_changes_no_byte() {
+    let (_dir, root) = project_dir();
+    assert!(init(&root, "rust").status.success());
+    let before = read_tree(&root);
+    let output = init(&root, "hybrid.helm");
+    let text = transcript(&output, &root);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("already holds a project (PROJECT exists)"),
+        "{text}"
+    );
+    assert_eq!(read_tree(&root), before);
+}
+
+#[test]
+fn dry_run_lists_every_file_and_writes_nothing() {
+    let (_dir, root) = project_dir();
+    let output = rusty(&root)
+        .args(["init", "--plugins", "hybrid.helm", "--dry-run"])
+        .output()
+        .unwrap();
+    let text = transcript(&output, &root);
+    assert!(output.status.success(), "{text}");
+    assert!(read_tree(&root).is_empty(), "dry run wrote files");
+    // Every file a real run creates is listed.
+    let (_dir2, real) = project_dir();
+    assert!(
+        rusty(&real)
+            .args(["init", "--plugins", "hybrid.helm"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    for path in read_tree(&real).keys() {
+        assert!(
+            text.contains(&format!("      create  {path}\n")),
+            "{path} missing from:\n{text}"
+        );
+    }
+    assert!(text.contains("dry run: nothing was written"), "{text}");
+}
+
+#[test]
+fn files_in_the_way_are_listed_before_anything_is_written() {
+    let (_dir, root) = project_dir();
+    std::fs::write(root.join("Makefile"), "my own\n").unwrap();
+    std::fs::write(root.join("Dockerfile"), "FROM scratch\n").unwrap();
+    let before = read_tree(&root);
+    let output = init(&root, "rust");
+    let text = transcript(&output, &root);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("2 conflicting file(s), nothing was written"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  Makefile: exists with different content"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  Dockerfile: exists with different content"),
+        "{text}"
+    );
+    assert_eq!(read_tree(&root), before);
+}
+
+#[test]
+fn a_commit_failing_halfway_leaves_the_directory_as_it_was() {
+    let (_dir, root) = project_dir();
+    // A file standing where the config/ folder must go.
+    std::fs::write(root.join("config"), "not a folder\n").unwrap();
+    let before = read_tree(&root);
+    let output = init(&root, "hybrid.helm");
+    let text = transcript(&output, &root);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("config: is a file, but a directory is needed there"),
+        "{text}"
+    );
+    assert_eq!(read_tree(&root), before);
+    let entries = std::fs::read_dir(&root).unwrap().count();
+    assert_eq!(entries, 1, "only the original file remains");
+}

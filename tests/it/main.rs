@@ -1,0 +1,6 @@
+//! All integration tests compile into this one binary (faster to build and link).
+mod support;
+
+mod cli;
+mod e2e;
+mod init;

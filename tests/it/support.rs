@@ -1,0 +1,51 @@
+//! Shared helpers: run the real binary in a temp directory and read what it wrote.
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+/// The rusty-sdk binary, colour off, in `dir`.
+pub fn rusty(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("rusty-sdk").expect("binary built");
+    cmd.current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE");
+    cmd
+}
+
+/// Exit code, stdout and stderr as one text, with the temp directory replaced by [ROOT].
+pub fn transcript(output: &std::process::Output, root: &Path) -> String {
+    let clean = |bytes: &[u8]| {
+        String::from_utf8_lossy(bytes).replace(&root.display().to_string(), "[ROOT]")
+    };
+    format!(
+        "exit: {}\n--- stdout\n{}--- stderr\n{}",
+        output.status.code().unwrap_or(-1),
+        clean(&output.stdout),
+        clean(&output.stderr)
+    )
+}
+
+/// Every file under `root` (relative path -> bytes), directories left out.
+pub fn read_tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .map(|e| e.expect("walk"))
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(root).expect("under root");
+            (
+                rel.to_string_lossy().replace('\\', "/"),
+                std::fs::read(e.path()).expect("read"),
+            )
+        })
+        .collect()
+}
+
+/// insta settings that keep snapshots in the repository's top-level snapshots/ folder.
+pub fn snapshot_settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings
+}
