@@ -51,9 +51,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
 fn dispatch(session: &Session, command: Command) -> Result<()> {
     match command {
         Command::Init(args) => commands::init::run(session, &args),
-        Command::Create(cli::CreateCommand::Api(_args)) => Err(error::Error::invalid(
-            "create api is not available in this build yet",
-        )),
+        Command::Create(cli::CreateCommand::Api(args)) => commands::create_api::run(session, &args),
         Command::Generate(cli::GenerateCommand::Rbac(_args)) => Err(error::Error::invalid(
             "generate rbac is not available in this build yet",
         )),

@@ -1,0 +1,70 @@
+//! `rusty-sdk create api`: the shared flow. Each plugin (rust, helm) stages its own files;
+//! this module resolves the plugin, checks the layout and the API's existence, stages what
+//! every API gets (kustomize entries, roles, PROJECT entry) and applies the plan.
+pub mod common;
+
+use crate::cli::CreateApiArgs;
+use crate::error::{Error, Result};
+use crate::model::{ApiPlugin, Layout};
+use crate::session::Session;
+
+pub fn run(session: &Session, args: &CreateApiArgs) -> Result<()> {
+    let project = session.load_project()?;
+    let layout = project.layout()?;
+    let plugin = resolve_plugin(args.plugins.as_deref(), layout)?;
+    match plugin {
+        ApiPlugin::Rust | ApiPlugin::Helm => Err(Error::invalid(format!(
+            "create api --plugins {} is not available in this build yet",
+            plugin.short_name()
+        ))),
+    }
+}
+
+/// The plugin to use: `--plugins`, or the layout's only one.
+pub fn resolve_plugin(flag: Option<&str>, layout: Layout) -> Result<ApiPlugin> {
+    let plugin = match flag {
+        Some(key) => ApiPlugin::parse(key)?,
+        None => match layout {
+            Layout::Helm => ApiPlugin::Helm,
+            Layout::Rust => ApiPlugin::Rust,
+            Layout::HybridHelm => {
+                return Err(Error::invalid(
+                    "this is a hybrid.helm project, which takes both kinds of API: pass --plugins=helm or --plugins=rust",
+                ));
+            }
+        },
+    };
+    if !layout.allows(plugin) {
+        return Err(Error::invalid(format!(
+            "the {} plugin cannot add APIs to this project: its layout is {layout} (PROJECT), which only takes --plugins={}",
+            plugin.short_name(),
+            if layout.has_helm() { "helm" } else { "rust" }
+        )));
+    }
+    Ok(plugin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plugin_defaults_and_layout_checks() {
+        assert_eq!(resolve_plugin(None, Layout::Helm).unwrap(), ApiPlugin::Helm);
+        assert_eq!(resolve_plugin(None, Layout::Rust).unwrap(), ApiPlugin::Rust);
+        assert!(
+            resolve_plugin(None, Layout::HybridHelm)
+                .unwrap_err()
+                .to_string()
+                .contains("--plugins=helm or --plugins=rust")
+        );
+        let err = resolve_plugin(Some("rust"), Layout::Helm)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("layout is helm"), "{err}");
+        assert_eq!(
+            resolve_plugin(Some("helm.sdk.operatorframework.io/v1"), Layout::HybridHelm).unwrap(),
+            ApiPlugin::Helm
+        );
+    }
+}
