@@ -164,9 +164,14 @@ fn template_sets(layout: Layout) -> Vec<&'static str> {
 /// Stage the machine-local runtime link, keeping anything else the file already holds.
 pub fn stage_runtime_link(tree: &mut Tree, runtime: &Path) -> Result<()> {
     const HEADER: &str = "# Machine-local link to the rusty-sdk-runtime source, written by rusty-sdk until the\n# crate is published on crates.io. Keep it out of version control (see .gitignore).\n";
-    let current = tree.read(LOCAL_LINK)?.unwrap_or_else(|| HEADER.to_string());
+    let existing = tree.read(LOCAL_LINK)?;
     let path = runtime.to_string_lossy();
-    let (_, updated) = toml::ensure_patch_path(LOCAL_LINK, &current, RUNTIME_CRATE, &path)?;
+    let current = existing.as_deref().unwrap_or_default();
+    let (_, updated) = toml::ensure_patch_path(LOCAL_LINK, current, RUNTIME_CRATE, &path)?;
+    let updated = match existing {
+        Some(_) => updated,
+        None => format!("{HEADER}{updated}"),
+    };
     tree.add(LOCAL_LINK, updated, Policy::Tool);
     Ok(())
 }
