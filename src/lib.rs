@@ -13,6 +13,7 @@ pub mod error;
 pub mod model;
 pub mod project;
 pub mod prompt;
+pub mod rbac;
 pub mod scaffold;
 pub mod session;
 pub mod templates;

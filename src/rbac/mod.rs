@@ -1,0 +1,144 @@
+//! `generate rbac`: one least-privilege role for the manager, from three sources merged
+//! (never one overwriting another, unlike operator-sdk's hybrid projects, where
+//! helm-operator-plugins#142 dropped the Helm rules):
+//!
+//! 1. `+rusty:rbac` markers in the project's Rust files ([`markers`]),
+//! 2. the objects each Helm API's chart creates ([`chart`]),
+//! 3. what the runtime itself needs ([`base`]).
+use std::collections::BTreeSet;
+
+use crate::error::Result;
+use crate::project::Project;
+use crate::scaffold::{Policy, Tree};
+use crate::yaml::Value;
+
+pub mod base;
+pub mod chart;
+pub mod chart_source;
+pub mod helm_apis;
+pub mod markers;
+pub mod merge;
+pub mod render;
+pub mod resources;
+pub mod rule;
+mod rust_files;
+
+#[cfg(test)]
+mod resources_check;
+
+use base::OwnKind;
+use rule::{Permission, Source, Target};
+
+pub use render::ROLE_PATH;
+
+/// PROJECT plugin data of `generate rbac`: `namespace` when the operator is scoped to one.
+pub const PLUGIN_KEY: &str = "rbac.rusty-sdk.dev/v1";
+
+/// role.yaml's text, and what the user should double-check.
+#[derive(Debug)]
+pub struct GeneratedRole {
+    pub text: String,
+    pub warnings: Vec<String>,
+}
+
+/// Stage `config/rbac/role.yaml` (owned by the tool, rewritten whole) for the project as the
+/// tree sees it, staged files included: `create api` calls this in its own plan.
+pub fn stage_role(tree: &mut Tree, project: &Project) -> Result<()> {
+    let role = generate(tree, project)?;
+    tree.add(ROLE_PATH, role.text, Policy::Tool);
+    Ok(())
+}
+
+/// Compute role.yaml from the markers, the charts and the base rules.
+pub fn generate(tree: &Tree, project: &Project) -> Result<GeneratedRole> {
+    let own = base::own_kinds(project);
+    let helm = helm_apis::helm_apis(tree, project)?;
+    let mut permissions = base::permissions(&own, !helm.is_empty());
+    for api in &helm {
+        let objects = chart_source::chart_objects(tree, &api.chart_dir)?;
+        permissions.extend(chart::permissions(&api.chart_dir, &objects, &own)?);
+    }
+    for (file, text) in rust_files::read_all(tree)? {
+        for marker in markers::parse_file(&file, &text)? {
+            permissions.extend(marker_permissions(&marker, &own));
+        }
+    }
+    let warnings: BTreeSet<String> = permissions.iter().filter_map(|p| p.note.clone()).collect();
+    let scope = namespace_scope(project);
+    let roles = merge::merge(permissions, scope.as_deref());
+    Ok(GeneratedRole {
+        text: render::render(&roles, &project_name(tree, project)),
+        warnings: warnings.into_iter().collect(),
+    })
+}
+
+/// The namespace the operator is scoped to, if `generate rbac --namespace` recorded one.
+pub fn namespace_scope(project: &Project) -> Option<String> {
+    let data = project.plugins.get(PLUGIN_KEY)?;
+    data.get("namespace")?.as_str().map(str::to_string)
+}
+
+/// Record (or with `None`, forget) the namespace the operator is scoped to.
+pub fn set_namespace_scope(project: &mut Project, namespace: Option<&str>) {
+    match namespace {
+        Some(ns) => {
+            project
+                .plugin_data_mut(PLUGIN_KEY)
+                .insert(Value::from("namespace"), Value::from(ns));
+        }
+        None => {
+            let key = Value::from(PLUGIN_KEY);
+            if let Some(Value::Mapping(data)) = project.plugins.get_mut(&key) {
+                data.remove("namespace");
+                if data.is_empty() {
+                    project.plugins.remove(&key);
+                }
+            }
+        }
+    }
+}
+
+fn project_name(tree: &Tree, project: &Project) -> String {
+    project.project_name.clone().unwrap_or_else(|| {
+        tree.root()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    })
+}
+
+/// A marker's permissions: one per group and resource (or URL).
+fn marker_permissions(marker: &markers::RbacMarker, own: &[OwnKind]) -> Vec<Permission> {
+    let source = || Source::Marker {
+        file: marker.file.clone(),
+        line: marker.line,
+    };
+    let verbs: Vec<&str> = marker.verbs.iter().map(String::as_str).collect();
+    let mut out = Vec::new();
+    for group in &marker.groups {
+        for resource in &marker.resources {
+            let target = Target::Resource {
+                group: group.clone(),
+                resource: resource.clone(),
+                names: marker.resource_names.clone(),
+            };
+            let mut p = Permission::new(target, &verbs, source())
+                .cluster_scoped(is_cluster_scoped(group, resource, own));
+            p.namespace = marker.namespace.clone();
+            out.push(p);
+        }
+    }
+    for url in &marker.urls {
+        out.push(Permission::new(Target::Url(url.clone()), &verbs, source()));
+    }
+    out
+}
+
+/// Whether `group`/`resource` (or a subresource of it) is cluster-scoped, as far as known.
+fn is_cluster_scoped(group: &str, resource: &str, own: &[OwnKind]) -> bool {
+    let plural = resource.split('/').next().unwrap_or(resource);
+    if let Some(kind) = own.iter().find(|k| k.group == group && k.plural == plural) {
+        return !kind.namespaced;
+    }
+    resources::by_plural(group, plural).is_some_and(|k| k.scope == resources::Scope::Cluster)
+}
