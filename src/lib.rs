@@ -55,9 +55,9 @@ fn dispatch(session: &Session, command: Command) -> Result<()> {
         Command::Create(cli::CreateCommand::Api(_args)) => Err(error::Error::invalid(
             "create api is not available in this build yet",
         )),
-        Command::Generate(cli::GenerateCommand::Rbac(_args)) => Err(error::Error::invalid(
-            "generate rbac is not available in this build yet",
-        )),
+        Command::Generate(cli::GenerateCommand::Rbac(args)) => {
+            commands::generate_rbac::run(session, &args)
+        }
         Command::Version => {
             println!("rusty-sdk {}", env!("CARGO_PKG_VERSION"));
             Ok(())

@@ -1,2 +1,3 @@
 //! One module per command; each validates its flags, stages changes and applies them.
+pub mod generate_rbac;
 pub mod init;
