@@ -10,15 +10,18 @@ mod glob;
 mod gofmt;
 mod helmignore;
 mod load;
+mod manifests;
 mod metadata;
 mod schema;
 pub mod sprig;
+pub mod starter;
 mod values;
 mod yaml;
 
 pub use engine::{Capabilities, HelmVersion, KubeVersion, RenderOptions, render};
 pub use error::{ChartError, ManifestError, ObjectsError, RenderError};
 pub use load::{Chart, ChartFile};
+pub use manifests::{HookKind, Manifest, all_objects, split_manifests, switches_overlay};
 pub use metadata::{ChartMetadata, Dependency, Maintainer};
 
 impl Chart {
