@@ -50,8 +50,11 @@ pub fn permissions(kinds: &[OwnKind], helm: bool) -> Vec<Permission> {
     let mut out = Vec::new();
     for kind in kinds {
         let source = || Source::Base("own kind");
-        let target = |suffix: &str| Target::resource(&kind.group, &format!("{}{suffix}", kind.plural));
-        out.push(Permission::new(target(""), HELM_VERBS, source()).cluster_scoped(!kind.namespaced));
+        let target =
+            |suffix: &str| Target::resource(&kind.group, &format!("{}{suffix}", kind.plural));
+        out.push(
+            Permission::new(target(""), HELM_VERBS, source()).cluster_scoped(!kind.namespaced),
+        );
         out.push(
             Permission::new(target("/status"), &["get", "patch", "update"], source())
                 .cluster_scoped(!kind.namespaced),
@@ -62,7 +65,11 @@ pub fn permissions(kinds: &[OwnKind], helm: bool) -> Vec<Permission> {
         );
     }
     let events = || Source::Base("events");
-    out.push(Permission::new(Target::resource("", "events"), &["create", "patch"], events()));
+    out.push(Permission::new(
+        Target::resource("", "events"),
+        &["create", "patch"],
+        events(),
+    ));
     out.push(Permission::new(
         Target::resource("events.k8s.io", "events"),
         &["create", "patch"],
@@ -136,8 +143,14 @@ mod tests {
             find(&with_helm, "ops.example.com", "policies/finalizers").as_deref(),
             Some("update")
         );
-        assert_eq!(find(&with_helm, "", "events").as_deref(), Some("create,patch"));
-        assert_eq!(find(&with_helm, "events.k8s.io", "events").as_deref(), Some("create,patch"));
+        assert_eq!(
+            find(&with_helm, "", "events").as_deref(),
+            Some("create,patch")
+        );
+        assert_eq!(
+            find(&with_helm, "events.k8s.io", "events").as_deref(),
+            Some("create,patch")
+        );
         assert_eq!(find(&with_helm, "", "namespaces").as_deref(), Some("get"));
         assert!(find(&with_helm, "", "secrets").is_some());
         assert!(find(&with_helm, "coordination.k8s.io", "leases").is_none());

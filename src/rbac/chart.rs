@@ -152,7 +152,10 @@ mod tests {
             .map(|p| match &p.target {
                 Target::Resource {
                     group, resource, ..
-                } => format!("{group}/{resource}{}", if p.cluster_scoped { " (cluster)" } else { "" }),
+                } => format!(
+                    "{group}/{resource}{}",
+                    if p.cluster_scoped { " (cluster)" } else { "" }
+                ),
                 Target::Url(u) => u.clone(),
             })
             .collect()
@@ -174,15 +177,21 @@ mod tests {
             resources_of(&perms),
             ["networking.k8s.io/networkpolicies", "/configmaps"]
         );
-        assert!(perms.iter().all(|p| p.source == Source::Chart("helm-charts/demo".into())));
+        assert!(
+            perms
+                .iter()
+                .all(|p| p.source == Source::Chart("helm-charts/demo".into()))
+        );
         assert!(perms.iter().all(|p| p.verbs.len() == HELM_VERBS.len()));
     }
 
     #[test]
     fn scope_and_plural_come_from_crds_own_kinds_and_the_table() {
         let objects = [
-            object(json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-                "spec": {"group": "demo.io", "scope": "Cluster", "names": {"kind": "Widget", "plural": "widgetz"}}})),
+            object(
+                json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "spec": {"group": "demo.io", "scope": "Cluster", "names": {"kind": "Widget", "plural": "widgetz"}}}),
+            ),
             object(json!({"apiVersion": "demo.io/v1", "kind": "Widget"})),
             object(json!({"apiVersion": "cache.my.domain/v1", "kind": "Memcached"})),
             object(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole"})),
@@ -213,17 +222,30 @@ mod tests {
             json!({"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor"}),
         )];
         let perms = permissions("helm-charts/demo", &objects, &[]).unwrap();
-        assert_eq!(resources_of(&perms), ["monitoring.coreos.com/servicemonitors"]);
+        assert_eq!(
+            resources_of(&perms),
+            ["monitoring.coreos.com/servicemonitors"]
+        );
         let note = perms[0].note.as_deref().unwrap();
-        assert!(note.contains("monitoring.coreos.com/v1 ServiceMonitor"), "{note}");
+        assert!(
+            note.contains("monitoring.coreos.com/v1 ServiceMonitor"),
+            "{note}"
+        );
         assert!(note.contains("\"servicemonitors\" is a guess"), "{note}");
     }
 
     #[test]
     fn an_object_without_kind_is_an_error_naming_the_template() {
-        let err = permissions("helm-charts/demo", &[object(json!({"apiVersion": "v1"}))], &[])
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("helm-charts/demo: demo/templates/x.yaml"), "{err}");
+        let err = permissions(
+            "helm-charts/demo",
+            &[object(json!({"apiVersion": "v1"}))],
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("helm-charts/demo: demo/templates/x.yaml"),
+            "{err}"
+        );
     }
 }

@@ -37,7 +37,8 @@ struct Entry {
 pub fn helm_apis(tree: &Tree, project: &Project) -> Result<Vec<HelmApi>> {
     let mut apis: Vec<HelmApi> = Vec::new();
     let mut add = |api: HelmApi| {
-        let same = |a: &HelmApi| (&a.group, &a.version, &a.kind) == (&api.group, &api.version, &api.kind);
+        let same =
+            |a: &HelmApi| (&a.group, &a.version, &a.kind) == (&api.group, &api.version, &api.kind);
         if !apis.iter().any(same) {
             apis.push(api);
         }
@@ -55,7 +56,11 @@ pub fn helm_apis(tree: &Tree, project: &Project) -> Result<Vec<HelmApi>> {
             chart_dir,
         });
     }
-    for resource in project.resources.iter().filter(|r| listed_as_helm(project, r)) {
+    for resource in project
+        .resources
+        .iter()
+        .filter(|r| listed_as_helm(project, r))
+    {
         add(HelmApi {
             group: super::base::full_group(project, resource),
             version: resource.version.clone(),
@@ -153,15 +158,29 @@ mod tests {
         let project = Project::parse("version: \"3\"\n").unwrap();
         assert!(helm_apis(&tree(None), &project).unwrap().is_empty());
         let only_comments = "# Use the 'create api' subcommand to add watches to this file.\n# +rusty:scaffold:watch\n";
-        assert!(helm_apis(&tree(Some(only_comments)), &project).unwrap().is_empty());
+        assert!(
+            helm_apis(&tree(Some(only_comments)), &project)
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]
     fn a_broken_watches_file_is_named() {
         let project = Project::parse("version: \"3\"\n").unwrap();
-        let err = helm_apis(&tree(Some("group: x\n")), &project).unwrap_err().to_string();
-        assert!(err.starts_with("watches.yaml: the top level is not a list"), "{err}");
-        let err = helm_apis(&tree(Some("- group: x\n")), &project).unwrap_err().to_string();
-        assert!(err.contains("watches.yaml") && err.contains("version"), "{err}");
+        let err = helm_apis(&tree(Some("group: x\n")), &project)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("watches.yaml: the top level is not a list"),
+            "{err}"
+        );
+        let err = helm_apis(&tree(Some("- group: x\n")), &project)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("watches.yaml") && err.contains("version"),
+            "{err}"
+        );
     }
 }

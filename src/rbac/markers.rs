@@ -132,7 +132,11 @@ fn list(value: &str) -> Vec<String> {
 }
 
 fn core_group(group: String) -> String {
-    if group == "core" { String::new() } else { group }
+    if group == "core" {
+        String::new()
+    } else {
+        group
+    }
 }
 
 fn checked(items: Vec<String>, what: &str, ok: fn(&str) -> bool) -> Result<Vec<String>, String> {
@@ -226,8 +230,14 @@ mod tests {
 
     #[test]
     fn core_group_may_be_written_empty_or_core() {
-        assert_eq!(one(r#"// +rusty:rbac:groups="",resources=pods,verbs=get"#).groups, [""]);
-        assert_eq!(one("// +rusty:rbac:groups=core,resources=pods,verbs=get").groups, [""]);
+        assert_eq!(
+            one(r#"// +rusty:rbac:groups="",resources=pods,verbs=get"#).groups,
+            [""]
+        );
+        assert_eq!(
+            one("// +rusty:rbac:groups=core,resources=pods,verbs=get").groups,
+            [""]
+        );
     }
 
     #[test]
@@ -249,26 +259,68 @@ mod tests {
     fn bad_markers_name_file_line_and_problem() {
         let cases = [
             ("// +rusty:rbac groups=apps", "expected `+rusty:rbac:`"),
-            ("// +rusty:rbac:groups=apps,resources=deployments", "`verbs` is missing"),
+            (
+                "// +rusty:rbac:groups=apps,resources=deployments",
+                "`verbs` is missing",
+            ),
             ("// +rusty:rbac:groups=apps,verbs=get", "must both be given"),
-            ("// +rusty:rbac:verbs=get", "give `groups` and `resources`, or `urls`"),
-            ("// +rusty:rbac:groups=apps,resources=deployments,verbs=get,colour=red", "unknown argument `colour`"),
-            ("// +rusty:rbac:groups=apps,resources=Deployments,verbs=get", "\"Deployments\" is not a valid resource"),
-            ("// +rusty:rbac:groups=apps,resources=deployments,verbs=GET", "\"GET\" is not a valid verb"),
-            ("// +rusty:rbac:groups=Apps_X,resources=deployments,verbs=get", "\"Apps_X\" is not an API group"),
-            ("// +rusty:rbac:groups=apps,resources=deployments,verbs", "argument \"verbs\" has no `=`"),
-            ("// +rusty:rbac:groups=apps,groups=batch,resources=jobs,verbs=get", "`groups` is given twice"),
-            ("// +rusty:rbac:urls=metrics,verbs=get", "\"metrics\" is not a valid URL"),
-            ("// +rusty:rbac:urls=/metrics,verbs=get,namespace=ops", "cannot be granted in a namespace"),
-            ("// +rusty:rbac:urls=/metrics,groups=apps,resources=x,verbs=get", "cannot be combined"),
-            ("// +rusty:rbac:groups=apps,resources=deployments,verbs=get,namespace=Ops", "namespace \"Ops\""),
+            (
+                "// +rusty:rbac:verbs=get",
+                "give `groups` and `resources`, or `urls`",
+            ),
+            (
+                "// +rusty:rbac:groups=apps,resources=deployments,verbs=get,colour=red",
+                "unknown argument `colour`",
+            ),
+            (
+                "// +rusty:rbac:groups=apps,resources=Deployments,verbs=get",
+                "\"Deployments\" is not a valid resource",
+            ),
+            (
+                "// +rusty:rbac:groups=apps,resources=deployments,verbs=GET",
+                "\"GET\" is not a valid verb",
+            ),
+            (
+                "// +rusty:rbac:groups=Apps_X,resources=deployments,verbs=get",
+                "\"Apps_X\" is not an API group",
+            ),
+            (
+                "// +rusty:rbac:groups=apps,resources=deployments,verbs",
+                "argument \"verbs\" has no `=`",
+            ),
+            (
+                "// +rusty:rbac:groups=apps,groups=batch,resources=jobs,verbs=get",
+                "`groups` is given twice",
+            ),
+            (
+                "// +rusty:rbac:urls=metrics,verbs=get",
+                "\"metrics\" is not a valid URL",
+            ),
+            (
+                "// +rusty:rbac:urls=/metrics,verbs=get,namespace=ops",
+                "cannot be granted in a namespace",
+            ),
+            (
+                "// +rusty:rbac:urls=/metrics,groups=apps,resources=x,verbs=get",
+                "cannot be combined",
+            ),
+            (
+                "// +rusty:rbac:groups=apps,resources=deployments,verbs=get,namespace=Ops",
+                "namespace \"Ops\"",
+            ),
         ];
         for (line, want) in cases {
             let text = format!("fn a() {{}}\n\n{line}\n");
             let err = error(&text);
-            assert!(err.starts_with("src/controller/x.rs:3: invalid RBAC marker: "), "{err}");
+            assert!(
+                err.starts_with("src/controller/x.rs:3: invalid RBAC marker: "),
+                "{err}"
+            );
             assert!(err.contains(want), "{line}: {err}");
-            assert!(err.contains("// +rusty:rbac:groups=apps,resources=deployments"), "{err}");
+            assert!(
+                err.contains("// +rusty:rbac:groups=apps,resources=deployments"),
+                "{err}"
+            );
         }
     }
 }

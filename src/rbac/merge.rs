@@ -32,7 +32,11 @@ struct Provenance {
 }
 
 impl Provenance {
-    fn add(&mut self, sources: impl IntoIterator<Item = Source>, notes: impl IntoIterator<Item = String>) {
+    fn add(
+        &mut self,
+        sources: impl IntoIterator<Item = Source>,
+        notes: impl IntoIterator<Item = String>,
+    ) {
         self.sources.extend(sources);
         self.notes.extend(notes);
     }
@@ -185,7 +189,12 @@ mod tests {
         let input = vec![
             perm("apps", "deployments", HELM_VERBS, chart()),
             perm("", "services", HELM_VERBS, chart()),
-            perm("", "secrets", HELM_VERBS, Source::Base("Helm release storage")),
+            perm(
+                "",
+                "secrets",
+                HELM_VERBS,
+                Source::Base("Helm release storage"),
+            ),
             perm("", "events", &["patch", "create"], Source::Base("events")),
             perm("", "pods", &["get", "list", "watch"], marker(4)),
             Permission::new(Target::Url("/metrics".into()), &["get"], marker(5)),
@@ -230,7 +239,10 @@ mod tests {
         if let Target::Resource { names, .. } = &mut named.target {
             names.insert("settings".into());
         }
-        let roles = merge(vec![named, perm("", "configmaps", &["get"], marker(3))], None);
+        let roles = merge(
+            vec![named, perm("", "configmaps", &["get"], marker(3))],
+            None,
+        );
         assert_eq!(roles.cluster.len(), 2);
         assert_eq!(roles.cluster[0].resource_names, Vec::<String>::new());
         assert_eq!(roles.cluster[1].resource_names, ["settings"]);

@@ -69,7 +69,11 @@ fn push_rule(out: &mut String, rule: &Rule) {
         if items.is_empty() {
             return;
         }
-        let lead = if std::mem::take(&mut first) { "- " } else { "  " };
+        let lead = if std::mem::take(&mut first) {
+            "- "
+        } else {
+            "  "
+        };
         let _ = writeln!(out, "{lead}{key}:");
         for item in items {
             let _ = writeln!(out, "  - {}", scalar(item));
@@ -109,8 +113,7 @@ fn scalar(s: &str) -> String {
         .chars()
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '/')
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '-'))
         && !RESERVED.contains(&s.to_ascii_lowercase().as_str());
     if plain {
@@ -129,9 +132,17 @@ mod tests {
         let strings = |items: &[&str]| items.iter().map(|s| s.to_string()).collect();
         Rule {
             group: group.map(str::to_string),
-            resources: if group.is_some() { strings(resources) } else { vec![] },
+            resources: if group.is_some() {
+                strings(resources)
+            } else {
+                vec![]
+            },
             resource_names: vec![],
-            urls: if group.is_none() { strings(resources) } else { vec![] },
+            urls: if group.is_none() {
+                strings(resources)
+            } else {
+                vec![]
+            },
             verbs: strings(verbs),
             sources: vec![Source::Base("events")],
             notes: vec![],
@@ -187,16 +198,18 @@ rules:
   - get
 ";
         assert_eq!(text, expected);
-        let parsed: serde_yaml::Value = serde_yaml::from_str(text.split("---\n").nth(1).unwrap()).unwrap();
+        let parsed: serde_yaml::Value =
+            serde_yaml::from_str(text.split("---\n").nth(1).unwrap()).unwrap();
         assert_eq!(parsed["rules"][0]["apiGroups"][0], "");
     }
 
     #[test]
     fn namespaced_rules_get_a_role_and_a_binding() {
         let mut roles = RoleSet::default();
-        roles
-            .namespaced
-            .insert("team-a".into(), vec![rule(Some("apps"), &["deployments"], &["get"])]);
+        roles.namespaced.insert(
+            "team-a".into(),
+            vec![rule(Some("apps"), &["deployments"], &["get"])],
+        );
         let text = render(&roles, "op");
         let docs: Vec<serde_yaml::Value> = text
             .split("---\n")

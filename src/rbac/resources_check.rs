@@ -17,7 +17,9 @@ fn expected<T: Resource>() -> BuiltinKind {
         panic!("{}: unknown scope type {scope_type}", T::KIND)
     };
     // API_VERSION is "v1" for the core group and "<group>/<version>" for the others.
-    let (group, version) = T::API_VERSION.rsplit_once('/').unwrap_or(("", T::API_VERSION));
+    let (group, version) = T::API_VERSION
+        .rsplit_once('/')
+        .unwrap_or(("", T::API_VERSION));
     assert_eq!((group, version), (T::GROUP, T::VERSION), "{}", T::KIND);
     BuiltinKind {
         group: T::GROUP,
@@ -138,7 +140,14 @@ fn builtin_table_matches_k8s_openapi() {
         let entry = BUILTIN_KINDS
             .iter()
             .find(|k| (k.group, k.version, k.kind) == (kind.group, kind.version, kind.kind));
-        assert_eq!(entry, Some(kind), "table entry for {}/{} {}", kind.group, kind.version, kind.kind);
+        assert_eq!(
+            entry,
+            Some(kind),
+            "table entry for {}/{} {}",
+            kind.group,
+            kind.version,
+            kind.kind
+        );
     }
     assert_eq!(
         BUILTIN_KINDS.len(),
