@@ -142,3 +142,78 @@ fn is_cluster_scoped(group: &str, resource: &str, own: &[OwnKind]) -> bool {
     }
     resources::by_plural(group, plural).is_some_and(|k| k.scope == resources::Scope::Cluster)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `create api` stages the chart, watches.yaml and the controller in one plan and then
+    /// calls `stage_role`: nothing of it is on disk yet.
+    #[test]
+    fn stage_role_sees_files_staged_in_the_same_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::parse(
+            "domain: my.domain\nprojectName: demo\nresources:\n- {group: cache, version: v1, kind: Memcached, api: {namespaced: true}}\nversion: \"3\"\n",
+        )
+        .unwrap();
+        let mut tree = Tree::new(dir.path());
+        for (path, text) in rusty_sdk_chart::starter::files("memcached") {
+            tree.add(&format!("helm-charts/memcached/{path}"), text, Policy::User);
+        }
+        tree.add(
+            helm_apis::WATCHES,
+            "- {group: cache.my.domain, version: v1, kind: Memcached, chart: helm-charts/memcached}\n",
+            Policy::Tool,
+        );
+        tree.add(
+            "src/controller/backup.rs",
+            "// +rusty:rbac:groups=batch,resources=jobs,verbs=create\n",
+            Policy::User,
+        );
+        stage_role(&mut tree, &project).unwrap();
+        let role = tree.read(ROLE_PATH).unwrap().unwrap();
+        assert!(role.contains("# chart helm-charts/memcached\n- apiGroups:\n  - apps\n  resources:\n  - deployments\n"), "{role}");
+        assert!(
+            role.contains("# marker src/controller/backup.rs:1\n- apiGroups:\n  - batch\n"),
+            "{role}"
+        );
+        assert!(role.contains("  - memcacheds/status\n"), "{role}");
+        assert!(
+            !dir.path().join(ROLE_PATH).exists(),
+            "staging wrote to disk"
+        );
+    }
+
+    #[test]
+    fn a_missing_chart_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Project::parse("version: \"3\"\n").unwrap();
+        let mut tree = Tree::new(dir.path());
+        tree.add(
+            helm_apis::WATCHES,
+            "- {group: x.io, version: v1, kind: Thing, chart: helm-charts/thing}\n",
+            Policy::Tool,
+        );
+        let err = stage_role(&mut tree, &project).unwrap_err().to_string();
+        assert!(
+            err.starts_with("helm-charts/thing: chart not found"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn namespace_scope_round_trips_through_project_plugin_data() {
+        let mut project = Project::parse("version: \"3\"\n").unwrap();
+        assert_eq!(namespace_scope(&project), None);
+        set_namespace_scope(&mut project, Some("team-a"));
+        let text = project.render().unwrap();
+        assert!(
+            text.contains("plugins:\n  rbac.rusty-sdk.dev/v1:\n    namespace: team-a\n"),
+            "{text}"
+        );
+        let mut project = Project::parse(&text).unwrap();
+        assert_eq!(namespace_scope(&project).as_deref(), Some("team-a"));
+        set_namespace_scope(&mut project, None);
+        assert!(project.plugins.is_empty());
+    }
+}
