@@ -77,6 +77,8 @@ fn flatten(objects: &[ChartObject]) -> Vec<ChartObject> {
                     object: item.clone(),
                 }));
             }
+            // An empty `v1 List` creates nothing.
+            None if kind == "List" => {}
             _ => out.push(object),
         }
     }
@@ -170,9 +172,10 @@ mod tests {
                 {"apiVersion": "v1", "kind": "ConfigMapList", "items": [{"apiVersion": "v1", "kind": "ConfigMap"}]}
             ]
         }));
+        let empty = object(json!({"apiVersion": "v1", "kind": "List", "items": null}));
         let mut test_pod = object(json!({"apiVersion": "v1", "kind": "Pod"}));
         test_pod.test_hook = true;
-        let perms = permissions("helm-charts/demo", &[list, test_pod], &[]).unwrap();
+        let perms = permissions("helm-charts/demo", &[list, empty, test_pod], &[]).unwrap();
         assert_eq!(
             resources_of(&perms),
             ["networking.k8s.io/networkpolicies", "/configmaps"]
