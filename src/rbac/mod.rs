@@ -51,8 +51,8 @@ pub fn stage_role(tree: &mut Tree, project: &Project) -> Result<()> {
 
 /// Compute role.yaml from the markers, the charts and the base rules.
 pub fn generate(tree: &Tree, project: &Project) -> Result<GeneratedRole> {
-    let own = base::own_kinds(project);
     let helm = helm_apis::helm_apis(tree, project)?;
+    let own = own_kinds(project, &helm);
     let mut permissions = base::permissions(&own, !helm.is_empty());
     for api in &helm {
         let objects = chart_source::chart_objects(tree, &api.chart_dir)?;
@@ -70,6 +70,27 @@ pub fn generate(tree: &Tree, project: &Project) -> Result<GeneratedRole> {
         text: render::render(&roles, &project_name(tree, project)),
         warnings: warnings.into_iter().collect(),
     })
+}
+
+/// The project's own kinds: PROJECT's APIs, plus any Helm API that watches.yaml reconciles
+/// but PROJECT does not list (the runtime needs its custom resources all the same).
+fn own_kinds(project: &Project, helm: &[helm_apis::HelmApi]) -> Vec<OwnKind> {
+    let mut own = base::own_kinds(project);
+    for api in helm {
+        if !own
+            .iter()
+            .any(|k| k.group == api.group && k.kind == api.kind)
+        {
+            own.push(OwnKind {
+                group: api.group.clone(),
+                version: api.version.clone(),
+                kind: api.kind.clone(),
+                plural: resources::guess_plural(&api.kind),
+                namespaced: true,
+            });
+        }
+    }
+    own
 }
 
 /// The namespace the operator is scoped to, if `generate rbac --namespace` recorded one.
@@ -181,6 +202,23 @@ mod tests {
         assert!(
             !dir.path().join(ROLE_PATH).exists(),
             "staging wrote to disk"
+        );
+    }
+
+    #[test]
+    fn a_watched_kind_missing_from_project_still_gets_its_base_rules() {
+        let project = Project::parse("domain: my.domain\nversion: \"3\"\n").unwrap();
+        let helm = [helm_apis::HelmApi {
+            group: "web.example.com".into(),
+            version: "v1".into(),
+            kind: "Nginx".into(),
+            chart_dir: "helm-charts/nginx".into(),
+        }];
+        let own = own_kinds(&project, &helm);
+        assert_eq!(own.len(), 1);
+        assert_eq!(
+            (own[0].plural.as_str(), own[0].namespaced),
+            ("nginxes", true)
         );
     }
 
