@@ -165,4 +165,11 @@ pub struct RbacArgs {
     /// Exit with 1 if role.yaml is out of date instead of writing it (for CI)
     #[arg(long)]
     pub check: bool,
+    /// Scope the operator to one namespace: a Role and RoleBinding there instead of a
+    /// ClusterRole for namespaced resources (recorded in PROJECT for later runs)
+    #[arg(long, value_name = "NS", conflicts_with = "cluster_wide")]
+    pub namespace: Option<String>,
+    /// Undo --namespace: grant everything through the ClusterRole again
+    #[arg(long)]
+    pub cluster_wide: bool,
 }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod model;
 pub mod project;
 pub mod prompt;
+pub mod rbac;
 pub mod scaffold;
 pub mod session;
 pub mod templates;
@@ -52,9 +53,9 @@ fn dispatch(session: &Session, command: Command) -> Result<()> {
     match command {
         Command::Init(args) => commands::init::run(session, &args),
         Command::Create(cli::CreateCommand::Api(args)) => commands::create_api::run(session, &args),
-        Command::Generate(cli::GenerateCommand::Rbac(_args)) => Err(error::Error::invalid(
-            "generate rbac is not available in this build yet",
-        )),
+        Command::Generate(cli::GenerateCommand::Rbac(args)) => {
+            commands::generate_rbac::run(session, &args)
+        }
         Command::Version => {
             println!("rusty-sdk {}", env!("CARGO_PKG_VERSION"));
             Ok(())

@@ -208,6 +208,8 @@ pub fn stage(settings: &InitSettings, root: &Path) -> Result<Tree> {
             tree.add(&source.output, bytes, Policy::User);
         }
     }
+    // role.yaml is the RBAC generator's from the start, so `generate rbac --check` holds.
+    crate::rbac::stage_role(&mut tree, &settings.project())?;
     if let Some(runtime) = &settings.runtime_path {
         stage_runtime_link(&mut tree, runtime)?;
     }

@@ -1,3 +1,4 @@
 //! One module per command; each validates its flags, stages changes and applies them.
 pub mod create_api;
+pub mod generate_rbac;
 pub mod init;

@@ -1,0 +1,58 @@
+//! `rusty-sdk generate rbac [--check] [--namespace NS | --cluster-wide]`: rewrite
+//! config/rbac/role.yaml from the markers, the charts and the runtime's needs.
+use crate::cli::RbacArgs;
+use crate::error::{Error, Result};
+use crate::rbac::{self, ROLE_PATH};
+use crate::scaffold::{Policy, Tree};
+use crate::session::Session;
+
+pub fn run(session: &Session, args: &RbacArgs) -> Result<()> {
+    let mut project = session.load_project()?;
+    if let Some(ns) = &args.namespace {
+        rbac::set_namespace_scope(&mut project, Some(&valid_namespace(ns)?));
+    }
+    if args.cluster_wide {
+        rbac::set_namespace_scope(&mut project, None);
+    }
+    let mut tree = Tree::new(&session.root);
+    let role = rbac::generate(&tree, &project)?;
+    if args.check {
+        // One line for CI; the warnings are in role.yaml's comments too.
+        return check(session, &tree, &role.text);
+    }
+    for warning in &role.warnings {
+        session.shell.warn(warning);
+    }
+    tree.add(ROLE_PATH, role.text, Policy::Tool);
+    session.apply(tree, &project)?;
+    Ok(())
+}
+
+/// Compare only; exit 1 (a user error) when role.yaml differs from what would be written.
+fn check(session: &Session, tree: &Tree, wanted: &str) -> Result<()> {
+    if tree.read(ROLE_PATH)?.as_deref() == Some(wanted) {
+        session.shell.note(&format!("{ROLE_PATH} is up to date"));
+        Ok(())
+    } else {
+        Err(Error::Project(format!(
+            "{ROLE_PATH} is out of date: run `rusty-sdk generate rbac` (or `make manifests`) and commit the result"
+        )))
+    }
+}
+
+fn valid_namespace(ns: &str) -> Result<String> {
+    let ok = !ns.is_empty()
+        && ns.len() <= 63
+        && ns
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !ns.starts_with('-')
+        && !ns.ends_with('-');
+    if ok {
+        Ok(ns.to_string())
+    } else {
+        Err(Error::invalid(format!(
+            "invalid --namespace {ns:?}: must be a DNS-1123 label (lower-case letters, digits and '-', e.g. memcached-system)"
+        )))
+    }
+}

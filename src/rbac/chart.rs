@@ -1,0 +1,254 @@
+//! Permissions for the objects a Helm chart creates. The chart crate renders the chart twice
+//! (default values, and every `enabled` switch on) and lists the objects of both renders,
+//! its crds/ and its subcharts; each object's apiVersion and kind become a resource name
+//! through the project's own kinds, the chart's CRDs, the built-in table, or a guess.
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+use super::base::OwnKind;
+use super::resources::{self, Scope};
+use super::rule::{HELM_VERBS, Permission, Source, Target};
+
+/// One object a chart creates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChartObject {
+    /// The template (or crds/ file) it came from, for error messages.
+    pub source: String,
+    /// A `helm test` hook: run by `helm test`, never by the operator.
+    pub test_hook: bool,
+    pub object: Value,
+}
+
+/// A kind's resource name and scope, and whether the name is only a guess.
+struct Resolved {
+    plural: String,
+    cluster_scoped: bool,
+    guessed: bool,
+}
+
+/// The permissions a Helm release of this chart needs. `chart_dir` names the chart in the
+/// rule comments.
+pub fn permissions(
+    chart_dir: &str,
+    objects: &[ChartObject],
+    own: &[OwnKind],
+) -> Result<Vec<Permission>> {
+    let flat = flatten(objects);
+    let crds: Vec<OwnKind> = flat.iter().filter_map(|o| crd_kind(&o.object)).collect();
+    let mut out = Vec::new();
+    for object in flat.iter().filter(|o| !o.test_hook) {
+        let (group, version, kind) = type_of(&object.object).ok_or_else(|| {
+            Error::Project(format!(
+                "{chart_dir}: {} renders an object without apiVersion or kind; fix the template",
+                object.source
+            ))
+        })?;
+        let resolved = resolve(&group, &version, &kind, own, &crds);
+        let mut permission = Permission::new(
+            Target::resource(&group, &resolved.plural),
+            HELM_VERBS,
+            Source::Chart(chart_dir.to_string()),
+        )
+        .cluster_scoped(resolved.cluster_scoped);
+        if resolved.guessed {
+            let api_version = object.object["apiVersion"].as_str().unwrap_or_default();
+            permission.note = Some(format!(
+                "{api_version} {kind} is not a built-in kind, so its plural {:?} is a guess: check it with `kubectl api-resources --api-group={group}`",
+                resolved.plural
+            ));
+        }
+        out.push(permission);
+    }
+    Ok(out)
+}
+
+/// Objects with `v1 List` (or any `*List` with items) replaced by their items.
+fn flatten(objects: &[ChartObject]) -> Vec<ChartObject> {
+    let mut out = Vec::new();
+    let mut pending: Vec<ChartObject> = objects.iter().rev().cloned().collect();
+    while let Some(object) = pending.pop() {
+        let kind = object.object["kind"].as_str().unwrap_or_default();
+        match object.object.get("items").and_then(Value::as_array) {
+            Some(items) if kind.ends_with("List") => {
+                pending.extend(items.iter().rev().map(|item| ChartObject {
+                    source: object.source.clone(),
+                    test_hook: object.test_hook,
+                    object: item.clone(),
+                }));
+            }
+            // An empty `v1 List` creates nothing.
+            None if kind == "List" => {}
+            _ => out.push(object),
+        }
+    }
+    out
+}
+
+/// (group, version, kind) of an object; the core group is `""`.
+fn type_of(object: &Value) -> Option<(String, String, String)> {
+    let api_version = object.get("apiVersion")?.as_str()?.trim();
+    let kind = object.get("kind")?.as_str()?.trim();
+    if api_version.is_empty() || kind.is_empty() {
+        return None;
+    }
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    Some((group.to_string(), version.to_string(), kind.to_string()))
+}
+
+/// A CustomResourceDefinition's kind, so objects of it get the right plural and scope.
+fn crd_kind(object: &Value) -> Option<OwnKind> {
+    let (group, _, kind) = type_of(object)?;
+    if group != "apiextensions.k8s.io" || kind != "CustomResourceDefinition" {
+        return None;
+    }
+    let spec = object.get("spec")?;
+    Some(OwnKind {
+        group: spec.get("group")?.as_str()?.to_string(),
+        version: String::new(),
+        kind: spec.pointer("/names/kind")?.as_str()?.to_string(),
+        plural: spec.pointer("/names/plural")?.as_str()?.to_string(),
+        namespaced: spec.get("scope").and_then(Value::as_str) != Some("Cluster"),
+    })
+}
+
+fn resolve(group: &str, version: &str, kind: &str, own: &[OwnKind], crds: &[OwnKind]) -> Resolved {
+    let known = |k: &&OwnKind| k.group == group && k.kind == kind;
+    if let Some(k) = own.iter().find(known).or_else(|| crds.iter().find(known)) {
+        return Resolved {
+            plural: k.plural.clone(),
+            cluster_scoped: !k.namespaced,
+            guessed: false,
+        };
+    }
+    if let Some(k) = resources::by_kind(group, version, kind) {
+        return Resolved {
+            plural: k.plural.to_string(),
+            cluster_scoped: k.scope == Scope::Cluster,
+            guessed: false,
+        };
+    }
+    Resolved {
+        plural: resources::guess_plural(kind),
+        cluster_scoped: false,
+        guessed: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn object(value: Value) -> ChartObject {
+        ChartObject {
+            source: "demo/templates/x.yaml".into(),
+            test_hook: false,
+            object: value,
+        }
+    }
+
+    fn resources_of(perms: &[Permission]) -> Vec<String> {
+        perms
+            .iter()
+            .map(|p| match &p.target {
+                Target::Resource {
+                    group, resource, ..
+                } => format!(
+                    "{group}/{resource}{}",
+                    if p.cluster_scoped { " (cluster)" } else { "" }
+                ),
+                Target::Url(u) => u.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lists_are_expanded_and_test_hooks_left_out() {
+        let list = object(json!({
+            "apiVersion": "v1", "kind": "List",
+            "items": [
+                {"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy"},
+                {"apiVersion": "v1", "kind": "ConfigMapList", "items": [{"apiVersion": "v1", "kind": "ConfigMap"}]}
+            ]
+        }));
+        let empty = object(json!({"apiVersion": "v1", "kind": "List", "items": null}));
+        let mut test_pod = object(json!({"apiVersion": "v1", "kind": "Pod"}));
+        test_pod.test_hook = true;
+        let perms = permissions("helm-charts/demo", &[list, empty, test_pod], &[]).unwrap();
+        assert_eq!(
+            resources_of(&perms),
+            ["networking.k8s.io/networkpolicies", "/configmaps"]
+        );
+        assert!(
+            perms
+                .iter()
+                .all(|p| p.source == Source::Chart("helm-charts/demo".into()))
+        );
+        assert!(perms.iter().all(|p| p.verbs.len() == HELM_VERBS.len()));
+    }
+
+    #[test]
+    fn scope_and_plural_come_from_crds_own_kinds_and_the_table() {
+        let objects = [
+            object(
+                json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "spec": {"group": "demo.io", "scope": "Cluster", "names": {"kind": "Widget", "plural": "widgetz"}}}),
+            ),
+            object(json!({"apiVersion": "demo.io/v1", "kind": "Widget"})),
+            object(json!({"apiVersion": "cache.my.domain/v1", "kind": "Memcached"})),
+            object(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole"})),
+        ];
+        let own = [OwnKind {
+            group: "cache.my.domain".into(),
+            version: "v1".into(),
+            kind: "Memcached".into(),
+            plural: "memcacheds".into(),
+            namespaced: true,
+        }];
+        let perms = permissions("helm-charts/demo", &objects, &own).unwrap();
+        assert_eq!(
+            resources_of(&perms),
+            [
+                "apiextensions.k8s.io/customresourcedefinitions (cluster)",
+                "demo.io/widgetz (cluster)",
+                "cache.my.domain/memcacheds",
+                "rbac.authorization.k8s.io/clusterroles (cluster)",
+            ]
+        );
+        assert!(perms.iter().all(|p| p.note.is_none()));
+    }
+
+    #[test]
+    fn unknown_kinds_get_a_guessed_plural_and_a_note() {
+        let objects = [object(
+            json!({"apiVersion": "monitoring.coreos.com/v1", "kind": "ServiceMonitor"}),
+        )];
+        let perms = permissions("helm-charts/demo", &objects, &[]).unwrap();
+        assert_eq!(
+            resources_of(&perms),
+            ["monitoring.coreos.com/servicemonitors"]
+        );
+        let note = perms[0].note.as_deref().unwrap();
+        assert!(
+            note.contains("monitoring.coreos.com/v1 ServiceMonitor"),
+            "{note}"
+        );
+        assert!(note.contains("\"servicemonitors\" is a guess"), "{note}");
+    }
+
+    #[test]
+    fn an_object_without_kind_is_an_error_naming_the_template() {
+        let err = permissions(
+            "helm-charts/demo",
+            &[object(json!({"apiVersion": "v1"}))],
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("helm-charts/demo: demo/templates/x.yaml"),
+            "{err}"
+        );
+    }
+}

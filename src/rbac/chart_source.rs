@@ -1,0 +1,94 @@
+//! Loading a chart from the project (staged files included, so `create api` can regenerate
+//! role.yaml for a chart it is scaffolding in the same plan) and listing its objects with the
+//! chart crate.
+use std::path::Path;
+
+use rusty_sdk_chart::{Chart, ChartFile, HookKind, Manifest, all_objects};
+
+use crate::error::{Error, Result};
+use crate::scaffold::Tree;
+
+use super::chart::ChartObject;
+
+/// Every object the chart in `chart_dir` (relative to the project root) can create.
+pub fn chart_objects(tree: &Tree, chart_dir: &str) -> Result<Vec<ChartObject>> {
+    let chart = load(tree, chart_dir)?;
+    let manifests = all_objects(&chart).map_err(|e| {
+        Error::Project(format!(
+            "{chart_dir}: the chart does not render, so its RBAC rules cannot be derived: {e}"
+        ))
+    })?;
+    Ok(manifests.into_iter().map(object).collect())
+}
+
+fn load(tree: &Tree, chart_dir: &str) -> Result<Chart> {
+    let prefix = format!("{chart_dir}/");
+    let staged: Vec<&String> = tree
+        .staged()
+        .keys()
+        .filter(|p| p.starts_with(&prefix))
+        .collect();
+    let path = tree.root().join(chart_dir);
+    let loaded = if staged.is_empty() {
+        if !path.exists() {
+            return Err(Error::Project(format!(
+                "{chart_dir}: chart not found; fix the `chart` of this API in watches.yaml or restore the chart"
+            )));
+        }
+        Chart::load(&path)
+    } else {
+        // Staged files win over the disk; the rest of the chart is read from disk.
+        let mut files = disk_files(&path)?;
+        for name in staged {
+            let rel = &name[prefix.len()..];
+            let data = tree.read(name)?.unwrap_or_default().into_bytes();
+            files.retain(|f| f.name != rel);
+            files.push(ChartFile {
+                name: rel.to_string(),
+                data,
+            });
+        }
+        files.sort_by(|a, b| a.name.cmp(&b.name));
+        Chart::from_files(Path::new(chart_dir), files)
+    };
+    loaded.map_err(|e| Error::Project(format!("{chart_dir}: {e}")))
+}
+
+/// The chart's files on disk, if it is there already (.helmignore is not applied here: a
+/// chart that is being scaffolded has nothing to ignore yet).
+fn disk_files(path: &Path) -> Result<Vec<ChartFile>> {
+    let mut files = Vec::new();
+    if !path.is_dir() {
+        return Ok(files);
+    }
+    for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            let at = e.path().unwrap_or(path).to_path_buf();
+            Error::io(at, e.into())
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let data = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+        let name = entry
+            .path()
+            .strip_prefix(path)
+            .unwrap_or(entry.path())
+            .to_string_lossy()
+            .replace('\\', "/");
+        files.push(ChartFile { name, data });
+    }
+    Ok(files)
+}
+
+fn object(manifest: Manifest) -> ChartObject {
+    let test_hook = manifest
+        .hook
+        .as_ref()
+        .is_some_and(|kinds| !kinds.is_empty() && kinds.iter().all(|k| *k == HookKind::Test));
+    ChartObject {
+        source: manifest.source,
+        test_hook,
+        object: manifest.object,
+    }
+}
