@@ -19,12 +19,20 @@ pub enum DriftError {
     Manifest(#[from] ManifestError),
     #[error("cannot resolve kind of {object}: {source}")]
     Discovery { object: String, source: kube::Error },
-    #[error("cannot {action} {object}: {source}")]
+    #[error("cannot {action} {object}: {}", api_message(.source))]
     Api {
         action: &'static str,
         object: String,
         source: kube::Error,
     },
+}
+
+/// The API server's own message for API errors (kube's Display adds a debug dump).
+pub(crate) fn api_message(error: &kube::Error) -> String {
+    match error {
+        kube::Error::Api(status) => format!("{} ({})", status.message, status.reason),
+        other => other.to_string(),
+    }
 }
 
 /// Everything needed to look at the objects of one custom resource's release.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::runtime::controller::Action;
-use kube::runtime::events::{Event, EventType};
+use kube::runtime::events::{Event, EventType, Recorder};
 use kube::{Resource, ResourceExt};
 use serde_json::Value;
 
@@ -370,7 +370,8 @@ impl Flow<'_> {
         }
     }
 
-    /// One Warning event per overridden value, as upstream.
+    /// One Warning event per overridden value, as upstream. A fresh recorder each time:
+    /// kube's recorder folds events that differ only in their note into one series.
     async fn report_overrides(&self, action: &str) {
         let reference = self.cr.object_ref(&self.ctx.resource);
         for (key, value) in &self.ctx.settings.override_values {
@@ -383,7 +384,8 @@ impl Flow<'_> {
                 action: action.into(),
                 secondary: None,
             };
-            if let Err(e) = self.ctx.recorder.publish(&event, &reference).await {
+            let recorder = Recorder::new(self.ctx.client.clone(), self.ctx.reporter.clone());
+            if let Err(e) = recorder.publish(&event, &reference).await {
                 tracing::warn!(error = %e, "cannot publish ValueOverridden event");
             }
         }

@@ -8,7 +8,7 @@ use futures::StreamExt;
 use kube::api::{ApiResource, DynamicObject};
 use kube::discovery::{self, Scope};
 use kube::runtime::controller::{Action, Config as ControllerConfig};
-use kube::runtime::events::{Recorder, Reporter};
+use kube::runtime::events::Reporter;
 use kube::runtime::{Controller, watcher};
 use kube::{Client, ResourceExt};
 
@@ -41,6 +41,11 @@ impl Reconciler {
 
     pub(crate) fn new(settings: Settings) -> Self {
         Reconciler { settings }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn into_settings(self) -> Settings {
+        self.settings
     }
 
     /// `<kind-lower>-controller`.
@@ -93,7 +98,7 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
     });
     let concurrency = u16::try_from(settings.max_concurrent_reconciles).unwrap_or(u16::MAX);
     let reconcile_context = Arc::new(ReconcileContext {
-        recorder: Recorder::new(client.clone(), reporter),
+        reporter,
         field_manager: name.clone(),
         client,
         settings,

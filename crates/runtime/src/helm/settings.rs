@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
 use kube::core::{Selector, SelectorExt};
-use kube::runtime::events::Recorder;
+use kube::runtime::events::Reporter;
 use kube::{Client, ResourceExt};
 
 use super::annotations::HelmAnnotation;
@@ -34,7 +34,7 @@ pub(crate) struct Settings {
     pub post_hooks: Vec<PostHook>,
     pub selector: Selector,
     pub helm: Arc<dyn HelmClient>,
-    pub reporter: Option<kube::runtime::events::Reporter>,
+    pub reporter: Option<Reporter>,
 }
 
 impl Settings {
@@ -55,7 +55,8 @@ pub(crate) struct ReconcileContext {
     pub settings: Settings,
     /// The custom resource's kind as discovery resolved it.
     pub resource: ApiResource,
-    pub recorder: Recorder,
+    /// Who publishes events (`<kind>-controller` unless configured).
+    pub reporter: Reporter,
     /// Server-side apply field manager for drift repair (the controller name).
     pub field_manager: String,
     pub kinds: KindCache,

@@ -1,1 +1,12 @@
+//! Reconciler tests against a mocked API server (tower-test) and a fake `HelmClient`.
+//! Each test lists every API request and every Helm call it expects, in order; anything
+//! missing, extra or different fails the test.
+mod api;
+mod fake_helm;
+mod fixtures;
 
+mod delete;
+mod install;
+mod recovery;
+mod steady_state;
+mod values;
