@@ -23,6 +23,9 @@ use crate::context::ControllerContext;
 /// Requeue delay after a failed reconcile.
 const ERROR_REQUEUE: Duration = Duration::from_secs(10);
 
+/// How long in-flight reconciles may run after shutdown.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
 /// A Helm reconciler for one watched kind. Build it with [`Reconciler::builder`].
 pub struct Reconciler {
     settings: Settings,
@@ -109,7 +112,7 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
     let metrics = ctx.metrics.clone();
     let metric_name = name.clone();
     tracing::info!(controller = %name, kind = %resource.kind, "starting Helm controller");
-    Controller::new_with(api, watch_config, resource)
+    let controller = Controller::new_with(api, watch_config, resource)
         .with_config(ControllerConfig::default().concurrency(concurrency))
         .reconcile_on(triggers)
         .graceful_shutdown_on(ctx.shutdown.clone().wait())
@@ -128,8 +131,17 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
                 Err(error) => tracing::warn!(%error, "reconcile failed"),
             }
         })
-        .await;
-    tracing::info!(controller = %name, "Helm controller stopped");
+;
+    // kube's graceful shutdown waits for the first list of the custom resources; with an
+    // unreachable API server that never happens, so shutdown gets a deadline.
+    let deadline = async {
+        ctx.shutdown.clone().wait().await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        () = controller => tracing::info!(controller = %name, "Helm controller stopped"),
+        () = deadline => tracing::warn!(controller = %name, "Helm controller did not stop within {SHUTDOWN_GRACE:?}; abandoning it"),
+    }
     Ok(())
 }
 

@@ -8,5 +8,6 @@ mod fixtures;
 mod delete;
 mod install;
 mod recovery;
+mod run;
 mod steady_state;
 mod values;
