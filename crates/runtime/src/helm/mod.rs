@@ -16,9 +16,12 @@ mod kinds;
 mod manifest;
 mod reconcile;
 mod reconciler;
+mod recovery;
 mod release;
+mod release_actions;
 mod settings;
 mod status;
+mod uninstall;
 mod values;
 mod watches;
 

@@ -5,23 +5,18 @@ use std::time::Duration;
 
 use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::runtime::controller::Action;
-use kube::runtime::events::{Event, EventType, Recorder};
 use kube::{Resource, ResourceExt};
-use serde_json::Value;
 
-use super::annotations::{
-    PAUSE_RECONCILE_ANNOTATION, RECONCILE_PERIOD_ANNOTATION, install_options, uninstall_options,
-    upgrade_options,
-};
-use super::client::{DryRun, HelmError, ReleaseTarget, RollbackOptions, UpgradeOptions};
+use super::annotations::{PAUSE_RECONCILE_ANNOTATION, RECONCILE_PERIOD_ANNOTATION};
+use super::client::{HelmError, ReleaseTarget};
 use super::drift::{DriftError, ReleaseObjects};
 use super::duration::parse_go_duration;
 use super::finalizer::{add_finalizer, has_finalizer, remove_finalizer};
 use super::hooks::{run_post_hooks, run_pre_hooks};
-use super::release::{Release, ReleaseStatus};
+use super::release::Release;
 use super::settings::ReconcileContext;
 use super::status::{HelmStatus, Status, condition_type as kind, reason};
-use super::values::{ValuesError, apply_overrides, ensure_map, spec_values};
+use super::values::ValuesError;
 
 /// How often a deleted resource checks whether its release's objects are gone.
 pub(crate) const DELETION_POLL: Duration = Duration::from_secs(5);
@@ -46,13 +41,13 @@ pub enum ReconcileError {
 }
 
 /// What the flow asks the caller to do after the status is written.
-enum Outcome {
+pub(super) enum Outcome {
     Done(Action),
     RemoveFinalizer,
 }
 
 /// What the release needs.
-enum ReleaseState {
+pub(super) enum ReleaseState {
     NeedsInstall,
     NeedsUpgrade,
     Unchanged(Release),
@@ -118,10 +113,10 @@ pub(crate) async fn reconcile(
 }
 
 /// The steps of one reconcile; conditions are recorded in `status` as they go.
-struct Flow<'a> {
-    ctx: &'a ReconcileContext,
-    cr: &'a DynamicObject,
-    target: ReleaseTarget,
+pub(super) struct Flow<'a> {
+    pub ctx: &'a ReconcileContext,
+    pub cr: &'a DynamicObject,
+    pub target: ReleaseTarget,
 }
 
 impl Flow<'_> {
@@ -218,11 +213,11 @@ impl Flow<'_> {
         Ok(Outcome::Done(self.requeue()))
     }
 
-    fn annotation(&self, name: &str) -> Option<&str> {
+    pub(super) fn annotation(&self, name: &str) -> Option<&str> {
         self.cr.annotations().get(name).map(String::as_str)
     }
 
-    fn objects(&self) -> ReleaseObjects<'_> {
+    pub(super) fn objects(&self) -> ReleaseObjects<'_> {
         ReleaseObjects {
             client: &self.ctx.client,
             kinds: &self.ctx.kinds,
@@ -232,275 +227,6 @@ impl Flow<'_> {
             release_namespace: &self.target.namespace,
             field_manager: &self.ctx.field_manager,
         }
-    }
-
-    /// Overrides on the spec, then the translator (default: the spec itself).
-    async fn values(&self) -> Result<Value, ValuesError> {
-        let mut obj = self.cr.clone();
-        apply_overrides(&mut obj, &self.ctx.settings.override_values)?;
-        match &self.ctx.settings.value_translator {
-            None => spec_values(&obj),
-            Some(translate) => translate(obj, self.ctx.client.clone())
-                .await
-                .map_err(ValuesError::Translator)
-                .and_then(ensure_map),
-        }
-    }
-
-    fn upgrade_options(&self) -> UpgradeOptions {
-        let mut options = upgrade_options(
-            &self.ctx.settings.upgrade_annotations,
-            self.cr.annotations(),
-        );
-        options.max_history = Some(self.ctx.settings.max_history);
-        options
-    }
-
-    /// Install when there is no release; upgrade when the dry-run manifest differs or the
-    /// last release failed or was superseded; otherwise unchanged.
-    async fn release_state(
-        &self,
-        current: Option<Release>,
-        values: &Value,
-    ) -> Result<ReleaseState, HelmError> {
-        let Some(current) = current else {
-            return Ok(ReleaseState::NeedsInstall);
-        };
-        let options = UpgradeOptions {
-            dry_run: Some(DryRun::Server),
-            ..self.upgrade_options()
-        };
-        let planned = self
-            .ctx
-            .settings
-            .helm
-            .upgrade(&self.target, &self.ctx.settings.chart, values, &options)
-            .await?;
-        let needs_upgrade = planned.manifest != current.manifest
-            || matches!(
-                current.status,
-                ReleaseStatus::Failed | ReleaseStatus::Superseded
-            );
-        Ok(match needs_upgrade {
-            true => ReleaseState::NeedsUpgrade,
-            false => ReleaseState::Unchanged(current),
-        })
-    }
-
-    async fn install(
-        &self,
-        status: &mut HelmStatus,
-        values: &Value,
-    ) -> Result<Release, ReconcileError> {
-        let settings = &self.ctx.settings;
-        let options = install_options(&settings.install_annotations, self.cr.annotations());
-        match settings
-            .helm
-            .install(&self.target, &settings.chart, values, &options)
-            .await
-        {
-            Ok(release) => {
-                tracing::info!(release = %self.target, version = release.version, "release installed");
-                self.report_overrides("Install").await;
-                Ok(release)
-            }
-            Err(error) => {
-                status.set(
-                    kind::IRRECONCILABLE,
-                    Status::True,
-                    reason::RECONCILE_ERROR,
-                    error.to_string(),
-                );
-                status.set(
-                    kind::RELEASE_FAILED,
-                    Status::True,
-                    reason::INSTALL_ERROR,
-                    error.to_string(),
-                );
-                // Like Helm's action client: do not leave a failed first release behind.
-                let cleanup =
-                    uninstall_options(&settings.uninstall_annotations, self.cr.annotations());
-                if let Err(e) = settings.helm.uninstall(&self.target, &cleanup).await {
-                    tracing::warn!(release = %self.target, error = %e, "cannot remove failed install");
-                }
-                Err(error.into())
-            }
-        }
-    }
-
-    async fn upgrade(
-        &self,
-        status: &mut HelmStatus,
-        values: &Value,
-    ) -> Result<Release, ReconcileError> {
-        let settings = &self.ctx.settings;
-        let options = self.upgrade_options();
-        match settings
-            .helm
-            .upgrade(&self.target, &settings.chart, values, &options)
-            .await
-        {
-            Ok(release) => {
-                tracing::info!(release = %self.target, version = release.version, "release upgraded");
-                self.report_overrides("Upgrade").await;
-                Ok(release)
-            }
-            Err(error) => {
-                status.set(
-                    kind::IRRECONCILABLE,
-                    Status::True,
-                    reason::RECONCILE_ERROR,
-                    error.to_string(),
-                );
-                status.set(
-                    kind::RELEASE_FAILED,
-                    Status::True,
-                    reason::UPGRADE_ERROR,
-                    error.to_string(),
-                );
-                let rollback = RollbackOptions {
-                    force: true,
-                    max_history: Some(settings.max_history),
-                };
-                if let Err(e) = settings.helm.rollback(&self.target, None, &rollback).await {
-                    tracing::warn!(release = %self.target, error = %e, "cannot roll back failed upgrade");
-                }
-                Err(error.into())
-            }
-        }
-    }
-
-    /// One Warning event per overridden value, as upstream. A fresh recorder each time:
-    /// kube's recorder folds events that differ only in their note into one series.
-    async fn report_overrides(&self, action: &str) {
-        let reference = self.cr.object_ref(&self.ctx.resource);
-        for (key, value) in &self.ctx.settings.override_values {
-            let event = Event {
-                type_: EventType::Warning,
-                reason: "ValueOverridden".into(),
-                note: Some(format!(
-                    "Chart value {key:?} overridden to {value:?} by operator"
-                )),
-                action: action.into(),
-                secondary: None,
-            };
-            let recorder = Recorder::new(self.ctx.client.clone(), self.ctx.reporter.clone());
-            if let Err(e) = recorder.publish(&event, &reference).await {
-                tracing::warn!(error = %e, "cannot publish ValueOverridden event");
-            }
-        }
-    }
-
-    /// A release left `pending-*` by a crashed operator holds Helm's lock forever
-    /// (helm-operator-plugins#462). Pending install: uninstall, then install afresh.
-    /// Pending upgrade/rollback: roll back to the last good revision.
-    async fn recover(&self, stuck: Release) -> Result<Option<Release>, HelmError> {
-        let helm = &self.ctx.settings.helm;
-        tracing::warn!(release = %self.target, status = %stuck.status, "recovering release stuck in a pending state");
-        let last_good = match stuck.status {
-            ReleaseStatus::PendingInstall => None,
-            _ => helm
-                .history(&self.target)
-                .await?
-                .into_iter()
-                .filter(|r| r.revision < stuck.version)
-                .filter(|r| {
-                    matches!(
-                        r.status,
-                        ReleaseStatus::Deployed | ReleaseStatus::Superseded
-                    )
-                })
-                .map(|r| r.revision)
-                .max(),
-        };
-        let Some(revision) = last_good else {
-            let options = uninstall_options(
-                &self.ctx.settings.uninstall_annotations,
-                self.cr.annotations(),
-            );
-            helm.uninstall(&self.target, &options).await?;
-            return Ok(None);
-        };
-        let options = RollbackOptions {
-            force: true,
-            max_history: Some(self.ctx.settings.max_history),
-        };
-        helm.rollback(&self.target, Some(revision), &options)
-            .await?;
-        helm.get(&self.target).await
-    }
-
-    /// Uninstall, then keep the finalizer until every object of the release is gone
-    /// (operator-sdk#4401: removing it at once leaves objects behind when they linger).
-    async fn delete(
-        &self,
-        status: &mut HelmStatus,
-        release: Option<Release>,
-    ) -> Result<Outcome, ReconcileError> {
-        if !has_finalizer(self.cr) {
-            return Ok(Outcome::Done(Action::await_change()));
-        }
-        if release.is_some() {
-            let options = uninstall_options(
-                &self.ctx.settings.uninstall_annotations,
-                self.cr.annotations(),
-            );
-            self.ctx
-                .settings
-                .helm
-                .uninstall(&self.target, &options)
-                .await
-                .inspect_err(|e| {
-                    status.set(
-                        kind::IRRECONCILABLE,
-                        Status::True,
-                        reason::RECONCILE_ERROR,
-                        e.to_string(),
-                    );
-                    status.set(
-                        kind::RELEASE_FAILED,
-                        Status::True,
-                        reason::UNINSTALL_ERROR,
-                        e.to_string(),
-                    );
-                })?;
-            tracing::info!(release = %self.target, "release uninstalled");
-        }
-        let manifest = release
-            .map(|r| r.manifest)
-            .or_else(|| status.deployed_release.as_ref().map(|d| d.manifest.clone()))
-            .unwrap_or_default();
-        let remaining = self.objects().remaining(&manifest).await.inspect_err(|e| {
-            status.set(
-                kind::IRRECONCILABLE,
-                Status::True,
-                reason::RECONCILE_ERROR,
-                e.to_string(),
-            );
-        })?;
-        status.set(kind::RELEASE_FAILED, Status::False, "", "");
-        if !remaining.is_empty() {
-            let message = format!(
-                "waiting for {} release object(s) to be deleted: {}",
-                remaining.len(),
-                remaining.join(", ")
-            );
-            status.set(
-                kind::DEPLOYED,
-                Status::False,
-                reason::UNINSTALL_SUCCESSFUL,
-                message,
-            );
-            return Ok(Outcome::Done(Action::requeue(DELETION_POLL)));
-        }
-        status.set(
-            kind::DEPLOYED,
-            Status::False,
-            reason::UNINSTALL_SUCCESSFUL,
-            "",
-        );
-        status.deployed_release = None;
-        Ok(Outcome::RemoveFinalizer)
     }
 
     /// The annotation's period when valid, else the watch's; zero or none: wait for changes.

@@ -130,8 +130,7 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
                 Ok((object, _)) => tracing::debug!(%object, "reconciled"),
                 Err(error) => tracing::warn!(%error, "reconcile failed"),
             }
-        })
-;
+        });
     // kube's graceful shutdown waits for the first list of the custom resources; with an
     // unreachable API server that never happens, so shutdown gets a deadline.
     let deadline = async {

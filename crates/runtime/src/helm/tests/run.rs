@@ -27,7 +27,9 @@ async fn run_discovers_the_kind_watches_with_the_selector_and_stops_on_shutdown(
         while let Some((request, respond)) = handle.next_request().await {
             let uri = request.uri().to_string();
             seen_by_server.lock().unwrap().push(uri.clone());
-            let body = if uri.starts_with("/apis/cache.example.com/v1?") || uri == "/apis/cache.example.com/v1" {
+            let body = if uri.starts_with("/apis/cache.example.com/v1?")
+                || uri == "/apis/cache.example.com/v1"
+            {
                 json!({"kind": "APIResourceList", "groupVersion": "cache.example.com/v1", "resources": [
                     {"name": "memcacheds", "singularName": "memcached", "namespaced": true, "kind": "Memcached",
                      "verbs": ["get", "list", "watch", "patch"]}]})
@@ -38,14 +40,21 @@ async fn run_discovers_the_kind_watches_with_the_selector_and_stops_on_shutdown(
                 json!({"kind": "MemcachedList", "apiVersion": "cache.example.com/v1",
                        "metadata": {"resourceVersion": "1"}, "items": []})
             };
-            respond.send_response(Response::new(Body::from(serde_json::to_vec(&body).unwrap())));
+            respond.send_response(Response::new(Body::from(
+                serde_json::to_vec(&body).unwrap(),
+            )));
         }
     });
     let ctx = ControllerContext {
         client: Client::new(service, "default"),
         scope: WatchScope::Namespace("apps".into()),
-        metrics: Arc::new(ReconcileMetrics::new(&mut prometheus_client::registry::Registry::default())),
-        reporter: Reporter { controller: "memcached-operator".into(), instance: None },
+        metrics: Arc::new(ReconcileMetrics::new(
+            &mut prometheus_client::registry::Registry::default(),
+        )),
+        reporter: Reporter {
+            controller: "memcached-operator".into(),
+            instance: None,
+        },
         shutdown,
     };
     let selector = LabelSelector {
@@ -61,7 +70,9 @@ async fn run_discovers_the_kind_watches_with_the_selector_and_stops_on_shutdown(
     assert_eq!(reconciler.controller_name(), "memcached-controller");
     let stopped = tokio::time::timeout(Duration::from_secs(5), reconciler.run(ctx)).await;
     let seen = seen.lock().unwrap().clone();
-    stopped.unwrap_or_else(|_| panic!("run did not stop on shutdown; requests: {seen:?}")).unwrap();
+    stopped
+        .unwrap_or_else(|_| panic!("run did not stop on shutdown; requests: {seen:?}"))
+        .unwrap();
     assert_eq!(seen[0], "/apis/cache.example.com/v1");
     assert!(
         seen[1].starts_with("/apis/cache.example.com/v1/namespaces/apps/memcacheds?")
