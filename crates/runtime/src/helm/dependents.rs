@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use futures::channel::mpsc::UnboundedSender;
 use futures::{StreamExt, future};
 use kube::api::{Api, ApiResource, DynamicObject, PartialObjectMeta};
+use kube::runtime::WatchStreamExt;
 use kube::runtime::reflector::ObjectRef;
 use kube::runtime::watcher::{self, watcher};
 use kube::{Client, ResourceExt};
@@ -81,7 +82,9 @@ async fn watch_kind(
     shutdown: Shutdown,
 ) {
     let mut filter = ChangeFilter::default();
+    // Backoff: a failing watch would otherwise retry in a hot loop.
     let events = watcher(api, watcher::Config::default())
+        .default_backoff()
         .take_until(shutdown.wait())
         .filter_map(|event| {
             future::ready(

@@ -6,6 +6,7 @@ mod fake_helm;
 mod fixtures;
 
 mod delete;
+mod dependents;
 mod install;
 mod recovery;
 mod run;
