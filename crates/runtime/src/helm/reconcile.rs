@@ -9,7 +9,7 @@ use kube::{Resource, ResourceExt};
 
 use super::annotations::{PAUSE_RECONCILE_ANNOTATION, RECONCILE_PERIOD_ANNOTATION};
 use super::client::{HelmError, ReleaseTarget};
-use super::drift::{DriftError, ReleaseObjects};
+use super::drift::{DriftError, ReleaseObjects, api_message};
 use super::duration::parse_go_duration;
 use super::finalizer::{add_finalizer, has_finalizer, remove_finalizer};
 use super::hooks::{run_post_hooks, run_pre_hooks};
@@ -26,7 +26,7 @@ pub(crate) const DELETION_POLL: Duration = Duration::from_secs(5);
 pub enum ReconcileError {
     #[error("custom resource {0} has no namespace; Helm-managed kinds must be namespaced")]
     NoNamespace(String),
-    #[error("cannot {action} custom resource {name}: {source}")]
+    #[error("cannot {action} custom resource {name}: {}", api_message(.source))]
     Kube {
         action: &'static str,
         name: String,

@@ -70,7 +70,7 @@ async fn deleting_a_release_object_queues_its_owner_once_per_kind_watch() {
         namespaced: true,
     };
     // the same kind seen twice starts one watcher
-    watches.watch_kinds(&[deployments.clone()]);
+    watches.watch_kinds(std::slice::from_ref(&deployments));
     watches.watch_kinds(&[deployments]);
     let queued = tokio::time::timeout(Duration::from_secs(5), triggers.next())
         .await

@@ -2,6 +2,7 @@
 //! Each test lists every API request and every Helm call it expects, in order; anything
 //! missing, extra or different fails the test.
 mod api;
+mod builder;
 mod fake_helm;
 mod fixtures;
 
