@@ -35,6 +35,7 @@
 //!   Override values get `$VAR` expansion but no Go template rendering.
 //! - Helm's release Secrets are not watched (the CLI does not set owner references on them).
 mod annotations;
+mod backoff;
 mod builder;
 mod chart_check;
 mod client;

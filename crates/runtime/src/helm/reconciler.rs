@@ -20,9 +20,6 @@ use super::settings::{ReconcileContext, Settings};
 use super::watches::Watch;
 use crate::context::ControllerContext;
 
-/// Requeue delay after a failed reconcile.
-const ERROR_REQUEUE: Duration = Duration::from_secs(10);
-
 /// How long in-flight reconciles may run after shutdown.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
@@ -108,6 +105,7 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
         resource: resource.clone(),
         kinds: KindCache::default(),
         dependents,
+        backoff: Default::default(),
     });
     let metrics = ctx.metrics.clone();
     let metric_name = name.clone();
@@ -120,7 +118,16 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
             move |cr, rctx| {
                 let metrics = metrics.clone();
                 let metric_name = metric_name.clone();
-                async move { metrics.instrument(&metric_name, reconcile(cr, rctx)).await }
+                async move {
+                    let key = object_key(&cr);
+                    let outcome = metrics
+                        .instrument(&metric_name, reconcile(cr, rctx.clone()))
+                        .await;
+                    if outcome.is_ok() {
+                        rctx.backoff.succeeded(&key);
+                    }
+                    outcome
+                }
             },
             error_policy,
             reconcile_context,
@@ -144,11 +151,16 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
     Ok(())
 }
 
+fn object_key(cr: &DynamicObject) -> String {
+    format!("{}/{}", cr.namespace().unwrap_or_default(), cr.name_any())
+}
+
 fn error_policy(
     cr: Arc<DynamicObject>,
     error: &ReconcileError,
-    _ctx: Arc<ReconcileContext>,
+    ctx: Arc<ReconcileContext>,
 ) -> Action {
-    tracing::error!(name = %cr.name_any(), namespace = ?cr.namespace(), %error, "reconcile failed");
-    Action::requeue(ERROR_REQUEUE)
+    let retry = ctx.backoff.failed(&object_key(&cr));
+    tracing::error!(name = %cr.name_any(), namespace = ?cr.namespace(), %error, ?retry, "reconcile failed");
+    Action::requeue(retry)
 }

@@ -10,6 +10,7 @@ use kube::runtime::events::Reporter;
 use kube::{Client, ResourceExt};
 
 use super::annotations::HelmAnnotation;
+use super::backoff::ErrorBackoff;
 use super::client::HelmClient;
 use super::dependents::DependentWatches;
 use super::hooks::{PostHook, PreHook};
@@ -62,4 +63,6 @@ pub(crate) struct ReconcileContext {
     pub kinds: KindCache,
     /// `None` when dependent watches are skipped (or in tests).
     pub dependents: Option<DependentWatches>,
+    /// Retry delays after failed reconciles, per resource.
+    pub backoff: ErrorBackoff,
 }

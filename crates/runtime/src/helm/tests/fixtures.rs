@@ -87,6 +87,7 @@ pub fn context(
         resource: resource(),
         kinds,
         dependents: None,
+        backoff: Default::default(),
     })
 }
 
