@@ -129,3 +129,86 @@ async fn pending_upgrade_is_rolled_back_to_the_last_good_revision() {
     );
     assert_eq!(helm.unused_replies(), 0);
 }
+
+#[tokio::test]
+async fn pending_upgrade_without_a_good_revision_is_reinstalled() {
+    let spec = json!({"replicaCount": 3});
+    let (client, api) = mock_api(vec![
+        Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            STATUS_URI,
+            status_patch(json!({
+                "conditions": [
+                    condition("Deployed", "True", "InstallSuccessful", "release was successfully installed", "<now>"),
+                    condition("Initialized", "True", "", "", "<now>"),
+                    condition("Irreconcilable", "False", "", "", "<now>"),
+                    condition("ReleaseFailed", "False", "", "", "<now>"),
+                ],
+                "deployedRelease": {"name": "mc", "manifest": manifest(3)},
+            })),
+            cr_json(spec.clone(), true, None),
+        ),
+    ]);
+    let helm = Arc::new(FakeHelm::new(vec![
+        Reply::Get(Some(release(2, ReleaseStatus::PendingUpgrade, 5))),
+        Reply::History(vec![
+            revision(1, ReleaseStatus::Failed),
+            revision(2, ReleaseStatus::PendingUpgrade),
+        ]),
+        Reply::Done,
+        Reply::Release(release(1, ReleaseStatus::Deployed, 3)),
+    ]));
+    let ctx = context(client, helm.clone(), false, |b| b);
+    reconcile(cr(cr_json(spec.clone(), true, None)), ctx)
+        .await
+        .unwrap();
+    finish(api).await;
+    assert_eq!(
+        helm.calls(),
+        vec![
+            HelmCall::Get,
+            HelmCall::History,
+            HelmCall::Uninstall(UninstallOptions::default()),
+            HelmCall::Install {
+                values: spec,
+                options: InstallOptions::default()
+            },
+        ]
+    );
+}
+
+#[tokio::test]
+async fn failing_helm_status_is_an_error_getting_release_state() {
+    let error = "helm status of release default/mc failed: Error: Kubernetes cluster unreachable";
+    let (client, api) = mock_api(vec![Expect::patch(
+        STATUS_URI,
+        status_patch(json!({
+            "conditions": [
+                condition("Deployed", "True", "InstallSuccessful", "release was successfully installed", FIXED_TIME),
+                condition("Initialized", "True", "", "", FIXED_TIME),
+                condition("Irreconcilable", "True", "ErrorGettingReleaseState", error, "<now>"),
+                condition("ReleaseFailed", "False", "", "", FIXED_TIME),
+            ],
+            "deployedRelease": {"name": "mc", "manifest": manifest(3)},
+        })),
+        cr_json(json!({}), true, None),
+    )]);
+    let helm = Arc::new(FakeHelm::new(vec![Reply::Fail(
+        "status",
+        "Error: Kubernetes cluster unreachable".into(),
+    )]));
+    let ctx = context(client, helm.clone(), false, |b| b);
+    let outcome = reconcile(
+        cr(cr_json(
+            json!({"replicaCount": 3}),
+            true,
+            Some(installed_status(3)),
+        )),
+        ctx,
+    )
+    .await;
+    assert_eq!(outcome.unwrap_err().to_string(), error);
+    finish(api).await;
+    assert_eq!(helm.calls(), vec![HelmCall::Get]);
+}
