@@ -128,15 +128,15 @@ impl Flow<'_> {
         if status.has(kind::PAUSED) {
             status.set(kind::PAUSED, Status::False, "", "");
         }
-        let helm = &self.ctx.settings.helm;
-        let release = helm.get(&self.target).await.inspect_err(|e| {
-            status.set(
-                kind::IRRECONCILABLE,
-                Status::True,
-                reason::ERROR_GETTING_RELEASE_STATE,
-                e.to_string(),
-            );
-        })?;
+        let release = self
+            .ctx
+            .settings
+            .helm
+            .get(&self.target)
+            .await
+            .inspect_err(|e| {
+                status.set_error(kind::IRRECONCILABLE, reason::ERROR_GETTING_RELEASE_STATE, e);
+            })?;
         match &release {
             None => status.set(kind::DEPLOYED, Status::False, "", ""),
             Some(release) => status.set_deployed(release),
@@ -148,35 +148,29 @@ impl Flow<'_> {
         let release = match release {
             Some(stuck) if stuck.status.is_pending() => {
                 self.recover(stuck).await.inspect_err(|e| {
-                    status.set(
-                        kind::IRRECONCILABLE,
-                        Status::True,
-                        reason::RECONCILE_ERROR,
-                        e.to_string(),
-                    );
+                    status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, e);
                 })?
             }
             other => other,
         };
+        self.apply(status, release).await
+    }
+
+    /// Install, upgrade or keep the release, then make its objects match it.
+    async fn apply(
+        &self,
+        status: &mut HelmStatus,
+        current: Option<Release>,
+    ) -> Result<Outcome, ReconcileError> {
         let values = self.values().await.inspect_err(|e| {
-            status.set(
-                kind::IRRECONCILABLE,
-                Status::True,
-                reason::ERROR_GETTING_VALUES,
-                e.to_string(),
-            );
+            status.set_error(kind::IRRECONCILABLE, reason::ERROR_GETTING_VALUES, e);
             status.set_unknown(kind::RELEASE_FAILED);
         })?;
         let state = self
-            .release_state(release, &values)
+            .release_state(current, &values)
             .await
             .inspect_err(|e| {
-                status.set(
-                    kind::IRRECONCILABLE,
-                    Status::True,
-                    reason::ERROR_GETTING_RELEASE_STATE,
-                    e.to_string(),
-                );
+                status.set_error(kind::IRRECONCILABLE, reason::ERROR_GETTING_RELEASE_STATE, e);
                 status.set_unknown(kind::RELEASE_FAILED);
                 status.set_unknown(kind::DEPLOYED);
                 status.deployed_release = None;
@@ -196,12 +190,7 @@ impl Flow<'_> {
             .repair(&release.manifest)
             .await
             .inspect_err(|e| {
-                status.set(
-                    kind::IRRECONCILABLE,
-                    Status::True,
-                    reason::RECONCILE_ERROR,
-                    e.to_string(),
-                );
+                status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, e);
             })?;
         if let Some(dependents) = &self.ctx.dependents {
             dependents.watch_kinds(&kinds);

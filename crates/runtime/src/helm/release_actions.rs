@@ -8,7 +8,7 @@ use super::annotations::{install_options, uninstall_options, upgrade_options};
 use super::client::{DryRun, HelmError, RollbackOptions, UpgradeOptions};
 use super::reconcile::{Flow, ReconcileError, ReleaseState};
 use super::release::{Release, ReleaseStatus};
-use super::status::{HelmStatus, Status, condition_type as kind, reason};
+use super::status::{HelmStatus, condition_type as kind, reason};
 use super::values::{ValuesError, apply_overrides, ensure_map, spec_values};
 
 impl Flow<'_> {
@@ -83,18 +83,8 @@ impl Flow<'_> {
                 Ok(release)
             }
             Err(error) => {
-                status.set(
-                    kind::IRRECONCILABLE,
-                    Status::True,
-                    reason::RECONCILE_ERROR,
-                    error.to_string(),
-                );
-                status.set(
-                    kind::RELEASE_FAILED,
-                    Status::True,
-                    reason::INSTALL_ERROR,
-                    error.to_string(),
-                );
+                status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, &error);
+                status.set_error(kind::RELEASE_FAILED, reason::INSTALL_ERROR, &error);
                 // Like Helm's action client: do not leave a failed first release behind.
                 let cleanup =
                     uninstall_options(&settings.uninstall_annotations, self.cr.annotations());
@@ -124,18 +114,8 @@ impl Flow<'_> {
                 Ok(release)
             }
             Err(error) => {
-                status.set(
-                    kind::IRRECONCILABLE,
-                    Status::True,
-                    reason::RECONCILE_ERROR,
-                    error.to_string(),
-                );
-                status.set(
-                    kind::RELEASE_FAILED,
-                    Status::True,
-                    reason::UPGRADE_ERROR,
-                    error.to_string(),
-                );
+                status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, &error);
+                status.set_error(kind::RELEASE_FAILED, reason::UPGRADE_ERROR, &error);
                 let rollback = RollbackOptions {
                     force: true,
                     max_history: Some(settings.max_history),

@@ -121,6 +121,11 @@ impl HelmStatus {
         }
     }
 
+    /// Set a condition to True with an error as its message.
+    pub fn set_error(&mut self, type_: &str, reason: &str, error: &impl std::fmt::Display) {
+        self.set(type_, Status::True, reason, error.to_string());
+    }
+
     pub fn set_unknown(&mut self, type_: &str) {
         self.set(type_, Status::Unknown, "", "");
     }

@@ -30,18 +30,8 @@ impl Flow<'_> {
                 .uninstall(&self.target, &options)
                 .await
                 .inspect_err(|e| {
-                    status.set(
-                        kind::IRRECONCILABLE,
-                        Status::True,
-                        reason::RECONCILE_ERROR,
-                        e.to_string(),
-                    );
-                    status.set(
-                        kind::RELEASE_FAILED,
-                        Status::True,
-                        reason::UNINSTALL_ERROR,
-                        e.to_string(),
-                    );
+                    status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, &e);
+                    status.set_error(kind::RELEASE_FAILED, reason::UNINSTALL_ERROR, &e);
                 })?;
             tracing::info!(release = %self.target, "release uninstalled");
         }
@@ -50,12 +40,7 @@ impl Flow<'_> {
             .or_else(|| status.deployed_release.as_ref().map(|d| d.manifest.clone()))
             .unwrap_or_default();
         let remaining = self.objects().remaining(&manifest).await.inspect_err(|e| {
-            status.set(
-                kind::IRRECONCILABLE,
-                Status::True,
-                reason::RECONCILE_ERROR,
-                e.to_string(),
-            );
+            status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, &e);
         })?;
         status.set(kind::RELEASE_FAILED, Status::False, "", "");
         if !remaining.is_empty() {
