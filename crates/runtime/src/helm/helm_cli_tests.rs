@@ -17,10 +17,18 @@ const RELEASE_JSON: &str = r#"{"name":"mc","namespace":"apps","version":2,
 /// copies the `-f` values file to `values.json`, prints `stdout`, `stderr` and exits with `exit`.
 struct StubHelm {
     dir: tempfile::TempDir,
+    // Stub tests run one at a time: a script written while another test forks can fail
+    // to exec with ETXTBSY (the child briefly holds the write descriptor).
+    _serial: std::sync::MutexGuard<'static, ()>,
 }
+
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 impl StubHelm {
     fn new(stdout: &str, stderr: &str, exit: i32) -> Self {
+        let serial = SERIAL
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().display();
         std::fs::write(dir.path().join("stdout"), stdout).unwrap();
@@ -38,7 +46,10 @@ impl StubHelm {
         let path = dir.path().join("helm");
         std::fs::write(&path, script).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-        StubHelm { dir }
+        StubHelm {
+            dir,
+            _serial: serial,
+        }
     }
 
     fn client(&self) -> HelmCli {
