@@ -2,6 +2,7 @@
 //! and Helm reconcilers side by side, with health probes, metrics, leader election and
 //! namespace scoping.
 pub mod context;
+pub mod helm;
 pub mod metrics;
 
 pub use context::{ControllerContext, Shutdown, WatchScope};

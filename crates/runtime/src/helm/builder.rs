@@ -1,0 +1,262 @@
+//! `Reconciler::builder(&watch)`: helm-operator-plugins' options, preloaded from watches.yaml.
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
+use kube::core::Selector;
+use kube::runtime::events::Reporter;
+use serde_json::Value;
+
+use super::Reconciler;
+use super::annotations::{HelmAnnotation, duplicate_name};
+use super::client::HelmClient;
+use super::helm_cli::HelmCli;
+use super::hooks::{PostHook, PreHook, post_hook, pre_hook};
+use super::release::Release;
+use super::settings::Settings;
+use super::values::{ValueTranslator, apply_overrides, value_translator};
+use super::watches::Watch;
+
+/// Helm keeps this many release revisions unless told otherwise (upstream default).
+const DEFAULT_MAX_HISTORY: u32 = 10;
+
+/// A reconciler option that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("{gvk}: version and kind must not be empty")]
+    InvalidGvk { gvk: String },
+    #[error("{gvk}: chart path must not be empty")]
+    MissingChart { gvk: String },
+    #[error("{gvk}: max concurrent reconciles must be at least 1")]
+    MaxConcurrentReconciles { gvk: String },
+    #[error("{gvk}: annotation {name:?} already exists")]
+    DuplicateAnnotation { gvk: String, name: String },
+    #[error("{gvk}: invalid override values: {reason}")]
+    OverrideValues { gvk: String, reason: String },
+    #[error("{gvk}: invalid selector: {reason}")]
+    Selector { gvk: String, reason: String },
+}
+
+/// Options of a Helm reconciler. Start from [`Reconciler::builder`].
+#[must_use]
+pub struct ReconcilerBuilder {
+    gvk: GroupVersionKind,
+    chart: PathBuf,
+    override_values: BTreeMap<String, String>,
+    watch_dependent_resources: bool,
+    max_concurrent_reconciles: usize,
+    reconcile_period: Option<Duration>,
+    max_history: u32,
+    install_annotations: Vec<HelmAnnotation>,
+    upgrade_annotations: Vec<HelmAnnotation>,
+    uninstall_annotations: Vec<HelmAnnotation>,
+    value_translator: Option<ValueTranslator>,
+    pre_hooks: Vec<PreHook>,
+    post_hooks: Vec<PostHook>,
+    selector: LabelSelector,
+    helm: Option<Arc<dyn HelmClient>>,
+    reporter: Option<Reporter>,
+}
+
+impl ReconcilerBuilder {
+    pub(crate) fn from_watch(watch: &Watch) -> Self {
+        ReconcilerBuilder {
+            gvk: watch.gvk(),
+            chart: watch.chart.clone(),
+            override_values: watch.override_values.clone(),
+            watch_dependent_resources: watch.watch_dependent_resources,
+            max_concurrent_reconciles: watch.max_concurrent_reconciles.unwrap_or(1),
+            reconcile_period: watch.reconcile_period,
+            max_history: DEFAULT_MAX_HISTORY,
+            install_annotations: HelmAnnotation::default_install(),
+            upgrade_annotations: HelmAnnotation::default_upgrade(),
+            uninstall_annotations: HelmAnnotation::default_uninstall(),
+            value_translator: None,
+            pre_hooks: Vec::new(),
+            post_hooks: Vec::new(),
+            selector: watch.selector.clone(),
+            helm: None,
+            reporter: None,
+        }
+    }
+
+    /// Reconcile this group/version/kind instead.
+    pub fn with_gvk(mut self, gvk: GroupVersionKind) -> Self {
+        self.gvk = gvk;
+        self
+    }
+
+    /// Use this chart (directory or `.tgz`).
+    pub fn with_chart(mut self, chart: impl Into<PathBuf>) -> Self {
+        self.chart = chart.into();
+        self
+    }
+
+    /// Replace the override values (`a.b=value`, applied over every spec).
+    pub fn with_override_values(mut self, values: BTreeMap<String, String>) -> Self {
+        self.override_values = values;
+        self
+    }
+
+    /// Do not watch the objects of the releases (no reconcile when they change).
+    pub fn skip_dependent_watches(mut self, skip: bool) -> Self {
+        self.watch_dependent_resources = !skip;
+        self
+    }
+
+    pub fn with_max_concurrent_reconciles(mut self, n: usize) -> Self {
+        self.max_concurrent_reconciles = n;
+        self
+    }
+
+    /// Requeue after a successful reconcile (`Duration::ZERO`: never).
+    pub fn with_reconcile_period(mut self, period: Duration) -> Self {
+        self.reconcile_period = Some(period);
+        self
+    }
+
+    /// Keep at most `n` release revisions (`0`: unlimited). Default 10.
+    pub fn with_max_release_history(mut self, n: u32) -> Self {
+        self.max_history = n;
+        self
+    }
+
+    /// Add install annotations to the defaults.
+    pub fn with_install_annotations(
+        mut self,
+        annotations: impl IntoIterator<Item = HelmAnnotation>,
+    ) -> Self {
+        self.install_annotations.extend(annotations);
+        self
+    }
+
+    /// Add upgrade annotations to the defaults.
+    pub fn with_upgrade_annotations(
+        mut self,
+        annotations: impl IntoIterator<Item = HelmAnnotation>,
+    ) -> Self {
+        self.upgrade_annotations.extend(annotations);
+        self
+    }
+
+    /// Add uninstall annotations to the defaults.
+    pub fn with_uninstall_annotations(
+        mut self,
+        annotations: impl IntoIterator<Item = HelmAnnotation>,
+    ) -> Self {
+        self.uninstall_annotations.extend(annotations);
+        self
+    }
+
+    /// Compute the chart values from the custom resource (its spec already has the
+    /// override values applied); the client lets it read the cluster.
+    pub fn with_value_translator<F, Fut>(mut self, translate: F) -> Self
+    where
+        F: Fn(DynamicObject, kube::Client) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = anyhow::Result<Value>> + Send + 'static,
+    {
+        self.value_translator = Some(value_translator(translate));
+        self
+    }
+
+    /// Run before each install/upgrade/reconcile with the values; errors are logged.
+    pub fn with_pre_hook<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(DynamicObject, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = anyhow::Result<()>> + Send + 'static,
+    {
+        self.pre_hooks.push(pre_hook(hook));
+        self
+    }
+
+    /// Run after each successful install/upgrade/reconcile with the release; errors are logged.
+    pub fn with_post_hook<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(DynamicObject, Release) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = anyhow::Result<()>> + Send + 'static,
+    {
+        self.post_hooks.push(post_hook(hook));
+        self
+    }
+
+    /// Only reconcile custom resources whose labels match.
+    pub fn with_selector(mut self, selector: LabelSelector) -> Self {
+        self.selector = selector;
+        self
+    }
+
+    /// Run Helm through this client instead of the `helm` binary.
+    pub fn with_helm_client(mut self, client: Arc<dyn HelmClient>) -> Self {
+        self.helm = Some(client);
+        self
+    }
+
+    /// Publish events as this reporter (default: `<kind>-controller` with the manager's instance).
+    pub fn with_event_reporter(mut self, reporter: Reporter) -> Self {
+        self.reporter = Some(reporter);
+        self
+    }
+
+    /// Check the options and build the reconciler.
+    pub fn build(self) -> Result<Reconciler, BuildError> {
+        let gvk = format!(
+            "{}/{}, Kind={}",
+            self.gvk.group, self.gvk.version, self.gvk.kind
+        );
+        if self.gvk.version.is_empty() || self.gvk.kind.is_empty() {
+            return Err(BuildError::InvalidGvk { gvk });
+        }
+        if self.chart.as_os_str().is_empty() {
+            return Err(BuildError::MissingChart { gvk });
+        }
+        if self.max_concurrent_reconciles == 0 {
+            return Err(BuildError::MaxConcurrentReconciles { gvk });
+        }
+        for set in [
+            &self.install_annotations,
+            &self.upgrade_annotations,
+            &self.uninstall_annotations,
+        ] {
+            if let Some(name) = duplicate_name(set) {
+                return Err(BuildError::DuplicateAnnotation {
+                    gvk,
+                    name: name.to_string(),
+                });
+            }
+        }
+        // Validated once here, like upstream, by applying them to an empty spec.
+        let mut probe = DynamicObject::new("probe", &ApiResource::from_gvk(&self.gvk));
+        apply_overrides(&mut probe, &self.override_values).map_err(|e| {
+            BuildError::OverrideValues {
+                gvk: gvk.clone(),
+                reason: e.to_string(),
+            }
+        })?;
+        let selector = Selector::try_from(self.selector).map_err(|e| BuildError::Selector {
+            gvk,
+            reason: e.to_string(),
+        })?;
+        Ok(Reconciler::new(Settings {
+            gvk: self.gvk,
+            chart: self.chart,
+            override_values: self.override_values,
+            watch_dependent_resources: self.watch_dependent_resources,
+            max_concurrent_reconciles: self.max_concurrent_reconciles,
+            reconcile_period: self.reconcile_period,
+            max_history: self.max_history,
+            install_annotations: self.install_annotations,
+            upgrade_annotations: self.upgrade_annotations,
+            uninstall_annotations: self.uninstall_annotations,
+            value_translator: self.value_translator,
+            pre_hooks: self.pre_hooks,
+            post_hooks: self.post_hooks,
+            selector,
+            helm: self.helm.unwrap_or_else(|| Arc::new(HelmCli::new())),
+            reporter: self.reporter,
+        }))
+    }
+}

@@ -1,0 +1,153 @@
+//! How the reconciler talks to Helm: the `HelmClient` trait, its options and errors.
+use std::path::Path;
+
+use async_trait::async_trait;
+
+use super::release::{Release, ReleaseRevision};
+
+/// The release a custom resource owns: same name and namespace as the resource.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReleaseTarget {
+    pub name: String,
+    pub namespace: String,
+}
+
+impl ReleaseTarget {
+    pub fn new(name: impl Into<String>, namespace: impl Into<String>) -> Self {
+        ReleaseTarget {
+            name: name.into(),
+            namespace: namespace.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ReleaseTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.namespace, self.name)
+    }
+}
+
+/// `helm install` switches the reconciler sets (from install annotations).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InstallOptions {
+    /// `--no-hooks`
+    pub disable_hooks: bool,
+    /// `--description`
+    pub description: Option<String>,
+}
+
+/// How a dry-run upgrade renders (`--dry-run=<mode>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DryRun {
+    /// Render only, no cluster lookups.
+    Client,
+    /// Render and validate against the API server (what helm-operator-plugins uses).
+    Server,
+}
+
+/// `helm upgrade` switches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UpgradeOptions {
+    /// `--no-hooks`
+    pub disable_hooks: bool,
+    /// `--description`
+    pub description: Option<String>,
+    /// `--force` (replace objects that cannot be patched)
+    pub force: bool,
+    /// `--history-max` (0 = unlimited)
+    pub max_history: Option<u32>,
+    /// Render the upgrade without changing anything.
+    pub dry_run: Option<DryRun>,
+}
+
+/// `helm uninstall` switches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UninstallOptions {
+    /// `--no-hooks`
+    pub disable_hooks: bool,
+    /// `--description`
+    pub description: Option<String>,
+}
+
+/// `helm rollback` switches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RollbackOptions {
+    /// `--force`
+    pub force: bool,
+    /// `--history-max`
+    pub max_history: Option<u32>,
+}
+
+/// A Helm operation that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HelmError {
+    #[error("cannot run helm binary {binary:?}: {source} (install helm or set HELM_BIN)")]
+    Spawn {
+        binary: String,
+        source: std::io::Error,
+    },
+    #[error("helm {operation} of release {release} failed: {stderr}")]
+    Command {
+        operation: &'static str,
+        release: ReleaseTarget,
+        stderr: String,
+    },
+    #[error("helm {operation} of release {release} printed unexpected output: {reason}")]
+    Output {
+        operation: &'static str,
+        release: ReleaseTarget,
+        reason: String,
+    },
+    #[error("cannot write the values file for release {release}: {source}")]
+    Values {
+        release: ReleaseTarget,
+        source: std::io::Error,
+    },
+    /// For other implementations of [`HelmClient`].
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Helm operations on one release. The default implementation is [`super::HelmCli`];
+/// tests plug in fakes.
+#[async_trait]
+pub trait HelmClient: Send + Sync {
+    /// Install a new release of `chart` with `values`.
+    async fn install(
+        &self,
+        target: &ReleaseTarget,
+        chart: &Path,
+        values: &serde_json::Value,
+        options: &InstallOptions,
+    ) -> Result<Release, HelmError>;
+
+    /// Upgrade the release (or render the upgrade when `options.dry_run` is set).
+    async fn upgrade(
+        &self,
+        target: &ReleaseTarget,
+        chart: &Path,
+        values: &serde_json::Value,
+        options: &UpgradeOptions,
+    ) -> Result<Release, HelmError>;
+
+    /// Uninstall the release; a release that does not exist is not an error.
+    async fn uninstall(
+        &self,
+        target: &ReleaseTarget,
+        options: &UninstallOptions,
+    ) -> Result<(), HelmError>;
+
+    /// The latest revision, or `None` when there is no such release.
+    async fn get(&self, target: &ReleaseTarget) -> Result<Option<Release>, HelmError>;
+
+    /// All stored revisions, oldest first (empty when there is no such release).
+    async fn history(&self, target: &ReleaseTarget) -> Result<Vec<ReleaseRevision>, HelmError>;
+
+    /// Roll back to `revision` (`None`: the previous one).
+    async fn rollback(
+        &self,
+        target: &ReleaseTarget,
+        revision: Option<u32>,
+        options: &RollbackOptions,
+    ) -> Result<(), HelmError>;
+}

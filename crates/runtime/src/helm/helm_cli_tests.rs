@@ -1,0 +1,379 @@
+//! HelmCli against a stub `helm` script that records its arguments and prints canned output.
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::json;
+
+use super::*;
+use crate::helm::ReleaseStatus;
+
+const RELEASE_JSON: &str = r#"{"name":"mc","namespace":"apps","version":2,
+ "info":{"status":"deployed","notes":"Memcached is ready","description":"Upgrade complete",
+         "first_deployed":"2026-01-01T00:00:00Z"},
+ "chart":{"metadata":{"name":"memcached","version":"0.1.0","appVersion":"1.6.29"},"templates":[]},
+ "config":{"replicaCount":3},
+ "manifest":"---\n# Source: memcached/templates/deployment.yaml\nkind: Deployment\n"}"#;
+
+/// A stub helm in a temp dir. It appends its argv (one per line, then `--`) to `argv`,
+/// copies the `-f` values file to `values.json`, prints `stdout`, `stderr` and exits with `exit`.
+struct StubHelm {
+    dir: tempfile::TempDir,
+    // Stub tests run one at a time: a script written while another test forks can fail
+    // to exec with ETXTBSY (the child briefly holds the write descriptor).
+    _serial: std::sync::MutexGuard<'static, ()>,
+}
+
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+impl StubHelm {
+    fn new(stdout: &str, stderr: &str, exit: i32) -> Self {
+        let serial = SERIAL
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        std::fs::write(dir.path().join("stdout"), stdout).unwrap();
+        std::fs::write(dir.path().join("stderr"), stderr).unwrap();
+        let script = format!(
+            "#!/bin/sh\n\
+             for a in \"$@\"; do printf '%s\\n' \"$a\" >> '{d}/argv'; done\n\
+             printf -- '--\\n' >> '{d}/argv'\n\
+             prev=''\n\
+             for a in \"$@\"; do if [ \"$prev\" = '-f' ]; then cat \"$a\" > '{d}/values.json'; fi; prev=\"$a\"; done\n\
+             cat '{d}/stdout'\n\
+             cat '{d}/stderr' >&2\n\
+             exit {exit}\n"
+        );
+        let path = dir.path().join("helm");
+        std::fs::write(&path, script).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        StubHelm {
+            dir,
+            _serial: serial,
+        }
+    }
+
+    fn client(&self) -> HelmCli {
+        HelmCli::with_binary(self.dir.path().join("helm"))
+    }
+
+    /// The recorded invocations, with the temp values path replaced by `<values>`.
+    fn calls(&self) -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(self.dir.path().join("argv")).unwrap_or_default();
+        let mut calls = Vec::new();
+        let mut current: Vec<String> = Vec::new();
+        for line in text.lines() {
+            if line == "--" {
+                calls.push(std::mem::take(&mut current));
+            } else if current.last().is_some_and(|a| a == "-f") {
+                assert!(line.ends_with(".json"), "values file {line}");
+                current.push("<values>".into());
+            } else {
+                current.push(line.to_string());
+            }
+        }
+        calls
+    }
+
+    fn values(&self) -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(self.dir.path().join("values.json")).unwrap())
+            .unwrap()
+    }
+}
+
+fn target() -> ReleaseTarget {
+    ReleaseTarget::new("mc", "apps")
+}
+
+fn args(line: &str) -> Vec<String> {
+    line.split(' ').map(String::from).collect()
+}
+
+fn expected_release() -> Release {
+    Release {
+        name: "mc".into(),
+        namespace: "apps".into(),
+        version: 2,
+        status: ReleaseStatus::Deployed,
+        manifest: "---\n# Source: memcached/templates/deployment.yaml\nkind: Deployment\n".into(),
+        notes: "Memcached is ready".into(),
+        description: "Upgrade complete".into(),
+        chart: "memcached-0.1.0".into(),
+        app_version: "1.6.29".into(),
+    }
+}
+
+#[tokio::test]
+async fn install_passes_values_file_and_parses_the_release() {
+    let stub = StubHelm::new(RELEASE_JSON, "", 0);
+    let values = json!({"replicaCount": 3, "image": {"tag": "1.6"}});
+    let options = InstallOptions {
+        disable_hooks: true,
+        description: Some("by operator".into()),
+    };
+    let release = stub
+        .client()
+        .install(
+            &target(),
+            Path::new("helm-charts/memcached"),
+            &values,
+            &options,
+        )
+        .await
+        .unwrap();
+    assert_eq!(release, expected_release());
+    let mut want = args(
+        "install mc helm-charts/memcached -n apps -f <values> -o json --no-hooks --description",
+    );
+    want.push("by operator".into());
+    assert_eq!(stub.calls(), vec![want]);
+    assert_eq!(stub.values(), values);
+}
+
+#[tokio::test]
+async fn install_without_options_has_no_extra_flags() {
+    let stub = StubHelm::new(RELEASE_JSON, "", 0);
+    stub.client()
+        .install(
+            &target(),
+            Path::new("chart.tgz"),
+            &json!({}),
+            &InstallOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        stub.calls(),
+        vec![args("install mc chart.tgz -n apps -f <values> -o json")]
+    );
+    assert_eq!(stub.values(), json!({}));
+}
+
+#[tokio::test]
+async fn upgrade_and_dry_run_flags() {
+    let stub = StubHelm::new(RELEASE_JSON, "", 0);
+    let client = stub.client();
+    let chart = Path::new("charts/mc");
+    let dry = UpgradeOptions {
+        max_history: Some(10),
+        dry_run: Some(DryRun::Server),
+        ..UpgradeOptions::default()
+    };
+    client
+        .upgrade(&target(), chart, &json!({"a": 1}), &dry)
+        .await
+        .unwrap();
+    let real = UpgradeOptions {
+        force: true,
+        disable_hooks: true,
+        max_history: Some(0),
+        ..UpgradeOptions::default()
+    };
+    client
+        .upgrade(&target(), chart, &json!({"a": 2}), &real)
+        .await
+        .unwrap();
+    let client_side = UpgradeOptions {
+        dry_run: Some(DryRun::Client),
+        ..UpgradeOptions::default()
+    };
+    client
+        .upgrade(&target(), chart, &json!({}), &client_side)
+        .await
+        .unwrap();
+    assert_eq!(
+        stub.calls(),
+        vec![
+            args(
+                "upgrade mc charts/mc -n apps -f <values> -o json --history-max 10 --dry-run=server"
+            ),
+            args(
+                "upgrade mc charts/mc -n apps -f <values> -o json --history-max 0 --force --no-hooks"
+            ),
+            args("upgrade mc charts/mc -n apps -f <values> -o json --dry-run=client"),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn uninstall_waits_and_ignores_missing_releases() {
+    let stub = StubHelm::new("release \"mc\" uninstalled\n", "", 0);
+    let client = stub.client();
+    client
+        .uninstall(&target(), &UninstallOptions::default())
+        .await
+        .unwrap();
+    let options = UninstallOptions {
+        disable_hooks: true,
+        description: Some("bye".into()),
+    };
+    client.uninstall(&target(), &options).await.unwrap();
+    assert_eq!(
+        stub.calls(),
+        vec![
+            args("uninstall mc -n apps --wait --ignore-not-found"),
+            args("uninstall mc -n apps --wait --ignore-not-found --no-hooks --description bye"),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn get_reads_status_json() {
+    let stub = StubHelm::new(RELEASE_JSON, "", 0);
+    let release = stub.client().get(&target()).await.unwrap();
+    assert_eq!(release, Some(expected_release()));
+    assert_eq!(stub.calls(), vec![args("status mc -n apps -o json")]);
+}
+
+#[tokio::test]
+async fn get_of_a_missing_release_is_none() {
+    let stub = StubHelm::new("", "Error: release: not found\n", 1);
+    assert_eq!(stub.client().get(&target()).await.unwrap(), None);
+    assert!(stub.client().history(&target()).await.unwrap().is_empty());
+    assert_eq!(
+        stub.calls(),
+        vec![
+            args("status mc -n apps -o json"),
+            args("history mc -n apps -o json")
+        ]
+    );
+}
+
+#[tokio::test]
+async fn history_parses_revisions() {
+    let stub = StubHelm::new(
+        r#"[{"revision":1,"updated":"2026-01-01T00:00:00Z","status":"superseded","chart":"memcached-0.1.0","app_version":"1.6","description":"Install complete"},
+            {"revision":2,"updated":"2026-01-02T00:00:00Z","status":"pending-upgrade","chart":"memcached-0.1.0","app_version":"1.6","description":"Preparing upgrade"}]"#,
+        "",
+        0,
+    );
+    let history = stub.client().history(&target()).await.unwrap();
+    assert_eq!(
+        history
+            .iter()
+            .map(|r| (r.revision, r.status))
+            .collect::<Vec<_>>(),
+        vec![
+            (1, ReleaseStatus::Superseded),
+            (2, ReleaseStatus::PendingUpgrade)
+        ]
+    );
+    assert_eq!(history[0].description, "Install complete");
+}
+
+#[tokio::test]
+async fn rollback_flags() {
+    let stub = StubHelm::new("Rollback was a success! Happy Helming!\n", "", 0);
+    let client = stub.client();
+    let options = RollbackOptions {
+        force: true,
+        max_history: Some(10),
+    };
+    client.rollback(&target(), Some(3), &options).await.unwrap();
+    client
+        .rollback(&target(), None, &RollbackOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        stub.calls(),
+        vec![
+            args("rollback mc 3 -n apps --force --history-max 10"),
+            args("rollback mc -n apps"),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn failures_carry_trimmed_stderr() {
+    let stub = StubHelm::new(
+        "",
+        "\nError: INSTALLATION FAILED: Deployment.apps \"mc\" is invalid: spec.replicas: Invalid value: -1\n\n",
+        1,
+    );
+    let client = stub.client();
+    let error = client
+        .install(
+            &target(),
+            Path::new("c"),
+            &json!({}),
+            &InstallOptions::default(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "helm install of release apps/mc failed: Error: INSTALLATION FAILED: Deployment.apps \"mc\" \
+         is invalid: spec.replicas: Invalid value: -1"
+    );
+    let error = client.get(&target()).await.unwrap_err();
+    assert!(
+        matches!(
+            error,
+            HelmError::Command {
+                operation: "status",
+                ..
+            }
+        ),
+        "{error}"
+    );
+    let error = client
+        .uninstall(&target(), &UninstallOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("helm uninstall of release apps/mc failed: Error: INSTALLATION")
+    );
+}
+
+#[tokio::test]
+async fn exit_without_stderr_still_explains() {
+    let stub = StubHelm::new("", "", 3);
+    let error = stub
+        .client()
+        .rollback(&target(), None, &RollbackOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "helm rollback of release apps/mc failed: rollback exited with exit status: 3"
+    );
+}
+
+#[tokio::test]
+async fn garbage_output_is_an_error() {
+    let stub = StubHelm::new("Release \"mc\" has been upgraded.", "", 0);
+    let error = stub
+        .client()
+        .upgrade(
+            &target(),
+            Path::new("c"),
+            &json!({}),
+            &UpgradeOptions::default(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("helm upgrade of release apps/mc printed unexpected output: "),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn missing_binary_is_reported() {
+    let client = HelmCli::with_binary("/nonexistent/helm");
+    let error = client.get(&target()).await.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("cannot run helm binary \"/nonexistent/helm\": "),
+        "{error}"
+    );
+    assert!(
+        error
+            .to_string()
+            .ends_with("(install helm or set HELM_BIN)")
+    );
+}

@@ -1,0 +1,252 @@
+//! One reconcile of a Helm-managed custom resource (helm-operator-plugins semantics, plus
+//! waiting for the release's objects on delete and recovering releases stuck pending).
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::api::{Api, DynamicObject, Patch, PatchParams};
+use kube::runtime::controller::Action;
+use kube::{Resource, ResourceExt};
+
+use super::annotations::{PAUSE_RECONCILE_ANNOTATION, RECONCILE_PERIOD_ANNOTATION};
+use super::client::{HelmError, ReleaseTarget};
+use super::drift::{DriftError, ReleaseObjects, api_message};
+use super::duration::parse_go_duration;
+use super::finalizer::{add_finalizer, has_finalizer, remove_finalizer};
+use super::hooks::{run_post_hooks, run_pre_hooks};
+use super::release::Release;
+use super::settings::ReconcileContext;
+use super::status::{HelmStatus, Status, condition_type as kind, reason};
+use super::values::ValuesError;
+
+/// How often a deleted resource checks whether its release's objects are gone.
+pub(crate) const DELETION_POLL: Duration = Duration::from_secs(5);
+
+/// Why a reconcile failed (the message also lands in the status conditions).
+#[derive(Debug, thiserror::Error)]
+pub enum ReconcileError {
+    #[error("custom resource {0} has no namespace; Helm-managed kinds must be namespaced")]
+    NoNamespace(String),
+    #[error("cannot {action} custom resource {name}: {}", api_message(.source))]
+    Kube {
+        action: &'static str,
+        name: String,
+        source: kube::Error,
+    },
+    #[error(transparent)]
+    Helm(#[from] HelmError),
+    #[error(transparent)]
+    Values(#[from] ValuesError),
+    #[error(transparent)]
+    Objects(#[from] DriftError),
+}
+
+/// What the flow asks the caller to do after the status is written.
+pub(super) enum Outcome {
+    Done(Action),
+    RemoveFinalizer,
+}
+
+/// What the release needs.
+pub(super) enum ReleaseState {
+    NeedsInstall,
+    NeedsUpgrade,
+    Unchanged(Release),
+}
+
+/// Reconcile one custom resource.
+pub(crate) async fn reconcile(
+    cr: Arc<DynamicObject>,
+    ctx: Arc<ReconcileContext>,
+) -> Result<Action, ReconcileError> {
+    if !ctx.settings.selects(&cr) {
+        tracing::debug!(name = %cr.name_any(), "labels do not match the selector; ignored");
+        return Ok(Action::await_change());
+    }
+    let name = cr.name_any();
+    let namespace = cr
+        .namespace()
+        .ok_or_else(|| ReconcileError::NoNamespace(name.clone()))?;
+    let api: Api<DynamicObject> =
+        Api::namespaced_with(ctx.client.clone(), &namespace, &ctx.resource);
+    let kube_error = |action, source| ReconcileError::Kube {
+        action,
+        name: format!("{namespace}/{name}"),
+        source,
+    };
+    let mut cr = (*cr).clone();
+    if cr.meta().deletion_timestamp.is_none() && !has_finalizer(&cr) {
+        cr = add_finalizer(&api, &cr)
+            .await
+            .map_err(|e| kube_error("add finalizer to", e))?;
+    }
+    let original = HelmStatus::from_object(&cr);
+    let mut status = original.clone();
+    let flow = Flow {
+        ctx: &ctx,
+        cr: &cr,
+        target: ReleaseTarget::new(&name, &namespace),
+    };
+    let outcome = flow.run(&mut status).await;
+    if status != original {
+        let written = api
+            .patch_status(
+                &name,
+                &PatchParams::default(),
+                &Patch::Merge(status.to_patch()),
+            )
+            .await;
+        match (written, &outcome) {
+            (Err(e), Ok(_)) => return Err(kube_error("update status of", e)),
+            (Err(e), Err(_)) => tracing::warn!(%name, error = %e, "cannot update status"),
+            (Ok(_), _) => {}
+        }
+    }
+    match outcome? {
+        Outcome::Done(action) => Ok(action),
+        Outcome::RemoveFinalizer => {
+            remove_finalizer(&api, &cr)
+                .await
+                .map_err(|e| kube_error("remove finalizer from", e))?;
+            Ok(Action::await_change())
+        }
+    }
+}
+
+/// The steps of one reconcile; conditions are recorded in `status` as they go.
+pub(super) struct Flow<'a> {
+    pub ctx: &'a ReconcileContext,
+    pub cr: &'a DynamicObject,
+    pub target: ReleaseTarget,
+}
+
+impl Flow<'_> {
+    async fn run(&self, status: &mut HelmStatus) -> Result<Outcome, ReconcileError> {
+        if self.annotation(PAUSE_RECONCILE_ANNOTATION) == Some("true") {
+            pause(status);
+            return Ok(Outcome::Done(Action::await_change()));
+        }
+        if status.has(kind::PAUSED) {
+            status.set(kind::PAUSED, Status::False, "", "");
+        }
+        let release = self
+            .ctx
+            .settings
+            .helm
+            .get(&self.target)
+            .await
+            .inspect_err(|e| {
+                status.set_error(kind::IRRECONCILABLE, reason::ERROR_GETTING_RELEASE_STATE, e);
+            })?;
+        match &release {
+            None => status.set(kind::DEPLOYED, Status::False, "", ""),
+            Some(release) => status.set_deployed(release),
+        }
+        status.set(kind::INITIALIZED, Status::True, "", "");
+        if self.cr.meta().deletion_timestamp.is_some() {
+            return self.delete(status, release).await;
+        }
+        let release = match release {
+            Some(stuck) if stuck.status.is_pending() => {
+                self.recover(stuck).await.inspect_err(|e| {
+                    status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, e);
+                })?
+            }
+            other => other,
+        };
+        self.apply(status, release).await
+    }
+
+    /// Install, upgrade or keep the release, then make its objects match it.
+    async fn apply(
+        &self,
+        status: &mut HelmStatus,
+        current: Option<Release>,
+    ) -> Result<Outcome, ReconcileError> {
+        let values = self.values().await.inspect_err(|e| {
+            status.set_error(kind::IRRECONCILABLE, reason::ERROR_GETTING_VALUES, e);
+            status.set_unknown(kind::RELEASE_FAILED);
+        })?;
+        let state = self
+            .release_state(current, &values)
+            .await
+            .inspect_err(|e| {
+                status.set_error(kind::IRRECONCILABLE, reason::ERROR_GETTING_RELEASE_STATE, e);
+                status.set_unknown(kind::RELEASE_FAILED);
+                status.set_unknown(kind::DEPLOYED);
+                status.deployed_release = None;
+            })?;
+        status.set(kind::IRRECONCILABLE, Status::False, "", "");
+        run_pre_hooks(&self.ctx.settings.pre_hooks, self.cr, &values).await;
+        let release = match state {
+            ReleaseState::NeedsInstall => self.install(status, &values).await?,
+            ReleaseState::NeedsUpgrade => self.upgrade(status, &values).await?,
+            ReleaseState::Unchanged(release) => {
+                status.set(kind::RELEASE_FAILED, Status::False, "", "");
+                release
+            }
+        };
+        let kinds = self
+            .objects()
+            .repair(&release.manifest)
+            .await
+            .inspect_err(|e| {
+                status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, e);
+            })?;
+        if let Some(dependents) = &self.ctx.dependents {
+            dependents.watch_kinds(&kinds);
+        }
+        run_post_hooks(&self.ctx.settings.post_hooks, self.cr, &release).await;
+        status.set_deployed(&release);
+        status.set(kind::RELEASE_FAILED, Status::False, "", "");
+        status.set(kind::IRRECONCILABLE, Status::False, "", "");
+        Ok(Outcome::Done(self.requeue()))
+    }
+
+    pub(super) fn annotation(&self, name: &str) -> Option<&str> {
+        self.cr.annotations().get(name).map(String::as_str)
+    }
+
+    pub(super) fn objects(&self) -> ReleaseObjects<'_> {
+        ReleaseObjects {
+            client: &self.ctx.client,
+            kinds: &self.ctx.kinds,
+            owner: self.cr,
+            owner_api_version: &self.ctx.resource.api_version,
+            owner_kind: &self.ctx.resource.kind,
+            release_namespace: &self.target.namespace,
+            field_manager: &self.ctx.field_manager,
+        }
+    }
+
+    /// The annotation's period when valid, else the watch's; zero or none: wait for changes.
+    fn requeue(&self) -> Action {
+        let from_annotation = self.annotation(RECONCILE_PERIOD_ANNOTATION).and_then(|text| {
+            parse_go_duration(text)
+                .inspect_err(|e| tracing::warn!(value = text, error = %e, "ignoring invalid reconcile-period annotation"))
+                .ok()
+        });
+        match from_annotation.or(self.ctx.settings.reconcile_period) {
+            Some(period) if !period.is_zero() => Action::requeue(period),
+            _ => Action::await_change(),
+        }
+    }
+}
+
+/// Paused: say so, mark everything else unknown, and do nothing else.
+fn pause(status: &mut HelmStatus) {
+    status.set(
+        kind::PAUSED,
+        Status::True,
+        reason::PAUSE_RECONCILE_ANNOTATION_TRUE,
+        "",
+    );
+    for other in [
+        kind::INITIALIZED,
+        kind::DEPLOYED,
+        kind::RELEASE_FAILED,
+        kind::IRRECONCILABLE,
+    ] {
+        status.set_unknown(other);
+    }
+    status.deployed_release = None;
+}

@@ -1,0 +1,166 @@
+//! `Reconciler`: runs one Helm controller (a kube-runtime Controller over `DynamicObject`s
+//! of the watched kind) inside the manager.
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use kube::api::{ApiResource, DynamicObject};
+use kube::discovery::{self, Scope};
+use kube::runtime::controller::{Action, Config as ControllerConfig};
+use kube::runtime::events::Reporter;
+use kube::runtime::{Controller, watcher};
+use kube::{Client, ResourceExt};
+
+use super::builder::{BuildError, ReconcilerBuilder};
+use super::dependents::DependentWatches;
+use super::kinds::KindCache;
+use super::reconcile::{ReconcileError, reconcile};
+use super::settings::{ReconcileContext, Settings};
+use super::watches::Watch;
+use crate::context::ControllerContext;
+
+/// How long in-flight reconciles may run after shutdown.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+/// A Helm reconciler for one watched kind. Build it with [`Reconciler::builder`].
+pub struct Reconciler {
+    settings: Settings,
+}
+
+impl Reconciler {
+    /// Options preloaded from a watches.yaml entry.
+    pub fn builder(watch: &Watch) -> Result<ReconcilerBuilder, BuildError> {
+        if watch.version.is_empty() || watch.kind.is_empty() {
+            return Err(BuildError::InvalidGvk {
+                gvk: format!("{}/{}, Kind={}", watch.group, watch.version, watch.kind),
+            });
+        }
+        Ok(ReconcilerBuilder::from_watch(watch))
+    }
+
+    pub(crate) fn new(settings: Settings) -> Self {
+        Reconciler { settings }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn into_settings(self) -> Settings {
+        self.settings
+    }
+
+    /// `<kind-lower>-controller`.
+    pub fn controller_name(&self) -> String {
+        self.settings.controller_name()
+    }
+
+    /// Run the controller until `ctx.shutdown` fires.
+    pub fn run(
+        self,
+        ctx: ControllerContext,
+    ) -> impl Future<Output = anyhow::Result<()>> + Send + 'static {
+        run_controller(self.settings, ctx)
+    }
+}
+
+/// Plural and scope from discovery; `ApiResource::from_gvk` (guessed plural) if it fails.
+async fn resolve_kind(client: &Client, settings: &Settings) -> (ApiResource, bool) {
+    match discovery::pinned_kind(client, &settings.gvk).await {
+        Ok((resource, capabilities)) => (resource, capabilities.scope == Scope::Namespaced),
+        Err(error) => {
+            tracing::warn!(kind = %settings.gvk.kind, %error, "discovery failed; guessing the plural");
+            (ApiResource::from_gvk(&settings.gvk), true)
+        }
+    }
+}
+
+async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::Result<()> {
+    let name = settings.controller_name();
+    let client = ctx.client.clone();
+    let (resource, namespaced) = resolve_kind(&client, &settings).await;
+    let api = ctx.scope.dynamic_api(client.clone(), &resource, namespaced);
+    let mut watch_config = watcher::Config::default().any_semantic();
+    if !settings.selector.selects_all() {
+        watch_config = watch_config.labels_from(&settings.selector);
+    }
+    let (trigger, triggers) = futures::channel::mpsc::unbounded();
+    let dependents = settings.watch_dependent_resources.then(|| {
+        DependentWatches::new(
+            client.clone(),
+            ctx.scope.clone(),
+            resource.clone(),
+            trigger,
+            ctx.shutdown.clone(),
+        )
+    });
+    let reporter = settings.reporter.clone().unwrap_or_else(|| Reporter {
+        controller: name.clone(),
+        instance: ctx.reporter.instance.clone(),
+    });
+    let concurrency = u16::try_from(settings.max_concurrent_reconciles).unwrap_or(u16::MAX);
+    let reconcile_context = Arc::new(ReconcileContext {
+        reporter,
+        field_manager: name.clone(),
+        client,
+        settings,
+        resource: resource.clone(),
+        kinds: KindCache::default(),
+        dependents,
+        backoff: Default::default(),
+    });
+    let metrics = ctx.metrics.clone();
+    let metric_name = name.clone();
+    tracing::info!(controller = %name, kind = %resource.kind, "starting Helm controller");
+    let controller = Controller::new_with(api, watch_config, resource)
+        .with_config(ControllerConfig::default().concurrency(concurrency))
+        .reconcile_on(triggers)
+        .graceful_shutdown_on(ctx.shutdown.clone().wait())
+        .run(
+            move |cr, rctx| {
+                let metrics = metrics.clone();
+                let metric_name = metric_name.clone();
+                async move {
+                    let key = object_key(&cr);
+                    let outcome = metrics
+                        .instrument(&metric_name, reconcile(cr, rctx.clone()))
+                        .await;
+                    if outcome.is_ok() {
+                        rctx.backoff.succeeded(&key);
+                    }
+                    outcome
+                }
+            },
+            error_policy,
+            reconcile_context,
+        )
+        .for_each(|result| async move {
+            match result {
+                Ok((object, _)) => tracing::debug!(%object, "reconciled"),
+                Err(error) => tracing::warn!(%error, "reconcile failed"),
+            }
+        });
+    // kube's graceful shutdown waits for the first list of the custom resources; with an
+    // unreachable API server that never happens, so shutdown gets a deadline.
+    let deadline = async {
+        ctx.shutdown.clone().wait().await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    tokio::select! {
+        () = controller => tracing::info!(controller = %name, "Helm controller stopped"),
+        () = deadline => tracing::warn!(controller = %name, "Helm controller did not stop within {SHUTDOWN_GRACE:?}; abandoning it"),
+    }
+    Ok(())
+}
+
+fn object_key(cr: &DynamicObject) -> String {
+    format!("{}/{}", cr.namespace().unwrap_or_default(), cr.name_any())
+}
+
+fn error_policy(
+    cr: Arc<DynamicObject>,
+    error: &ReconcileError,
+    ctx: Arc<ReconcileContext>,
+) -> Action {
+    let retry = ctx.backoff.failed(&object_key(&cr));
+    tracing::error!(name = %cr.name_any(), namespace = ?cr.namespace(), %error, ?retry, "reconcile failed");
+    Action::requeue(retry)
+}

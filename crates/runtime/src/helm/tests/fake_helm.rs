@@ -1,0 +1,175 @@
+//! A `HelmClient` that records every call and answers from a script.
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::helm::{
+    HelmClient, HelmError, InstallOptions, Release, ReleaseRevision, ReleaseTarget,
+    RollbackOptions, UninstallOptions, UpgradeOptions,
+};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum HelmCall {
+    Get,
+    Install {
+        values: Value,
+        options: InstallOptions,
+    },
+    Upgrade {
+        values: Value,
+        options: UpgradeOptions,
+    },
+    Uninstall(UninstallOptions),
+    History,
+    Rollback {
+        revision: Option<u32>,
+        options: RollbackOptions,
+    },
+}
+
+/// The answer to the next call.
+pub enum Reply {
+    Get(Option<Release>),
+    Release(Release),
+    Done,
+    History(Vec<ReleaseRevision>),
+    Fail(&'static str, String),
+}
+
+pub struct FakeHelm {
+    calls: Mutex<Vec<HelmCall>>,
+    replies: Mutex<VecDeque<Reply>>,
+}
+
+impl FakeHelm {
+    pub fn new(replies: Vec<Reply>) -> Self {
+        FakeHelm {
+            calls: Mutex::new(Vec::new()),
+            replies: Mutex::new(replies.into()),
+        }
+    }
+
+    pub fn calls(&self) -> Vec<HelmCall> {
+        self.calls.lock().unwrap().clone()
+    }
+
+    pub fn unused_replies(&self) -> usize {
+        self.replies.lock().unwrap().len()
+    }
+
+    fn next(&self, call: HelmCall, target: &ReleaseTarget) -> Reply {
+        assert_eq!(
+            target,
+            &ReleaseTarget::new("mc", "default"),
+            "release target of {call:?}"
+        );
+        self.calls.lock().unwrap().push(call.clone());
+        self.replies
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or_else(|| panic!("unexpected helm call {call:?}"))
+    }
+}
+
+fn failure(operation: &'static str, stderr: String) -> HelmError {
+    HelmError::Command {
+        operation,
+        release: ReleaseTarget::new("mc", "default"),
+        stderr,
+    }
+}
+
+#[async_trait]
+impl HelmClient for FakeHelm {
+    async fn install(
+        &self,
+        target: &ReleaseTarget,
+        chart: &Path,
+        values: &Value,
+        options: &InstallOptions,
+    ) -> Result<Release, HelmError> {
+        assert_eq!(chart, Path::new("helm-charts/memcached"));
+        match self.next(
+            HelmCall::Install {
+                values: values.clone(),
+                options: options.clone(),
+            },
+            target,
+        ) {
+            Reply::Release(release) => Ok(release),
+            Reply::Fail(operation, stderr) => Err(failure(operation, stderr)),
+            _ => panic!("install needs a Release or Fail reply"),
+        }
+    }
+
+    async fn upgrade(
+        &self,
+        target: &ReleaseTarget,
+        chart: &Path,
+        values: &Value,
+        options: &UpgradeOptions,
+    ) -> Result<Release, HelmError> {
+        assert_eq!(chart, Path::new("helm-charts/memcached"));
+        match self.next(
+            HelmCall::Upgrade {
+                values: values.clone(),
+                options: options.clone(),
+            },
+            target,
+        ) {
+            Reply::Release(release) => Ok(release),
+            Reply::Fail(operation, stderr) => Err(failure(operation, stderr)),
+            _ => panic!("upgrade needs a Release or Fail reply"),
+        }
+    }
+
+    async fn uninstall(
+        &self,
+        target: &ReleaseTarget,
+        options: &UninstallOptions,
+    ) -> Result<(), HelmError> {
+        match self.next(HelmCall::Uninstall(options.clone()), target) {
+            Reply::Done => Ok(()),
+            Reply::Fail(operation, stderr) => Err(failure(operation, stderr)),
+            _ => panic!("uninstall needs a Done or Fail reply"),
+        }
+    }
+
+    async fn get(&self, target: &ReleaseTarget) -> Result<Option<Release>, HelmError> {
+        match self.next(HelmCall::Get, target) {
+            Reply::Get(release) => Ok(release),
+            Reply::Fail(operation, stderr) => Err(failure(operation, stderr)),
+            _ => panic!("get needs a Get or Fail reply"),
+        }
+    }
+
+    async fn history(&self, target: &ReleaseTarget) -> Result<Vec<ReleaseRevision>, HelmError> {
+        match self.next(HelmCall::History, target) {
+            Reply::History(history) => Ok(history),
+            _ => panic!("history needs a History reply"),
+        }
+    }
+
+    async fn rollback(
+        &self,
+        target: &ReleaseTarget,
+        revision: Option<u32>,
+        options: &RollbackOptions,
+    ) -> Result<(), HelmError> {
+        match self.next(
+            HelmCall::Rollback {
+                revision,
+                options: options.clone(),
+            },
+            target,
+        ) {
+            Reply::Done => Ok(()),
+            Reply::Fail(operation, stderr) => Err(failure(operation, stderr)),
+            _ => panic!("rollback needs a Done or Fail reply"),
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! Reconciler tests against a mocked API server (tower-test) and a fake `HelmClient`.
+//! Each test lists every API request and every Helm call it expects, in order; anything
+//! missing, extra or different fails the test.
+mod api;
+mod builder;
+mod fake_helm;
+mod fixtures;
+
+mod delete;
+mod dependents;
+mod install;
+mod recovery;
+mod run;
+mod steady_state;
+mod values;

@@ -1,0 +1,82 @@
+//! `Reconciler::run`: discovery of the custom resource, the selector on the watch, and a
+//! clean stop on shutdown.
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use http::{Request, Response};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use kube::Client;
+use kube::client::Body;
+use kube::runtime::events::Reporter;
+use serde_json::json;
+
+use super::fake_helm::FakeHelm;
+use super::fixtures::watch;
+use crate::context::{ControllerContext, Shutdown, WatchScope};
+use crate::helm::Reconciler;
+use crate::metrics::ReconcileMetrics;
+
+#[tokio::test]
+async fn run_discovers_the_kind_watches_with_the_selector_and_stops_on_shutdown() {
+    let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (stop, shutdown) = Shutdown::channel();
+    let seen_by_server = seen.clone();
+    // An API server with no Memcached objects; the first list triggers shutdown.
+    tokio::spawn(async move {
+        while let Some((request, respond)) = handle.next_request().await {
+            let uri = request.uri().to_string();
+            seen_by_server.lock().unwrap().push(uri.clone());
+            let body = if uri.starts_with("/apis/cache.example.com/v1?")
+                || uri == "/apis/cache.example.com/v1"
+            {
+                json!({"kind": "APIResourceList", "groupVersion": "cache.example.com/v1", "resources": [
+                    {"name": "memcacheds", "singularName": "memcached", "namespaced": true, "kind": "Memcached",
+                     "verbs": ["get", "list", "watch", "patch"]}]})
+            } else {
+                if uri.contains("watch=true") {
+                    let _ = stop.send(true);
+                }
+                json!({"kind": "MemcachedList", "apiVersion": "cache.example.com/v1",
+                       "metadata": {"resourceVersion": "1"}, "items": []})
+            };
+            respond.send_response(Response::new(Body::from(
+                serde_json::to_vec(&body).unwrap(),
+            )));
+        }
+    });
+    let ctx = ControllerContext {
+        client: Client::new(service, "default"),
+        scope: WatchScope::Namespace("apps".into()),
+        metrics: Arc::new(ReconcileMetrics::new(
+            &mut prometheus_client::registry::Registry::default(),
+        )),
+        reporter: Reporter {
+            controller: "memcached-operator".into(),
+            instance: None,
+        },
+        shutdown,
+    };
+    let selector = LabelSelector {
+        match_labels: Some([("tier".to_string(), "cache".to_string())].into()),
+        match_expressions: None,
+    };
+    let reconciler = Reconciler::builder(&watch())
+        .unwrap()
+        .with_selector(selector)
+        .with_helm_client(Arc::new(FakeHelm::new(vec![])))
+        .build()
+        .unwrap();
+    assert_eq!(reconciler.controller_name(), "memcached-controller");
+    let stopped = tokio::time::timeout(Duration::from_secs(5), reconciler.run(ctx)).await;
+    let seen = seen.lock().unwrap().clone();
+    stopped
+        .unwrap_or_else(|_| panic!("run did not stop on shutdown; requests: {seen:?}"))
+        .unwrap();
+    assert_eq!(seen[0], "/apis/cache.example.com/v1");
+    assert!(
+        seen[1].starts_with("/apis/cache.example.com/v1/namespaces/apps/memcacheds?")
+            && seen[1].contains("labelSelector=tier%3Dcache"),
+        "{seen:?}"
+    );
+}
