@@ -21,6 +21,10 @@ use crate::metrics::ReconcileMetrics;
 use crate::run::{self, Servers};
 use crate::{metrics_server, tls};
 
+type MetricsSecurity = (
+    Option<Arc<rustls::ServerConfig>>,
+    Option<Arc<dyn MetricsAuthorizer>>,
+);
 type StartFn = Box<dyn FnOnce(ControllerContext) -> BoxFuture<'static, anyhow::Result<()>> + Send>;
 
 /// A controller registered with [`Manager::add_controller`], started by [`Manager::run`].
@@ -163,12 +167,8 @@ impl Manager {
         .await
     }
 
-    fn metrics_security(
-        &self,
-    ) -> anyhow::Result<(
-        Option<Arc<rustls::ServerConfig>>,
-        Option<Arc<dyn MetricsAuthorizer>>,
-    )> {
+    /// TLS and authorizer for `--metrics-secure`, none for plain HTTP.
+    fn metrics_security(&self) -> anyhow::Result<MetricsSecurity> {
         if !self.args.metrics_secure {
             return Ok((None, None));
         }
