@@ -1,5 +1,22 @@
 //! The manager: one process running every controller of an operator, with health
 //! probes, metrics, leader election and graceful shutdown.
+//!
+//! Lifecycle of [`Manager::run`]:
+//! 1. `/healthz` and `/readyz` listen on `--health-probe-bind-address`; `/metrics` on
+//!    `--metrics-bind-address` (HTTPS + TokenReview/SubjectAccessReview, or plain HTTP
+//!    with `--metrics-secure=false`). Both serve on every replica, leader or not.
+//! 2. With `--leader-elect` the manager stands by until it holds the Lease. `/readyz` is
+//!    200 while standing by (a standby replica is healthy, as in controller-runtime) and
+//!    once controllers run; it is 503 before that and again once shutdown begins.
+//! 3. Controllers start, each with a [`ControllerContext`].
+//! 4. SIGTERM/SIGINT fires [`Shutdown`]; controllers get 10 s to return (a second signal
+//!    cuts that short), the Lease is released, the servers drain, and `run` returns Ok.
+//!    A failed or panicking controller, or a lost Lease, also stops everything but
+//!    returns Err, so the process exits non-zero and the pod restarts.
+//!
+//! Note: a kube-runtime 5 `Controller` whose watch never listed successfully (API server
+//! unreachable, RBAC missing) does not finish on `graceful_shutdown_on` (its runner waits
+//! for the store to become ready); the grace period above is what ends it.
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
