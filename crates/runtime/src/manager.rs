@@ -31,6 +31,7 @@ use tokio::sync::watch;
 
 use crate::args::{ManagerArgs, parse_bind_address};
 use crate::auth::{KubeAuthorizer, MetricsAuthorizer};
+use crate::auth_cache::CachingAuthorizer;
 use crate::context::{ControllerContext, Shutdown};
 use crate::health::{self, Readiness};
 use crate::leader::LeaderElectionConfig;
@@ -190,8 +191,9 @@ impl Manager {
             return Ok((None, None));
         }
         let tls = tls::server_config(self.args.metrics_cert_dir.as_deref())?;
-        let authorizer: Arc<dyn MetricsAuthorizer> =
-            Arc::new(KubeAuthorizer::new(self.client.clone()));
+        let authorizer: Arc<dyn MetricsAuthorizer> = Arc::new(CachingAuthorizer::new(
+            KubeAuthorizer::new(self.client.clone()),
+        ));
         Ok((Some(tls), Some(authorizer)))
     }
 }
