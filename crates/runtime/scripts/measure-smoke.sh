@@ -7,6 +7,8 @@ set -euo pipefail
 crate_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 idle_seconds="${IDLE_SECONDS:-5}"
 health_port="${HEALTH_PORT:-18981}"
+# Secure metrics (TLS with a generated certificate) on by default, as in a real operator.
+metrics_address="${METRICS_BIND_ADDRESS:-127.0.0.1:18982}"
 
 binary="$(cd "$crate_dir" && cargo build --release -p rusty-sdk-runtime --example manager_smoke \
     --message-format=json 2>/dev/null \
@@ -31,7 +33,7 @@ current-context: nowhere
 KUBECONFIG
 
 KUBECONFIG="$work/kubeconfig" RUST_LOG=warn "$binary" \
-    --health-probe-bind-address="127.0.0.1:$health_port" --metrics-bind-address=0 \
+    --health-probe-bind-address="127.0.0.1:$health_port" --metrics-bind-address="$metrics_address" \
     2>"$work/stderr.log" &
 pid=$!
 
