@@ -11,6 +11,7 @@ use crate::funcs::{self, TemplateHandle};
 use crate::load::Chart;
 
 mod check;
+mod locate;
 mod objects;
 pub(crate) mod rewrite;
 
@@ -174,10 +175,13 @@ pub fn render(
     let handle = TemplateHandle::default();
     let funcs = funcs::all(&handle);
     let mut set = Template::new("").funcs(funcs.clone());
+    let mut action_maps = BTreeMap::new();
     for r in &renderables {
+        let (source, map) = rewrite::rewrite_with_map(&r.source);
+        action_maps.insert(r.name.as_str(), map);
         let parsed = Template::new(&r.name)
             .funcs(funcs.clone())
-            .parse(&rewrite::rewrite(&r.source))
+            .parse(&source)
             .map_err(|e| parse_error(&r.name, e))?;
         for def in parsed.templates() {
             if let Some((line, func)) = parsed
@@ -210,9 +214,16 @@ pub fn render(
                 ("BasePath", string(&r.base_path)),
             ]),
         );
+        let data = Value::Map(Arc::new(top));
         let text = set
-            .execute_template_to_string(&r.name, &Value::Map(Arc::new(top)))
-            .map_err(|e| exec_error(&r.name, e))?;
+            .execute_template_to_string(&r.name, &data)
+            .map_err(|e| {
+                let located = |hint: Option<&str>| {
+                    let map = action_maps.get(r.name.as_str())?;
+                    locate::error_location(&set, &r.name, &data, &r.source, map, hint)
+                };
+                exec_error(&r.name, e, located)
+            })?;
         out.insert(r.name.clone(), text.replace("<no value>", ""));
     }
     Ok(out)
@@ -295,10 +306,37 @@ fn parse_error(name: &str, e: TemplateError) -> RenderError {
     }
 }
 
-fn exec_error(name: &str, e: TemplateError) -> RenderError {
+fn exec_error(
+    name: &str,
+    e: TemplateError,
+    located: impl Fn(Option<&str>) -> Option<(usize, usize, String)>,
+) -> RenderError {
     let message = match e {
         TemplateError::Exec(m) => m,
         other => other.to_string(),
     };
-    RenderError::Execute(format!("template: {name}: executing \"{name}\": {message}"))
+    // The call Go would point at: the include/tpl that failed, or fail/required.
+    let mut parts = message.split(funcs::helm::FAIL_MARK);
+    let (head, function, user_message) = (parts.next(), parts.next(), parts.next());
+    let hint = if message.starts_with("error calling include") {
+        Some("include")
+    } else if message.starts_with("error calling tpl") {
+        Some("tpl")
+    } else {
+        function
+    };
+    let location = located(hint);
+    match (user_message, location) {
+        (Some(msg), Some((line, col, _))) => {
+            RenderError::Execute(format!("execution error at ({name}:{line}:{col}): {msg}"))
+        }
+        (Some(msg), None) => RenderError::Execute(format!("execution error at ({name}): {msg}")),
+        (None, Some((line, col, action))) => RenderError::Execute(format!(
+            "template: {name}:{line}:{col}: executing \"{name}\" at <{action}>: {}",
+            head.unwrap_or_default()
+        )),
+        (None, None) => {
+            RenderError::Execute(format!("template: {name}: executing \"{name}\": {message}"))
+        }
+    }
 }

@@ -15,22 +15,52 @@ const KEYWORDS: &[&str] = &[
 
 /// Rewrite a template's source (see the module docs).
 pub fn rewrite(src: &str) -> String {
+    rewrite_with_map(src).0
+}
+
+/// Where each action starts, in the rewritten and in the original source: lets an error
+/// position in the rewritten text point back at the chart's own file.
+#[derive(Debug, Default, Clone)]
+pub struct ActionMap {
+    /// (offset in rewritten text, offset in original text, length of the original action)
+    starts: Vec<(usize, usize, usize)>,
+}
+
+impl ActionMap {
+    /// The original action (offset and text including `{{ }}`) containing `offset` of the
+    /// rewritten text.
+    pub fn original_action<'a>(
+        &self,
+        original: &'a str,
+        offset: usize,
+    ) -> Option<(usize, &'a str)> {
+        let idx = self.starts.partition_point(|(rew, _, _)| *rew <= offset);
+        let (_, orig, len) = *self.starts.get(idx.checked_sub(1)?)?;
+        Some((orig, original.get(orig..orig + len)?))
+    }
+}
+
+/// [`rewrite`] plus the map from rewritten to original action positions.
+pub fn rewrite_with_map(src: &str) -> (String, ActionMap) {
     let mut out = String::with_capacity(src.len() + src.len() / 8);
+    let mut map = ActionMap::default();
     let mut rest = src;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(len) = action_len(after) else {
             out.push_str(&rest[start..]);
-            return out;
+            return (out, map);
         };
+        let original_offset = src.len() - rest.len() + start;
+        map.starts.push((out.len(), original_offset, len + 4));
         out.push_str("{{");
         out.push_str(&rewrite_action(&after[..len]));
         out.push_str("}}");
         rest = &after[len + 2..];
     }
     out.push_str(rest);
-    out
+    (out, map)
 }
 
 /// Length of the action body up to (not including) its closing `}}`.

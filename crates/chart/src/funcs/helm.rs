@@ -26,6 +26,14 @@ impl TemplateHandle {
     }
 }
 
+/// Marks errors from `fail` and `required` (`\u{E000}<function>\u{E000}<message>`), which
+/// Helm reports as `execution error at (<file>:<line>:<col>): <message>`.
+pub const FAIL_MARK: char = '\u{E000}';
+
+fn user_error(function: &str, message: String) -> gotmpl::TemplateError {
+    fail(format!("{FAIL_MARK}{function}{FAIL_MARK}{message}"))
+}
+
 /// Helm stops runaway recursion of include/tpl.
 const MAX_INCLUDE_DEPTH: usize = 1000;
 
@@ -93,11 +101,13 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
         })
     });
     add(&mut m, "required", |a| match arg(a, 1) {
-        Value::Nil => Err(fail(strval(arg(a, 0)))),
-        Value::String(s) if s.is_empty() => Err(fail(strval(arg(a, 0)))),
+        Value::Nil => Err(user_error("required", strval(arg(a, 0)))),
+        Value::String(s) if s.is_empty() => Err(user_error("required", strval(arg(a, 0)))),
         v => Ok(v.clone()),
     });
-    add(&mut m, "fail", |a| Err(fail(strval(arg(a, 0)))));
+    add(&mut m, "fail", |a| {
+        Err(user_error("fail", strval(arg(a, 0))))
+    });
     add(&mut m, "lookup", |_| Ok(convert::map([])));
     add(&mut m, "toYaml", |a| {
         Ok(super::string(yaml_text(arg(a, 0))))
