@@ -55,9 +55,25 @@ fn coalesce_defaults(chart: &Chart, dest: &mut Map<String, Value>) {
             }
             Some(_) => {}
             None => {
-                dest.insert(key.clone(), default.clone());
+                if !default.is_null() {
+                    dest.insert(key.clone(), without_nulls(default));
+                }
             }
         }
+    }
+}
+
+/// A default value with its null map entries removed (Helm 4 drops nulls of chart
+/// defaults at any map depth; lists are kept as they are).
+fn without_nulls(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_nulls(v)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -70,7 +86,9 @@ pub(crate) fn coalesce_tables(dst: &mut Map<String, Value>, src: &Map<String, Va
                 dst.remove(key);
             }
             None => {
-                dst.insert(key.clone(), val.clone());
+                if !val.is_null() {
+                    dst.insert(key.clone(), without_nulls(val));
+                }
             }
             Some(Value::Object(dv)) => {
                 if let Value::Object(sv) = val {
@@ -150,6 +168,18 @@ mod tests {
             json!({"a": null, "m": {"x": null}}),
         );
         assert_eq!(out, json!({"m": {"y": 2}}));
+    }
+
+    #[test]
+    fn null_defaults_are_dropped_but_user_nulls_for_new_keys_stay() {
+        let out = merged(
+            json!({"top": null, "m": {"a": null, "b": 1}, "l": [null, {"e": null}]}),
+            json!({"extra": null, "m": {"new": null}}),
+        );
+        assert_eq!(
+            out,
+            json!({"extra": null, "m": {"new": null, "b": 1}, "l": [null, {"e": null}]})
+        );
     }
 
     #[test]
