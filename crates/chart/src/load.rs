@@ -116,8 +116,9 @@ impl Chart {
                         #[serde(default)]
                         dependencies: Vec<Dependency>,
                     }
-                    let reqs: Requirements = serde_yaml::from_str(&file.text())
-                        .map_err(|e| invalid("requirements.yaml", e.to_string()))?;
+                    let reqs: Requirements = crate::yaml::parse(&file.text())
+                        .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+                        .map_err(|e| invalid("requirements.yaml", e))?;
                     metadata.dependencies = reqs.dependencies;
                 }
                 _ if name.starts_with("templates/") => chart.templates.push(file),
