@@ -116,7 +116,11 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
         Ok(super::string(yaml_text(arg(a, 0))))
     });
     add(&mut m, "toYamlPretty", |a| {
-        Ok(super::string(yaml_text(arg(a, 0))))
+        let yaml = yaml_emit::to_yaml_pretty(arg(a, 0));
+        Ok(super::string(yaml.strip_suffix('\n').unwrap_or(&yaml)))
+    });
+    add(&mut m, "toToml", |a| {
+        Ok(super::string(super::toml::to_toml(arg(a, 0))))
     });
     add(&mut m, "toJson", |a| {
         Ok(super::string(go_json::to_json(arg(a, 0))))

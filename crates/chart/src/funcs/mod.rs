@@ -8,6 +8,7 @@ pub mod basic;
 pub mod files;
 pub mod go_json;
 pub mod helm;
+pub mod toml;
 pub mod yaml_emit;
 
 pub use helm::TemplateHandle;

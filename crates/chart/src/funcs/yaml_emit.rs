@@ -10,7 +10,22 @@ const BEST_INDENT: usize = 2;
 
 /// The YAML text go-yaml v2 emits for `v` (with its trailing newline).
 pub fn to_yaml(v: &Value) -> String {
-    let mut e = Emitter::default();
+    emit(v, Emitter::default())
+}
+
+/// Helm's `toYamlPretty` (go-yaml v3, indent 2): sequences under a key are indented and
+/// long lines are not folded.
+pub fn to_yaml_pretty(v: &Value) -> String {
+    emit(
+        v,
+        Emitter {
+            pretty: true,
+            ..Emitter::default()
+        },
+    )
+}
+
+fn emit(v: &Value, mut e: Emitter) -> String {
     e.node(v, 0, Context::Document);
     if !e.out.ends_with('\n') {
         e.out.push('\n');
@@ -26,6 +41,7 @@ enum Context {
 }
 
 struct Emitter {
+    pretty: bool,
     out: String,
     column: usize,
     whitespace: bool,
@@ -35,6 +51,7 @@ struct Emitter {
 impl Default for Emitter {
     fn default() -> Self {
         Emitter {
+            pretty: false,
             out: String::new(),
             column: 0,
             whitespace: true,
@@ -44,6 +61,10 @@ impl Default for Emitter {
 }
 
 impl Emitter {
+    fn width(&self) -> usize {
+        if self.pretty { usize::MAX } else { BEST_WIDTH }
+    }
+
     fn put(&mut self, c: char) {
         self.out.push(c);
         self.column += 1;
@@ -116,7 +137,7 @@ impl Emitter {
                 // Sequences directly under a mapping key are not indented.
                 let seq_indent = match ctx {
                     Context::Document => 0,
-                    Context::MappingValue if !self.indention => indent,
+                    Context::MappingValue if !self.indention && !self.pretty => indent,
                     _ => indent + BEST_INDENT,
                 };
                 for item in items.iter() {
@@ -128,6 +149,11 @@ impl Emitter {
             Value::Map(_) => self.flow_empty("{", "}"),
             Value::List(_) => self.flow_empty("[", "]"),
             Value::String(s) => self.scalar_string(s, scalar_indent, false),
+            // go-yaml v3 prints float64 values itself, without the JSON step.
+            Value::Float(f) if self.pretty && f.is_finite() => {
+                let text = gofmt::format_float(*f);
+                self.write_plain(&text, scalar_indent, true);
+            }
             other => {
                 let text = plain_text(other);
                 self.write_plain(&text, scalar_indent, true);
@@ -177,7 +203,7 @@ impl Emitter {
             if c == ' ' {
                 if allow_breaks
                     && !spaces
-                    && self.column > BEST_WIDTH
+                    && self.column > self.width()
                     && chars.get(i + 1) != Some(&' ')
                 {
                     self.write_indent(indent);
@@ -203,7 +229,7 @@ impl Emitter {
             if c == ' ' {
                 if allow_breaks
                     && !spaces
-                    && self.column > BEST_WIDTH
+                    && self.column > self.width()
                     && i != 0
                     && i != last
                     && chars.get(i + 1) != Some(&' ')
@@ -254,7 +280,7 @@ impl Emitter {
                 }
                 spaces = false;
             } else if c == ' ' {
-                if allow_breaks && !spaces && self.column > BEST_WIDTH && i != 0 && i != last {
+                if allow_breaks && !spaces && self.column > self.width() && i != 0 && i != last {
                     self.write_indent(indent);
                     if chars.get(i + 1) == Some(&' ') {
                         self.put('\\');
