@@ -10,6 +10,7 @@ pub mod go_json;
 pub mod helm;
 pub mod toml;
 pub mod yaml_emit;
+mod yaml_scalar;
 
 pub use helm::TemplateHandle;
 
