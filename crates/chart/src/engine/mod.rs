@@ -38,10 +38,12 @@ pub fn render(
     let chart = crate::dependencies::process(chart, values);
     let merged = crate::values::coalesce(&chart, values);
     crate::schema::validate_chart_values(&chart, &merged)?;
-    let caps = objects::capabilities_object(&opts.capabilities);
-    let release = objects::release_object(opts);
+    let shared = SharedObjects {
+        release: objects::release_object(opts),
+        capabilities: objects::capabilities_object(&opts.capabilities),
+    };
     let mut renderables = Vec::new();
-    collect(&chart, &merged, "", true, &caps, &release, &mut renderables);
+    collect(&chart, &merged, "", true, &shared, &mut renderables);
     // Helm parses deepest paths first and, at equal depth, in reverse name order, so
     // a parent chart's `define` wins over a subchart's.
     renderables.sort_by(|a, b| {
@@ -105,30 +107,41 @@ pub fn render(
     Ok(out)
 }
 
+/// Gather the templates of `chart` and its subcharts with the objects each renders with;
+/// returns `chart`'s own top-level object (its parent's `.Subcharts.<name>`).
 fn collect(
     chart: &Chart,
     values: &serde_json::Value,
     parent_path: &str,
     is_root: bool,
-    caps: &Value,
-    release: &Value,
+    shared: &SharedObjects,
     out: &mut Vec<Renderable>,
-) {
+) -> Value {
     let path = if parent_path.is_empty() {
         chart.name().to_string()
     } else {
         format!("{parent_path}/charts/{}", chart.name())
     };
+    let mut subcharts = BTreeMap::new();
+    for sub in &chart.dependencies {
+        let sub_values = values
+            .get(sub.name())
+            .cloned()
+            .unwrap_or(serde_json::Value::Null);
+        let sub_top = collect(sub, &sub_values, &path, false, shared, out);
+        subcharts.insert(Arc::from(sub.name()), sub_top);
+    }
     let scoped = match values {
         serde_json::Value::Object(_) => values.clone(),
         _ => serde_json::Value::Object(Default::default()),
     };
     let top: BTreeMap<Arc<str>, Value> = [
         ("Values", to_template(&scoped)),
-        ("Release", release.clone()),
+        ("Release", shared.release.clone()),
         ("Chart", objects::chart_object(&chart.metadata, is_root)),
-        ("Capabilities", caps.clone()),
+        ("Capabilities", shared.capabilities.clone()),
         ("Files", objects::files_object(chart)),
+        ("Subcharts", Value::Map(Arc::new(subcharts))),
     ]
     .into_iter()
     .map(|(k, v)| (Arc::from(k), v))
@@ -151,13 +164,13 @@ fn collect(
             render: !partial,
         });
     }
-    for sub in &chart.dependencies {
-        let sub_values = values
-            .get(sub.name())
-            .cloned()
-            .unwrap_or(serde_json::Value::Null);
-        collect(sub, &sub_values, &path, false, caps, release, out);
-    }
+    Value::Map(Arc::new(top))
+}
+
+/// Objects every template of a render shares.
+struct SharedObjects {
+    release: Value,
+    capabilities: Value,
 }
 
 fn parse_error(name: &str, e: TemplateError) -> RenderError {
