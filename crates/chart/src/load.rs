@@ -1,39 +1,13 @@
 //! Loading a chart from a directory or a .tgz archive into memory.
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
+use crate::chart::{Chart, ChartFile};
 use crate::error::ChartError;
 use crate::helmignore::HelmIgnore;
 use crate::metadata::{ChartMetadata, Dependency};
-
-/// A file of a chart: its chart-relative path and contents.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChartFile {
-    pub name: String,
-    pub data: Vec<u8>,
-}
-
-impl ChartFile {
-    /// The contents as text (invalid UTF-8 replaced).
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.data).into_owned()
-    }
-}
-
-/// A loaded Helm chart with its subcharts.
-#[derive(Debug, Clone)]
-pub struct Chart {
-    pub(crate) source: PathBuf,
-    pub(crate) metadata: ChartMetadata,
-    pub(crate) values: Value,
-    pub(crate) values_yaml: String,
-    pub(crate) schema: Option<Value>,
-    pub(crate) templates: Vec<ChartFile>,
-    pub(crate) files: Vec<ChartFile>,
-    pub(crate) dependencies: Vec<Chart>,
-}
 
 impl Chart {
     /// Load a chart from a directory or a `.tgz`/`.tar.gz` archive.

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::chart::Chart;
 use crate::error::{ManifestError, ObjectsError};
-use crate::load::Chart;
 
 /// One object of a render.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,7 @@
 //! subcharts see their own section, and `global` flows from parents to subcharts.
 use serde_json::{Map, Value};
 
-use crate::load::Chart;
+use crate::chart::Chart;
 
 /// The values a chart renders with (Helm's `CoalesceValues`): `user` over the defaults of
 /// `chart` and of every subchart (under the subchart's name), globals copied down.
@@ -139,11 +139,11 @@ mod tests {
 
     fn merged(defaults: Value, user: Value) -> Value {
         let files = vec![
-            crate::load::ChartFile {
+            crate::chart::ChartFile {
                 name: "Chart.yaml".into(),
                 data: b"apiVersion: v2\nname: t\nversion: 0.1.0\n".to_vec(),
             },
-            crate::load::ChartFile {
+            crate::chart::ChartFile {
                 name: "values.yaml".into(),
                 data: serde_json::to_vec(&defaults).unwrap(),
             },

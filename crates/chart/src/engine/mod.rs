@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use gotmpl::{Template, TemplateError, Value};
 
+use crate::chart::Chart;
 use crate::convert::{map, string, to_template};
 use crate::error::RenderError;
 use crate::funcs::{self, TemplateHandle};
-use crate::load::Chart;
 
 mod check;
 mod locate;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use gotmpl::Value;
 
 use super::{Capabilities, RenderOptions};
+use crate::chart::Chart;
 use crate::convert::{map, string, to_template};
-use crate::load::Chart;
 use crate::metadata::ChartMetadata;
 
 fn strings(items: &[String]) -> Value {
