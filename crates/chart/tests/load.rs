@@ -232,3 +232,29 @@ fn crds_of_chart_and_subcharts_are_listed() {
     assert_eq!(crds[0].name, "hooks-crds/crds/widgets.yaml");
     assert!(crds[0].text().contains("kind: CustomResourceDefinition"));
 }
+
+#[test]
+fn runaway_include_recursion_is_an_error_not_a_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        &[
+            ("Chart.yaml", "apiVersion: v2\nname: r\nversion: 0.1.0\n"),
+            (
+                "templates/a.yaml",
+                "{{- define \"loop\" }}{{ include \"loop\" . }}{{ end }}\nx: {{ include \"loop\" . }}\n",
+            ),
+        ],
+    );
+    let chart = Chart::load(tmp.path()).unwrap();
+    let err = render(&chart, &serde_json::json!({}), &Default::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("template: r/templates/a.yaml:2:6:"),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("nested reference name: loop"),
+        "{err}"
+    );
+}

@@ -36,6 +36,8 @@ fn user_error(function: &str, message: String) -> gotmpl::TemplateError {
 
 /// Helm stops runaway recursion of include/tpl.
 const MAX_INCLUDE_DEPTH: usize = 1000;
+const STACK_RED_ZONE: usize = 512 * 1024;
+const STACK_SEGMENT: usize = 8 * 1024 * 1024;
 
 thread_local! {
     static DEPTH: Cell<usize> = const { Cell::new(0) };
@@ -54,7 +56,8 @@ fn nested<T>(
             "rendering template has a nested reference name: {name}: unable to execute template"
         )))
     } else {
-        f()
+        // Deep include chains would overflow a thread's stack; grow it on the heap.
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
     };
     DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
     result
