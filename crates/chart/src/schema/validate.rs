@@ -274,3 +274,50 @@ fn with_root(sub: &Value, root: &Value) -> Value {
     }
     copy
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Messages as Helm 4.2's validator words them (checked with the real engine).
+    #[test]
+    fn violations_read_like_helms() {
+        let schema = json!({"type": "object", "required": ["must"], "additionalProperties": false,
+            "properties": {"e": {"enum": ["a", "b"]}, "n": {"type": "integer", "minimum": 3},
+                "s": {"type": "string", "maxLength": 3}, "l": {"type": "array", "minItems": 2, "items": {"type": "string"}},
+                "c": {"const": "k"}, "o": {"type": "object", "properties": {"i": {"type": "boolean"}}}}});
+        let value = json!({"e": "z", "n": 1, "s": "abcd", "l": [1], "c": "q", "o": {"i": "no"}, "bogus": 1});
+        let errors = validate_json_schema(&value, &schema).unwrap_err();
+        for wanted in [
+            "at '': missing property 'must'",
+            "at '/e': value must be one of 'a', 'b'",
+            "at '/n': minimum: got 1, want 3",
+            "at '/s': maxLength: got 4, want 3",
+            "at '/l': minItems: got 1, want 2",
+            "at '/l/0': got number, want string",
+            "at '/c': value must be 'k'",
+            "at '/o/i': got string, want boolean",
+            "at '': additional properties 'bogus' not allowed",
+        ] {
+            assert!(
+                errors.iter().any(|e| e == wanted),
+                "missing {wanted:?} in {errors:?}"
+            );
+        }
+        assert_eq!(errors.len(), 9);
+    }
+
+    #[test]
+    fn structural_validation_flags_fields_that_would_be_pruned() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "integer"},
+            "open": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            "maybe": {"type": "string", "nullable": true}}});
+        assert!(
+            validate_against_schema(&json!({"a": 1, "open": {"x": [1]}, "maybe": null}), &schema)
+                .is_ok()
+        );
+        let errors = validate_against_schema(&json!({"zzz": 1}), &schema).unwrap_err();
+        assert_eq!(errors, ["at '': unknown field 'zzz' would be pruned"]);
+    }
+}
