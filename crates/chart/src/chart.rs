@@ -58,6 +58,14 @@ impl Chart {
         self.schema.as_ref()
     }
 
+    /// The values a render with `user` values sees at the top level: dependencies
+    /// processed, user values over the defaults, subchart sections and globals filled in
+    /// (Helm's `helm template --debug` "COMPUTED VALUES").
+    pub fn merged_values(&self, user: &Value) -> Value {
+        let processed = crate::dependencies::process(self, user);
+        crate::values::coalesce(&processed, user)
+    }
+
     /// Where the chart was loaded from.
     pub fn source(&self) -> &std::path::Path {
         &self.source

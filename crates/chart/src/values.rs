@@ -189,6 +189,22 @@ mod tests {
     }
 
     #[test]
+    fn merged_values_fill_subchart_sections_and_globals() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/charts/parent");
+        let chart = Chart::load(&dir).unwrap();
+        let merged = chart.merged_values(&json!({"child": {"replicas": 5}}));
+        assert_eq!(merged["child"]["replicas"], json!(5));
+        assert_eq!(merged["child"]["greeting"], json!("hello from parent"));
+        assert_eq!(merged["child"]["global"]["env"], json!("production"));
+        assert_eq!(merged["child"]["global"]["region"], json!("eu-west-1"));
+        assert_eq!(merged["exportedValue"], json!("from-child-exports"));
+        assert!(
+            merged.get("extra").is_none(),
+            "extra is disabled by its tag"
+        );
+    }
+
+    #[test]
     fn parent_globals_win_over_subchart_globals() {
         let mut sub = json!({"global": {"a": "sub", "b": "sub", "m": {"x": 1, "y": 1}}})
             .as_object()
