@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gotmpl::{Template, TemplateError, Value};
+use gotmpl::{TemplateError, Value};
 
 use crate::chart::Chart;
 use crate::convert::{map, string, to_template};
@@ -14,6 +14,7 @@ mod check;
 mod locate;
 mod objects;
 mod options;
+mod template_set;
 
 pub use options::{Capabilities, HelmVersion, KubeVersion, RenderOptions};
 pub(crate) mod rewrite;
@@ -52,52 +53,27 @@ pub fn render(
     });
     let handle = TemplateHandle::default();
     let funcs = funcs::all(&handle);
-    let mut set = Template::new("").funcs(funcs.clone());
-    let mut action_maps = BTreeMap::new();
-    for r in &renderables {
-        let (source, map) = rewrite::rewrite_with_map(&r.source);
-        action_maps.insert(r.name.as_str(), map);
-        let parsed = Template::new(&r.name)
-            .funcs(funcs.clone())
-            .parse(&source)
-            .map_err(|e| parse_error(&r.name, e))?;
-        for def in parsed.templates() {
-            if let Some((line, func)) = parsed
-                .lookup(def)
-                .and_then(|t| check::undefined_function(t, &funcs))
-            {
-                return Err(RenderError::Parse {
-                    template: r.name.clone(),
-                    line,
-                    col: 0,
-                    message: format!("function {func:?} not defined"),
-                });
-            }
-        }
-        for def in parsed.templates() {
-            if let Some(tree) = parsed.lookup(def) {
-                set = set.add_parse_tree(def, tree.clone());
-            }
-        }
-    }
-    let set = Arc::new(set);
+    let parsed = template_set::parse_all(&renderables, &funcs)?;
+    let set = Arc::new(parsed.set);
     handle.set(&set);
     let mut out = BTreeMap::new();
     for r in renderables.iter().filter(|r| r.render) {
+        if let Some(text) = parsed.static_output.get(&r.name) {
+            out.insert(r.name.clone(), text.clone());
+            continue;
+        }
         let mut top = r.top.clone();
-        top.insert(
-            Arc::from("Template"),
-            map([
-                ("Name", string(&r.name)),
-                ("BasePath", string(&r.base_path)),
-            ]),
-        );
+        let template = map([
+            ("Name", string(&r.name)),
+            ("BasePath", string(&r.base_path)),
+        ]);
+        top.insert(Arc::from("Template"), template);
         let data = Value::Map(Arc::new(top));
         let text = set
             .execute_template_to_string(&r.name, &data)
             .map_err(|e| {
                 let located = |hint: Option<&str>| {
-                    let map = action_maps.get(r.name.as_str())?;
+                    let map = parsed.action_maps.get(&r.name)?;
                     locate::error_location(&set, &r.name, &data, &r.source, map, hint)
                 };
                 exec_error(&r.name, e, located)
@@ -171,28 +147,6 @@ fn collect(
 struct SharedObjects {
     release: Value,
     capabilities: Value,
-}
-
-fn parse_error(name: &str, e: TemplateError) -> RenderError {
-    match e {
-        TemplateError::Parse {
-            line, col, message, ..
-        }
-        | TemplateError::Lex {
-            line, col, message, ..
-        } => RenderError::Parse {
-            template: name.to_string(),
-            line,
-            col,
-            message,
-        },
-        other => RenderError::Parse {
-            template: name.to_string(),
-            line: 0,
-            col: 0,
-            message: other.to_string(),
-        },
-    }
 }
 
 fn exec_error(

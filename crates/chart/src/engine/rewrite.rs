@@ -116,7 +116,14 @@ fn rewrite_action(body: &str) -> String {
     let core = &body[lead..body.len() - trail];
     let trimmed = core.trim();
     if trimmed.starts_with("/*") {
-        return body.to_string();
+        // gotmpl trims after `{{- /* c */}}` as if it were `-}}`; an empty string action
+        // trims exactly as the comment should. Newlines are kept for line numbers.
+        let newlines = "\n".repeat(core.matches('\n').count());
+        return format!(
+            "{} \"\"{newlines} {}",
+            &body[..lead],
+            &body[body.len() - trail..]
+        );
     }
     let mut new_core = rewrite_methods(core);
     if is_output_action(trimmed) {
@@ -293,7 +300,9 @@ mod tests {
             rewrite("{{ $x := 1 }}{{ if .a }}{{ end }}"),
             "{{ $x := 1 }}{{ if .a }}{{ end }}"
         );
-        assert_eq!(rewrite("{{/* }} */}}"), "{{/* }} */}}");
+        assert_eq!(rewrite("{{/* }} */}}"), "{{ \"\" }}");
+        assert_eq!(rewrite("{{- /* a\nb */}}"), "{{- \"\"\n }}");
+        assert_eq!(rewrite("{{- /* c */ -}}"), "{{- \"\" -}}");
         assert_eq!(rewrite("{{ \"}}\" }}"), "{{ \"}}\" | helmPrint }}");
     }
 
