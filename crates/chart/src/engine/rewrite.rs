@@ -125,10 +125,16 @@ fn rewrite_action(body: &str) -> String {
             &body[body.len() - trail..]
         );
     }
-    let mut new_core = rewrite_methods(core);
+    let mut new_core = binary_safe_base64(&rewrite_methods(core));
     if is_output_action(trimmed) {
         let end = new_core.trim_end().len();
         new_core.insert_str(end, " | helmPrint");
+    }
+    if let Some((declared, target)) = mutation_of_variable(trimmed) {
+        // Go's dicts are shared references: `set $d …` changes `$d` itself. gotmpl's
+        // values are immutable, so store the result back: `{{ $_ := set $d … }}{{ $d = $_ }}`.
+        new_core.truncate(new_core.trim_end().len());
+        new_core.push_str(&format!(" }}}}{{{{ {target} = {declared} "));
     }
     format!(
         "{}{}{}",
@@ -136,6 +142,61 @@ fn rewrite_action(body: &str) -> String {
         new_core,
         &body[body.len() - trail..]
     )
+}
+
+/// `helmFilesGet F X | b64enc` → `helmFilesGetBase64 F X`: the bytes of a binary file do
+/// not survive being a template string, so encode them straight from the file.
+fn binary_safe_base64(core: &str) -> String {
+    let Some(start) = core.find("helmFilesGet ") else {
+        return core.to_string();
+    };
+    let after = &core[start..];
+    let Some(pipe) = after.find('|') else {
+        return core.to_string();
+    };
+    let rest = after[pipe + 1..].trim_start();
+    let is_b64 = rest
+        .strip_prefix("b64enc")
+        .is_some_and(|r| r.is_empty() || r.starts_with([' ', '|', ')']));
+    // Only a plain call: no nested pipeline, and the `|` not inside a string literal.
+    let call_text = &after[..pipe];
+    if !is_b64 || call_text.contains('(') || call_text.matches('"').count() % 2 == 1 {
+        return core.to_string();
+    }
+    let call = after[..pipe]
+        .trim_end()
+        .replacen("helmFilesGet ", "helmFilesGetBase64 ", 1);
+    let tail = &rest["b64enc".len()..];
+    format!("{}{call}{tail}", &core[..start])
+}
+
+/// Functions that change the dict given as their first argument, in Go.
+const MUTATORS: &[&str] = &[
+    "set",
+    "unset",
+    "merge",
+    "mergeOverwrite",
+    "mustMerge",
+    "mustMergeOverwrite",
+];
+
+/// `$a := set $d …` (one command, `$d` a plain variable): the two variable names.
+fn mutation_of_variable(trimmed: &str) -> Option<(String, String)> {
+    if trimmed.contains('|') || trimmed.contains('(') {
+        return None;
+    }
+    let mut words = trimmed.split_whitespace();
+    let declared = words.next().filter(|w| is_variable(w))?;
+    let op = words.next().filter(|w| *w == ":=" || *w == "=")?;
+    let func = words.next().filter(|w| MUTATORS.contains(w))?;
+    let target = words.next().filter(|w| is_variable(w) && *w != "$")?;
+    let _ = (op, func);
+    (declared != target).then(|| (declared.to_string(), target.to_string()))
+}
+
+fn is_variable(word: &str) -> bool {
+    word.strip_prefix('$')
+        .is_some_and(|rest| rest.chars().all(|c| c.is_alphanumeric() || c == '_'))
 }
 
 fn is_output_action(trimmed: &str) -> bool {
@@ -304,6 +365,38 @@ mod tests {
         assert_eq!(rewrite("{{- /* a\nb */}}"), "{{- \"\"\n }}");
         assert_eq!(rewrite("{{- /* c */ -}}"), "{{- \"\" -}}");
         assert_eq!(rewrite("{{ \"}}\" }}"), "{{ \"}}\" | helmPrint }}");
+    }
+
+    #[test]
+    fn base64_of_a_file_reads_its_bytes() {
+        assert_eq!(
+            rewrite("{{ .Files.Get \"f.bz2\" | b64enc }}"),
+            "{{ helmFilesGetBase64 .Files \"f.bz2\" | helmPrint }}"
+        );
+        assert_eq!(
+            rewrite("{{ .Files.Get $p | b64enc | quote }}"),
+            "{{ helmFilesGetBase64 .Files $p | quote | helmPrint }}"
+        );
+    }
+
+    #[test]
+    fn dict_mutations_are_stored_back_in_the_variable() {
+        assert_eq!(
+            rewrite("{{- $_ := set $d \"k\" 1 -}}"),
+            "{{- $_ := set $d \"k\" 1 }}{{ $d = $_ -}}"
+        );
+        assert_eq!(
+            rewrite("{{ $m = merge $dst $src }}"),
+            "{{ $m = merge $dst $src }}{{ $dst = $m }}"
+        );
+        assert_eq!(
+            rewrite("{{ $_ := set . \"k\" 1 }}"),
+            "{{ $_ := set . \"k\" 1 }}"
+        );
+        assert_eq!(
+            rewrite("{{ $_ := set $d.x \"k\" 1 }}"),
+            "{{ $_ := set $d.x \"k\" 1 }}"
+        );
     }
 
     #[test]
