@@ -28,6 +28,8 @@ pub struct Chart {
     pub(crate) values_yaml: String,
     pub(crate) schema: Option<Value>,
     pub(crate) templates: Vec<ChartFile>,
+    /// Parsed template sets of earlier renders (shared by clones of this chart).
+    pub(crate) render_cache: crate::engine::RenderCache,
     pub(crate) files: Vec<ChartFile>,
     pub(crate) dependencies: Vec<Chart>,
 }

@@ -57,6 +57,7 @@ impl Chart {
             values_yaml: String::new(),
             schema: None,
             templates: Vec::new(),
+            render_cache: Default::default(),
             files: Vec::new(),
             dependencies: Vec::new(),
         };

@@ -8,13 +8,14 @@ use gotmpl::{TemplateError, Value};
 use crate::chart::Chart;
 use crate::convert::{map, string, to_template};
 use crate::error::RenderError;
-use crate::funcs::{self, TemplateHandle};
 
 mod check;
 mod locate;
 mod objects;
 mod options;
 mod template_set;
+
+pub(crate) use template_set::RenderCache;
 
 pub use options::{Capabilities, HelmVersion, KubeVersion, RenderOptions};
 pub(crate) mod rewrite;
@@ -51,11 +52,8 @@ pub fn render(
         let (da, db) = (a.name.matches('/').count(), b.name.matches('/').count());
         db.cmp(&da).then_with(|| b.name.cmp(&a.name))
     });
-    let handle = TemplateHandle::default();
-    let funcs = funcs::all(&handle);
-    let parsed = template_set::parse_all(&renderables, &funcs)?;
-    let set = Arc::new(parsed.set);
-    handle.set(&set);
+    let parsed = chart.render_cache.get_or_parse(&renderables)?;
+    let set = &parsed.set;
     let mut out = BTreeMap::new();
     for r in renderables.iter().filter(|r| r.render) {
         if let Some(text) = parsed.static_output.get(&r.name) {
@@ -74,7 +72,7 @@ pub fn render(
             .map_err(|e| {
                 let located = |hint: Option<&str>| {
                     let map = parsed.action_maps.get(&r.name)?;
-                    locate::error_location(&set, &r.name, &data, &r.source, map, hint)
+                    locate::error_location(set, &r.name, &data, &r.source, map, hint)
                 };
                 exec_error(&r.name, e, located)
             })?;
@@ -159,7 +157,7 @@ fn exec_error(
         other => other.to_string(),
     };
     // The call Go would point at: the include/tpl that failed, or fail/required.
-    let mut parts = message.split(funcs::helm::FAIL_MARK);
+    let mut parts = message.split(crate::funcs::helm::FAIL_MARK);
     let (head, function, user_message) = (parts.next(), parts.next(), parts.next());
     let hint = if message.starts_with("error calling include") {
         Some("include")

@@ -1,15 +1,51 @@
 //! Parsing every template file of a chart tree into one template set, as Helm does.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use gotmpl::{FuncMap, Template, TemplateError, Value};
 
 use super::rewrite::{self, ActionMap};
 use super::{Renderable, check};
 use crate::error::RenderError;
+use crate::funcs::{self, TemplateHandle};
+
+/// Template sets already parsed for a chart, by the list of template files they hold
+/// (which depends on the subcharts a render enables). Rendering the same chart again
+/// skips parsing; the functions of a set refer to that set only, so it can be reused.
+#[derive(Clone, Default)]
+pub struct RenderCache(Arc<Mutex<HashMap<Vec<String>, Arc<TemplateSet>>>>);
+
+impl std::fmt::Debug for RenderCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RenderCache")
+    }
+}
+
+impl RenderCache {
+    /// The set for `renderables`, parsed on first use.
+    pub(super) fn get_or_parse(
+        &self,
+        renderables: &[Renderable],
+    ) -> Result<Arc<TemplateSet>, RenderError> {
+        let key: Vec<String> = renderables.iter().map(|r| r.name.clone()).collect();
+        let mut cache = self
+            .0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(set) = cache.get(&key) {
+            return Ok(set.clone());
+        }
+        let handle = TemplateHandle::default();
+        let set = Arc::new(parse_all(renderables, &funcs::all(&handle))?);
+        handle.set(&set.set);
+        cache.insert(key, set.clone());
+        Ok(set)
+    }
+}
 
 /// The parsed templates of a render.
 pub struct TemplateSet {
-    pub set: Template,
+    pub set: Arc<Template>,
     /// Per file: how rewritten positions map back to the file (for error positions).
     pub action_maps: BTreeMap<String, ActionMap>,
     /// Files whose body holds no action (only text, comments and `define`s). gotmpl does
@@ -18,7 +54,7 @@ pub struct TemplateSet {
 }
 
 /// Parse `renderables` in order (later `define`s win, as in Go).
-pub fn parse_all(renderables: &[Renderable], funcs: &FuncMap) -> Result<TemplateSet, RenderError> {
+fn parse_all(renderables: &[Renderable], funcs: &FuncMap) -> Result<TemplateSet, RenderError> {
     let mut set = Template::new("").funcs(funcs.clone());
     let mut action_maps = BTreeMap::new();
     let mut static_output = BTreeMap::new();
@@ -52,7 +88,7 @@ pub fn parse_all(renderables: &[Renderable], funcs: &FuncMap) -> Result<Template
         }
     }
     Ok(TemplateSet {
-        set,
+        set: Arc::new(set),
         action_maps,
         static_output,
     })
