@@ -280,6 +280,14 @@ fn method_at(core: &str, i: usize, out: &mut String) -> Option<(usize, String)> 
         let call = format!("helmAPIVersionsHas {receiver}.Capabilities.APIVersions");
         return Some((".Capabilities.APIVersions.Has".len(), call));
     }
+    // Go prints a KubeVersion through its String method: the version text.
+    if let Some(after) = rest.strip_prefix(".Capabilities.KubeVersion")
+        && !after.starts_with(|c: char| c == '.' || c.is_alphanumeric() || c == '_')
+    {
+        let receiver = take_receiver(out);
+        let text = format!("{receiver}.Capabilities.KubeVersion.Version");
+        return Some((".Capabilities.KubeVersion".len(), text));
+    }
     if out.ends_with(')') {
         for method in ["AsConfig", "AsSecrets"] {
             if rest.len() > method.len() && word_at(&rest[1..], method) {
