@@ -3,7 +3,11 @@
 //! * method calls on Helm objects become functions taking the object:
 //!   `.Files.Get "x"` → `helmFilesGet .Files "x"`, `(…).AsConfig` → `(helmFilesAsConfig (…))`,
 //!   `$.Capabilities.APIVersions.Has "v"` → `helmAPIVersionsHas $.Capabilities.APIVersions "v"`;
-//! * output actions get `| helmPrint` so numbers print as Go prints them (`1e+06`).
+//! * output actions get `| helmPrint` so numbers print as Go prints them (`1e+06`);
+//! * comments become empty actions (gotmpl trims after `{{- /* */}}` where Go does not);
+//! * `$_ := set $d …` (and unset/merge) is followed by `$d = $_`, since gotmpl's dicts are
+//!   values where Go's are shared references;
+//! * `.Files.Get x | b64enc` reads the file's bytes (binary files are not strings).
 //!
 //! Only text inside `{{ }}` changes and no line breaks are added, so parse errors keep
 //! their line numbers.
