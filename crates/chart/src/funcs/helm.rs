@@ -125,6 +125,9 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
     add(&mut m, "toToml", |a| {
         Ok(super::string(super::toml::to_toml(arg(a, 0))))
     });
+    add(&mut m, "fromToml", |a| {
+        Ok(super::toml::from_toml(&strval(arg(a, 0))))
+    });
     add(&mut m, "toJson", |a| {
         Ok(super::string(go_json::to_json(arg(a, 0))))
     });

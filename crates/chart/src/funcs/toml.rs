@@ -115,3 +115,33 @@ fn scalar(v: &Value) -> String {
         other => quote(&other.to_string()),
     }
 }
+
+/// Helm's `fromToml`: a TOML document as a map (integers stay integers, as in Go);
+/// a parse error becomes `{"Error": message}`.
+pub fn from_toml(text: &str) -> Value {
+    match text.parse::<toml::Table>() {
+        Ok(table) => table_value(&table),
+        Err(e) => crate::convert::map([("Error", crate::convert::string(e.message()))]),
+    }
+}
+
+fn table_value(table: &toml::Table) -> Value {
+    Value::Map(std::sync::Arc::new(
+        table
+            .iter()
+            .map(|(k, v)| (std::sync::Arc::from(k.as_str()), toml_value(v)))
+            .collect(),
+    ))
+}
+
+fn toml_value(v: &toml::Value) -> Value {
+    match v {
+        toml::Value::String(s) => crate::convert::string(s),
+        toml::Value::Integer(i) => Value::Int(*i),
+        toml::Value::Float(f) => Value::Float(*f),
+        toml::Value::Boolean(b) => Value::Bool(*b),
+        toml::Value::Datetime(d) => crate::convert::string(&d.to_string()),
+        toml::Value::Array(items) => Value::List(items.iter().map(toml_value).collect()),
+        toml::Value::Table(t) => table_value(t),
+    }
+}
