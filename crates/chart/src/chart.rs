@@ -27,10 +27,11 @@ pub struct Chart {
     pub(crate) values: Value,
     pub(crate) values_yaml: String,
     pub(crate) schema: Option<Value>,
-    pub(crate) templates: Vec<ChartFile>,
+    /// Shared, so that the per-render copy made by dependency processing is cheap.
+    pub(crate) templates: std::sync::Arc<Vec<ChartFile>>,
     /// Parsed template sets of earlier renders (shared by clones of this chart).
     pub(crate) render_cache: crate::engine::RenderCache,
-    pub(crate) files: Vec<ChartFile>,
+    pub(crate) files: std::sync::Arc<Vec<ChartFile>>,
     pub(crate) dependencies: Vec<Chart>,
 }
 

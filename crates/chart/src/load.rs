@@ -56,12 +56,13 @@ impl Chart {
             values: Value::Object(Default::default()),
             values_yaml: String::new(),
             schema: None,
-            templates: Vec::new(),
+            templates: Default::default(),
             render_cache: Default::default(),
-            files: Vec::new(),
+            files: Default::default(),
             dependencies: Vec::new(),
         };
         let mut subchart_files: Vec<(String, ChartFile)> = Vec::new();
+        let (mut templates, mut other_files) = (Vec::new(), Vec::new());
         for file in files {
             let name = file.name.clone();
             match name.as_str() {
@@ -96,7 +97,7 @@ impl Chart {
                         .map_err(|e| invalid("requirements.yaml", e))?;
                     metadata.dependencies = reqs.dependencies;
                 }
-                _ if name.starts_with("templates/") => chart.templates.push(file),
+                _ if name.starts_with("templates/") => templates.push(file),
                 _ if name.starts_with("charts/") => {
                     let rest = &name["charts/".len()..];
                     let key = rest.split('/').next().unwrap_or(rest).to_string();
@@ -106,12 +107,14 @@ impl Chart {
                     };
                     subchart_files.push((key, inner));
                 }
-                _ => chart.files.push(file),
+                _ => other_files.push(file),
             }
         }
         chart.metadata = metadata;
         chart.dependencies = load_subcharts(source, subchart_files)?;
-        chart.templates.sort_by(|a, b| a.name.cmp(&b.name));
+        templates.sort_by(|a, b| a.name.cmp(&b.name));
+        chart.templates = templates.into();
+        chart.files = other_files.into();
         Ok(chart)
     }
 }

@@ -121,7 +121,7 @@ fn collect(
     .map(|(k, v)| (Arc::from(k), v))
     .collect();
     let library = chart.metadata.is_library();
-    for t in &chart.templates {
+    for t in chart.templates.iter() {
         let partial = t
             .name
             .rsplit('/')
