@@ -97,3 +97,73 @@ pub struct ControllerContext {
     /// `Controller::graceful_shutdown_on`.
     pub shutdown: Shutdown,
 }
+
+#[cfg(test)]
+mod tests {
+    use http::{Request, Response};
+    use k8s_openapi::api::apps::v1::Deployment;
+    use kube::client::Body;
+
+    use super::*;
+
+    #[test]
+    fn empty_namespace_means_all_namespaces() {
+        assert_eq!(WatchScope::from_namespace(None), WatchScope::AllNamespaces);
+        assert_eq!(
+            WatchScope::from_namespace(Some(" ")),
+            WatchScope::AllNamespaces
+        );
+        assert_eq!(
+            WatchScope::from_namespace(Some("ns1")),
+            WatchScope::Namespace("ns1".into())
+        );
+        assert_eq!(WatchScope::Namespace("ns1".into()).namespace(), Some("ns1"));
+        assert_eq!(WatchScope::AllNamespaces.namespace(), None);
+    }
+
+    /// The path `scope.namespaced_api::<Deployment>()` lists.
+    async fn list_path(scope: WatchScope) -> String {
+        let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+        let client = Client::new(service, "kubeconfig-default");
+        let server = tokio::spawn(async move {
+            let (request, send) = handle.next_request().await.expect("a list request");
+            let list = serde_json::json!({
+                "apiVersion": "apps/v1", "kind": "DeploymentList",
+                "metadata": {"resourceVersion": "1"}, "items": []
+            });
+            send.send_response(Response::new(Body::from(
+                serde_json::to_vec(&list).unwrap(),
+            )));
+            request.uri().path().to_string()
+        });
+        let api: Api<Deployment> = scope.namespaced_api(client);
+        api.list(&Default::default()).await.unwrap();
+        server.await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn namespaced_api_lists_only_the_watched_namespace() {
+        assert_eq!(
+            list_path(WatchScope::Namespace("ns1".into())).await,
+            "/apis/apps/v1/namespaces/ns1/deployments"
+        );
+    }
+
+    #[tokio::test]
+    async fn unscoped_api_lists_every_namespace() {
+        assert_eq!(
+            list_path(WatchScope::AllNamespaces).await,
+            "/apis/apps/v1/deployments"
+        );
+    }
+
+    #[tokio::test]
+    async fn shutdown_fires_for_every_clone() {
+        let (fire, shutdown) = Shutdown::channel();
+        let waiter = tokio::spawn(shutdown.clone().wait());
+        assert!(!shutdown.is_shutting_down());
+        fire.send(true).unwrap();
+        waiter.await.unwrap();
+        assert!(shutdown.is_shutting_down());
+    }
+}

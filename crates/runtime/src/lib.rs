@@ -1,8 +1,22 @@
 //! Runtime for operators scaffolded by rusty-sdk: the manager that runs Rust controllers
 //! and Helm reconcilers side by side, with health probes, metrics, leader election and
 //! namespace scoping.
+pub mod args;
+pub mod auth;
+pub mod conditions;
 pub mod context;
+pub mod health;
+pub mod leader;
+pub mod logging;
+pub mod manager;
 pub mod metrics;
+pub mod metrics_server;
+mod run;
+mod servers;
+mod signals;
+pub mod tls;
 
+pub use args::{LogFormat, ManagerArgs};
 pub use context::{ControllerContext, Shutdown, WatchScope};
+pub use manager::Manager;
 pub use metrics::ReconcileMetrics;

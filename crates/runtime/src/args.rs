@@ -1,0 +1,191 @@
+//! Command-line flags of the manager, with kubebuilder v4's names and defaults.
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+
+use crate::WatchScope;
+
+/// Log output format.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    #[default]
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+/// The manager's flags. Flatten into the operator's own `clap::Parser`.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct ManagerArgs {
+    /// Address the metrics endpoint binds to (`:8443` = all interfaces); `0` disables metrics.
+    #[arg(long, default_value = ":8443")]
+    pub metrics_bind_address: String,
+
+    /// Serve metrics over HTTPS, allowed only to callers that pass a TokenReview and a
+    /// SubjectAccessReview for `get /metrics`; `--metrics-secure=false` serves plain HTTP.
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set,
+          num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub metrics_secure: bool,
+
+    /// Directory holding tls.crt and tls.key for the metrics server; a self-signed
+    /// certificate is generated when not set.
+    #[arg(long)]
+    pub metrics_cert_dir: Option<PathBuf>,
+
+    /// Address the /healthz and /readyz probes bind to; `0` disables them.
+    #[arg(long, default_value = ":8081")]
+    pub health_probe_bind_address: String,
+
+    /// Elect a leader with a Lease so that only one replica runs the controllers.
+    #[arg(long, default_value_t = false, action = clap::ArgAction::Set,
+          num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub leader_elect: bool,
+
+    /// Name of the leader-election Lease; empty means `<manager name>-leader`.
+    #[arg(long, default_value = "")]
+    pub leader_election_id: String,
+
+    /// Namespace of the leader-election Lease; defaults to POD_NAMESPACE, then the
+    /// kubeconfig's namespace.
+    #[arg(long)]
+    pub leader_election_namespace: Option<String>,
+
+    /// Watch only this namespace; empty watches all namespaces.
+    #[arg(long, env = "WATCH_NAMESPACE", default_value = "")]
+    pub namespace: String,
+
+    /// Log format.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Log filter in tracing's env-filter syntax, e.g. `info` or `info,kube=debug`.
+    #[arg(long, env = "RUST_LOG", default_value = "info")]
+    pub log_level: String,
+}
+
+impl Default for ManagerArgs {
+    fn default() -> Self {
+        ManagerArgs {
+            metrics_bind_address: ":8443".into(),
+            metrics_secure: true,
+            metrics_cert_dir: None,
+            health_probe_bind_address: ":8081".into(),
+            leader_elect: false,
+            leader_election_id: String::new(),
+            leader_election_namespace: None,
+            namespace: String::new(),
+            log_format: LogFormat::Text,
+            log_level: "info".into(),
+        }
+    }
+}
+
+impl ManagerArgs {
+    /// The namespaces controllers watch.
+    pub fn watch_scope(&self) -> WatchScope {
+        WatchScope::from_namespace(Some(&self.namespace))
+    }
+}
+
+/// Parse a Go-style bind address: `0` disables the server, `:8080` means every
+/// interface, `host:port` binds that address.
+pub fn parse_bind_address(flag: &str, value: &str) -> anyhow::Result<Option<SocketAddr>> {
+    let value = value.trim();
+    if value == "0" {
+        return Ok(None);
+    }
+    let full = match value.strip_prefix(':') {
+        Some(port) => format!("0.0.0.0:{port}"),
+        None => value.to_string(),
+    };
+    let addr = full.parse::<SocketAddr>().with_context(|| {
+        format!(
+            "--{flag}={value:?} is not a bind address: use `:PORT`, `IP:PORT` or `0` to disable"
+        )
+    })?;
+    Ok(Some(addr))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        manager: ManagerArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<ManagerArgs, clap::Error> {
+        let argv = std::iter::once("operator").chain(args.iter().copied());
+        Cli::try_parse_from(argv).map(|cli| cli.manager)
+    }
+
+    #[test]
+    fn kubebuilder_style_flags_are_parsed() {
+        let args = parse(&[
+            "--metrics-bind-address=:9443",
+            "--metrics-secure=false",
+            "--metrics-cert-dir=/certs",
+            "--health-probe-bind-address=127.0.0.1:9081",
+            "--leader-elect",
+            "--leader-election-id=memcached-lock",
+            "--leader-election-namespace=ops",
+            "--namespace=ns1",
+            "--log-format=json",
+            "--log-level=debug",
+        ])
+        .unwrap();
+        assert_eq!(args.metrics_bind_address, ":9443");
+        assert!(!args.metrics_secure);
+        assert_eq!(args.metrics_cert_dir, Some(PathBuf::from("/certs")));
+        assert_eq!(args.health_probe_bind_address, "127.0.0.1:9081");
+        assert!(args.leader_elect);
+        assert_eq!(args.leader_election_id, "memcached-lock");
+        assert_eq!(args.leader_election_namespace.as_deref(), Some("ops"));
+        assert_eq!(args.watch_scope(), WatchScope::Namespace("ns1".into()));
+        assert_eq!(args.log_format, LogFormat::Json);
+        assert_eq!(args.log_level, "debug");
+    }
+
+    #[test]
+    fn bool_flags_take_go_style_values() {
+        assert!(parse(&["--leader-elect=true"]).unwrap().leader_elect);
+        assert!(!parse(&["--leader-elect=false"]).unwrap().leader_elect);
+        assert!(parse(&["--metrics-secure"]).unwrap().metrics_secure);
+        assert!(parse(&["--metrics-secure=maybe"]).is_err());
+    }
+
+    #[test]
+    fn unknown_log_format_is_rejected_with_the_choices() {
+        let err = parse(&["--log-format=xml"]).unwrap_err().to_string();
+        assert!(err.contains("xml") && err.contains("json"), "{err}");
+    }
+
+    #[test]
+    fn bind_addresses_follow_go_syntax() {
+        assert_eq!(
+            parse_bind_address("metrics-bind-address", "0").unwrap(),
+            None
+        );
+        assert_eq!(
+            parse_bind_address("metrics-bind-address", ":8443").unwrap(),
+            Some("0.0.0.0:8443".parse().unwrap())
+        );
+        assert_eq!(
+            parse_bind_address("health-probe-bind-address", "127.0.0.1:8081").unwrap(),
+            Some("127.0.0.1:8081".parse().unwrap())
+        );
+        let err = parse_bind_address("health-probe-bind-address", "localhost")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--health-probe-bind-address") && err.contains("localhost"),
+            "{err}"
+        );
+    }
+}

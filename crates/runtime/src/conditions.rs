@@ -1,0 +1,275 @@
+//! Status conditions (`metav1.Condition`) with the semantics of apimachinery's
+//! `meta.SetStatusCondition`: kube has no such helper (kube-rs#427).
+use std::fmt;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::jiff::Timestamp;
+
+/// The status of a condition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConditionStatus {
+    True,
+    False,
+    Unknown,
+}
+
+impl ConditionStatus {
+    /// The API value: `"True"`, `"False"` or `"Unknown"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConditionStatus::True => "True",
+            ConditionStatus::False => "False",
+            ConditionStatus::Unknown => "Unknown",
+        }
+    }
+}
+
+impl From<bool> for ConditionStatus {
+    fn from(value: bool) -> Self {
+        if value {
+            ConditionStatus::True
+        } else {
+            ConditionStatus::False
+        }
+    }
+}
+
+impl fmt::Display for ConditionStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The desired state of one condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConditionUpdate {
+    /// Condition type in CamelCase, e.g. `Available`.
+    pub type_: String,
+    pub status: ConditionStatus,
+    /// Machine-readable reason in CamelCase; the API server rejects an empty one.
+    pub reason: String,
+    /// Human-readable details.
+    pub message: String,
+    /// The `.metadata.generation` this condition was computed from.
+    pub observed_generation: Option<i64>,
+}
+
+impl ConditionUpdate {
+    pub fn new(
+        type_: impl Into<String>,
+        status: ConditionStatus,
+        reason: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        ConditionUpdate {
+            type_: type_.into(),
+            status,
+            reason: reason.into(),
+            message: message.into(),
+            observed_generation: None,
+        }
+    }
+
+    /// Record the generation the condition reflects.
+    pub fn observed_generation(mut self, generation: Option<i64>) -> Self {
+        self.observed_generation = generation;
+        self
+    }
+}
+
+/// Add or update the condition of `update.type_`, stamping the current time when it is
+/// new or its status flips. Returns true when anything changed (so the caller knows
+/// whether to write the status).
+pub fn set_condition(conditions: &mut Vec<Condition>, update: ConditionUpdate) -> bool {
+    set_condition_at(conditions, update, Time(Timestamp::now()))
+}
+
+/// [`set_condition`] with an explicit clock, for deterministic tests.
+pub fn set_condition_at(
+    conditions: &mut Vec<Condition>,
+    update: ConditionUpdate,
+    now: Time,
+) -> bool {
+    let status = update.status.as_str();
+    let Some(existing) = conditions.iter_mut().find(|c| c.type_ == update.type_) else {
+        conditions.push(Condition {
+            type_: update.type_,
+            status: status.to_string(),
+            reason: update.reason,
+            message: update.message,
+            observed_generation: update.observed_generation,
+            last_transition_time: now,
+        });
+        return true;
+    };
+    let mut changed = false;
+    if existing.status != status {
+        existing.status = status.to_string();
+        existing.last_transition_time = now;
+        changed = true;
+    }
+    if existing.reason != update.reason {
+        existing.reason = update.reason;
+        changed = true;
+    }
+    if existing.message != update.message {
+        existing.message = update.message;
+        changed = true;
+    }
+    if existing.observed_generation != update.observed_generation {
+        existing.observed_generation = update.observed_generation;
+        changed = true;
+    }
+    changed
+}
+
+/// The condition of the given type, if present.
+pub fn find_condition<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Condition> {
+    conditions.iter().find(|c| c.type_ == type_)
+}
+
+/// True when the condition is present with status `True`.
+pub fn is_condition_true(conditions: &[Condition], type_: &str) -> bool {
+    find_condition(conditions, type_).is_some_and(|c| c.status == ConditionStatus::True.as_str())
+}
+
+/// Remove the condition of the given type; returns true when one was removed.
+pub fn remove_condition(conditions: &mut Vec<Condition>, type_: &str) -> bool {
+    let before = conditions.len();
+    conditions.retain(|c| c.type_ != type_);
+    conditions.len() != before
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(seconds: i64) -> Time {
+        Time(Timestamp::from_second(seconds).unwrap())
+    }
+
+    fn available(status: ConditionStatus, reason: &str) -> ConditionUpdate {
+        ConditionUpdate::new("Available", status, reason, "Deployment is ready")
+    }
+
+    #[test]
+    fn new_condition_is_added_with_the_current_time() {
+        let mut conditions = Vec::new();
+        assert!(set_condition_at(
+            &mut conditions,
+            available(ConditionStatus::True, "Reconciling").observed_generation(Some(3)),
+            at(100),
+        ));
+        assert_eq!(
+            conditions,
+            vec![Condition {
+                type_: "Available".into(),
+                status: "True".into(),
+                reason: "Reconciling".into(),
+                message: "Deployment is ready".into(),
+                observed_generation: Some(3),
+                last_transition_time: at(100),
+            }]
+        );
+    }
+
+    #[test]
+    fn same_status_keeps_the_transition_time() {
+        let mut conditions = Vec::new();
+        set_condition_at(
+            &mut conditions,
+            available(ConditionStatus::True, "A"),
+            at(100),
+        );
+        assert!(set_condition_at(
+            &mut conditions,
+            available(ConditionStatus::True, "B"),
+            at(200)
+        ));
+        assert_eq!(conditions[0].reason, "B");
+        assert_eq!(conditions[0].last_transition_time, at(100));
+    }
+
+    #[test]
+    fn identical_update_reports_no_change() {
+        let mut conditions = Vec::new();
+        set_condition_at(
+            &mut conditions,
+            available(ConditionStatus::True, "A"),
+            at(100),
+        );
+        let before = conditions.clone();
+        assert!(!set_condition_at(
+            &mut conditions,
+            available(ConditionStatus::True, "A"),
+            at(200)
+        ));
+        assert_eq!(conditions, before);
+    }
+
+    #[test]
+    fn status_flip_changes_the_transition_time() {
+        let mut conditions = Vec::new();
+        set_condition_at(
+            &mut conditions,
+            available(ConditionStatus::True, "A"),
+            at(100),
+        );
+        assert!(set_condition_at(
+            &mut conditions,
+            available(ConditionStatus::False, "A"),
+            at(200)
+        ));
+        assert_eq!(conditions[0].status, "False");
+        assert_eq!(conditions[0].last_transition_time, at(200));
+        assert_eq!(conditions.len(), 1);
+    }
+
+    #[test]
+    fn observed_generation_alone_is_a_change() {
+        let mut conditions = Vec::new();
+        let update = available(ConditionStatus::True, "A");
+        set_condition_at(
+            &mut conditions,
+            update.clone().observed_generation(Some(1)),
+            at(100),
+        );
+        assert!(set_condition_at(
+            &mut conditions,
+            update.observed_generation(Some(2)),
+            at(200)
+        ));
+        assert_eq!(conditions[0].observed_generation, Some(2));
+        assert_eq!(conditions[0].last_transition_time, at(100));
+    }
+
+    #[test]
+    fn find_is_true_and_remove() {
+        let mut conditions = Vec::new();
+        set_condition(&mut conditions, available(ConditionStatus::True, "A"));
+        set_condition(
+            &mut conditions,
+            ConditionUpdate::new("Degraded", ConditionStatus::False, "Healthy", ""),
+        );
+        assert!(is_condition_true(&conditions, "Available"));
+        assert!(!is_condition_true(&conditions, "Degraded"));
+        assert!(!is_condition_true(&conditions, "Progressing"));
+        assert_eq!(
+            find_condition(&conditions, "Degraded").unwrap().reason,
+            "Healthy"
+        );
+        assert!(find_condition(&conditions, "Progressing").is_none());
+
+        assert!(remove_condition(&mut conditions, "Available"));
+        assert!(!remove_condition(&mut conditions, "Available"));
+        assert_eq!(conditions.len(), 1);
+        assert_eq!(conditions[0].type_, "Degraded");
+    }
+
+    #[test]
+    fn status_strings_match_the_api() {
+        assert_eq!(ConditionStatus::from(true).to_string(), "True");
+        assert_eq!(ConditionStatus::from(false).as_str(), "False");
+        assert_eq!(ConditionStatus::Unknown.as_str(), "Unknown");
+    }
+}

@@ -1,0 +1,186 @@
+//! The manager: one process running every controller of an operator, with health
+//! probes, metrics, leader election and graceful shutdown.
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use futures::future::BoxFuture;
+use kube::Client;
+use kube::runtime::events::Reporter;
+use prometheus_client::registry::Registry;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::args::{ManagerArgs, parse_bind_address};
+use crate::auth::{KubeAuthorizer, MetricsAuthorizer};
+use crate::context::{ControllerContext, Shutdown};
+use crate::health::{self, Readiness};
+use crate::leader::LeaderElectionConfig;
+use crate::metrics::ReconcileMetrics;
+use crate::run::{self, Servers};
+use crate::{metrics_server, tls};
+
+type StartFn = Box<dyn FnOnce(ControllerContext) -> BoxFuture<'static, anyhow::Result<()>> + Send>;
+
+/// A controller registered with [`Manager::add_controller`], started by [`Manager::run`].
+pub(crate) struct PendingController {
+    pub name: String,
+    pub start: StartFn,
+}
+
+/// Runs controllers; see the crate docs for what `run` serves.
+pub struct Manager {
+    name: String,
+    args: ManagerArgs,
+    health_address: Option<SocketAddr>,
+    metrics_address: Option<SocketAddr>,
+    client: Client,
+    registry: Registry,
+    metrics: Arc<ReconcileMetrics>,
+    stop_controllers: watch::Sender<bool>,
+    shutdown: Shutdown,
+    controllers: Vec<PendingController>,
+}
+
+impl Manager {
+    /// Load the kube config (KUBECONFIG, ~/.kube/config or in-cluster) and build a client.
+    /// Nothing is sent to the API server until `run`.
+    pub async fn new(name: &str, args: ManagerArgs) -> anyhow::Result<Manager> {
+        let config = kube::Config::infer().await.context(
+            "cannot load a Kubernetes config: set KUBECONFIG, create ~/.kube/config, or run in a pod",
+        )?;
+        let client = Client::try_from(config).context("cannot build a Kubernetes client")?;
+        Manager::with_client(name, args, client)
+    }
+
+    /// A manager on a client the caller built (tests, custom transports).
+    pub fn with_client(name: &str, args: ManagerArgs, client: Client) -> anyhow::Result<Manager> {
+        if name.trim().is_empty() {
+            anyhow::bail!("the manager needs a name, e.g. the operator's project name");
+        }
+        let health_address =
+            parse_bind_address("health-probe-bind-address", &args.health_probe_bind_address)?;
+        let metrics_address =
+            parse_bind_address("metrics-bind-address", &args.metrics_bind_address)?;
+        let mut registry = Registry::default();
+        let metrics = Arc::new(ReconcileMetrics::new(&mut registry));
+        let (stop_controllers, shutdown) = Shutdown::channel();
+        Ok(Manager {
+            name: name.to_string(),
+            args,
+            health_address,
+            metrics_address,
+            client,
+            registry,
+            metrics,
+            stop_controllers,
+            shutdown,
+            controllers: Vec::new(),
+        })
+    }
+
+    /// The client controllers get.
+    pub fn client(&self) -> Client {
+        self.client.clone()
+    }
+
+    /// The context each controller is started with.
+    pub fn context(&self) -> ControllerContext {
+        ControllerContext {
+            client: self.client.clone(),
+            scope: self.args.watch_scope(),
+            metrics: self.metrics.clone(),
+            reporter: Reporter {
+                controller: self.name.clone(),
+                instance: std::env::var("POD_NAME").ok(),
+            },
+            shutdown: self.shutdown.clone(),
+        }
+    }
+
+    /// The metrics registry, to register the operator's own metrics before `run`.
+    pub fn registry_mut(&mut self) -> &mut Registry {
+        &mut self.registry
+    }
+
+    /// Register a controller; `start` is called once the manager runs (and leads).
+    /// The controller should return when `ctx.shutdown` fires.
+    pub fn add_controller<F, Fut>(&mut self, name: impl Into<String>, start: F)
+    where
+        F: FnOnce(ControllerContext) -> Fut + Send + 'static,
+        Fut: Future<Output = anyhow::Result<()>> + Send + 'static,
+    {
+        self.controllers.push(PendingController {
+            name: name.into(),
+            start: Box::new(move |ctx| Box::pin(start(ctx))),
+        });
+    }
+
+    /// Serve probes and metrics, wait for leadership when `--leader-elect`, start every
+    /// controller, and run until SIGTERM/SIGINT (then Ok once controllers stopped) or
+    /// until a controller fails or leadership is lost (then Err).
+    pub async fn run(self) -> anyhow::Result<()> {
+        let signals = crate::signals::StopSignals::install()?;
+        let readiness = Readiness::default();
+        let mut servers = Servers::default();
+        if let Some(address) = self.health_address {
+            let listener = bind(address, "health-probe-bind-address").await?;
+            servers.spawn(
+                "health probe",
+                listener,
+                health::router(readiness.clone()),
+                None,
+            );
+        }
+        let context = self.context();
+        if let Some(address) = self.metrics_address {
+            let listener = bind(address, "metrics-bind-address").await?;
+            let (tls, authorizer) = self.metrics_security()?;
+            let router = metrics_server::router(Arc::new(self.registry), authorizer);
+            servers.spawn("metrics", listener, router, tls);
+        }
+        let leader_election = self.args.leader_elect.then(|| {
+            LeaderElectionConfig::resolve(
+                &self.name,
+                &self.args.leader_election_id,
+                self.args.leader_election_namespace.as_deref(),
+                &self.client,
+            )
+        });
+        tracing::info!(manager = %self.name, scope = ?context.scope,
+                       controllers = self.controllers.len(), "starting manager");
+        run::Run {
+            context,
+            controllers: self.controllers,
+            stop_controllers: self.stop_controllers,
+            leader_election,
+            readiness,
+            servers,
+            signals,
+        }
+        .until_stopped()
+        .await
+    }
+
+    fn metrics_security(
+        &self,
+    ) -> anyhow::Result<(
+        Option<Arc<rustls::ServerConfig>>,
+        Option<Arc<dyn MetricsAuthorizer>>,
+    )> {
+        if !self.args.metrics_secure {
+            return Ok((None, None));
+        }
+        let tls = tls::server_config(self.args.metrics_cert_dir.as_deref())?;
+        let authorizer: Arc<dyn MetricsAuthorizer> =
+            Arc::new(KubeAuthorizer::new(self.client.clone()));
+        Ok((Some(tls), Some(authorizer)))
+    }
+}
+
+async fn bind(address: SocketAddr, flag: &str) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(address).await.with_context(|| {
+        format!("--{flag}: cannot listen on {address} (is the port in use? pick another or `0` to disable)")
+    })
+}

@@ -1,0 +1,41 @@
+//! SIGTERM (what Kubernetes sends) and SIGINT (Ctrl-C) as one stream of stop requests.
+use anyhow::Context as _;
+
+pub struct StopSignals {
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    /// Install the handlers; signals arriving from now on are caught.
+    pub fn install() -> anyhow::Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(StopSignals {
+                terminate: signal(SignalKind::terminate()).context("cannot handle SIGTERM")?,
+                interrupt: signal(SignalKind::interrupt()).context("cannot handle SIGINT")?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(StopSignals {})
+    }
+
+    /// Resolves with the signal's name when the next stop signal arrives.
+    pub async fn next(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.terminate.recv() => "SIGTERM",
+                _ = self.interrupt.recv() => "SIGINT",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The metrics server's TLS configuration: a certificate from `--metrics-cert-dir`, or a
+//! self-signed one generated at start (as kubebuilder does when no certificate is given).
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use rustls::ServerConfig;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+/// Build the TLS configuration: load `tls.crt`/`tls.key` from `cert_dir`, or generate a
+/// self-signed certificate for `localhost` and this host when no directory is given.
+pub fn server_config(cert_dir: Option<&Path>) -> anyhow::Result<Arc<ServerConfig>> {
+    let (certs, key) = match cert_dir {
+        Some(dir) => load_pem_pair(dir)?,
+        None => self_signed()?,
+    };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .context("TLS: the ring provider supports no default protocol version")?
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .context("TLS: the metrics certificate and key do not form a usable pair")?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+type CertAndKey = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);
+
+fn load_pem_pair(dir: &Path) -> anyhow::Result<CertAndKey> {
+    let cert_path = dir.join("tls.crt");
+    let key_path = dir.join("tls.key");
+    let certs = CertificateDer::pem_file_iter(&cert_path)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .with_context(|| {
+            format!(
+                "--metrics-cert-dir: cannot read PEM certificates from {} (mount tls.crt there or drop the flag to use a self-signed certificate)",
+                cert_path.display()
+            )
+        })?;
+    if certs.is_empty() {
+        anyhow::bail!(
+            "--metrics-cert-dir: {} holds no PEM certificate",
+            cert_path.display()
+        );
+    }
+    let key = PrivateKeyDer::from_pem_file(&key_path).with_context(|| {
+        format!(
+            "--metrics-cert-dir: cannot read a PEM private key from {} (mount tls.key there)",
+            key_path.display()
+        )
+    })?;
+    Ok((certs, key))
+}
+
+fn self_signed() -> anyhow::Result<CertAndKey> {
+    let mut names = vec!["localhost".to_string()];
+    if let Some(host) = hostname::get().ok().and_then(|h| h.into_string().ok()) {
+        if !host.is_empty() && host != "localhost" {
+            names.push(host);
+        }
+    }
+    let generated = rcgen::generate_simple_self_signed(names)
+        .context("TLS: could not generate a self-signed metrics certificate")?;
+    let key = PrivateKeyDer::try_from(generated.signing_key.serialize_der())
+        .map_err(|err| anyhow::anyhow!("TLS: generated key is unusable: {err}"))?;
+    Ok((vec![generated.cert.der().clone()], key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn self_signed_certificate_is_generated_without_a_cert_dir() {
+        let config = server_config(None).unwrap();
+        assert_eq!(config.alpn_protocols, vec![b"http/1.1".to_vec()]);
+    }
+
+    #[test]
+    fn cert_dir_pair_is_loaded() {
+        let dir = tempfile::tempdir().unwrap();
+        let generated = rcgen::generate_simple_self_signed(vec!["metrics.svc".into()]).unwrap();
+        std::fs::write(dir.path().join("tls.crt"), generated.cert.pem()).unwrap();
+        std::fs::write(
+            dir.path().join("tls.key"),
+            generated.signing_key.serialize_pem(),
+        )
+        .unwrap();
+        server_config(Some(dir.path())).unwrap();
+    }
+
+    #[test]
+    fn missing_cert_files_name_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = format!("{:#}", server_config(Some(dir.path())).unwrap_err());
+        assert!(
+            err.contains("tls.crt") && err.contains("--metrics-cert-dir"),
+            "{err}"
+        );
+    }
+}
