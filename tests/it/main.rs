@@ -4,3 +4,4 @@ mod support;
 mod cli;
 mod e2e;
 mod init;
+mod rust_api;
