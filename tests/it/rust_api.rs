@@ -137,7 +137,10 @@ fn yes_no_scaffolds_no_controller() {
     let after = read_tree(&root);
     assert!(!after.contains_key("src/controller/memcached_backup.rs"));
     assert_eq!(after["src/main.rs"], before["src/main.rs"]);
-    assert_eq!(after["src/controller/mod.rs"], before["src/controller/mod.rs"]);
+    assert_eq!(
+        after["src/controller/mod.rs"],
+        before["src/controller/mod.rs"]
+    );
     assert!(after.contains_key("api/src/cache/v1/memcached_backup.rs"));
     let project = String::from_utf8_lossy(&after["PROJECT"]).into_owned();
     assert!(project.contains("kind: MemcachedBackup"), "{project}");
@@ -208,8 +211,14 @@ fn the_same_command_twice_changes_nothing() {
 
     let forced: Vec<&str> = BACKUP.iter().copied().chain(["--force"]).collect();
     let text = created(&root, &forced, "y\ny\n");
-    assert!(!text.contains(" create ") && !text.contains(" update "), "{text}");
-    assert!(text.contains("identical  src/controller/memcached_backup.rs"), "{text}");
+    assert!(
+        !text.contains(" create ") && !text.contains(" update "),
+        "{text}"
+    );
+    assert!(
+        text.contains("identical  src/controller/memcached_backup.rs"),
+        "{text}"
+    );
     assert_eq!(read_tree(&root), once);
 }
 
@@ -226,7 +235,10 @@ fn force_rewrites_only_the_files_the_command_owns() {
     assert_eq!(output.status.code(), Some(1));
     let forced: Vec<&str> = BACKUP.iter().copied().chain(["--force"]).collect();
     let text = created(&root, &forced, "y\ny\n");
-    assert!(text.contains("force  src/controller/memcached_backup.rs"), "{text}");
+    assert!(
+        text.contains("force  src/controller/memcached_backup.rs"),
+        "{text}"
+    );
     assert!(
         std::fs::read_to_string(&controller)
             .unwrap()
@@ -277,7 +289,8 @@ fn a_second_kind_shares_its_group_version_module() {
     let tree = read_tree(&root);
     let module = String::from_utf8_lossy(&tree["api/src/cache/v1/mod.rs"]).into_owned();
     assert!(
-        module.contains("pub mod memcached_backup;") && module.contains("pub mod memcached_restore;"),
+        module.contains("pub mod memcached_backup;")
+            && module.contains("pub mod memcached_restore;"),
         "{module}"
     );
     let group = String::from_utf8_lossy(&tree["api/src/cache/mod.rs"]).into_owned();
@@ -297,7 +310,9 @@ fn deploy_image_files() {
     snapshot_changes("rust_api_image", &before, &after);
     let manager = String::from_utf8_lossy(&after["config/manager/manager.yaml"]).into_owned();
     assert!(
-        manager.contains("        - name: MEMCACHED_IMAGE\n          value: memcached:1.4.36-alpine\n"),
+        manager.contains(
+            "        - name: MEMCACHED_IMAGE\n          value: memcached:1.4.36-alpine\n"
+        ),
         "{manager}"
     );
 
@@ -308,7 +323,10 @@ fn deploy_image_files() {
     created(&root, &newer, "");
     let manager = std::fs::read_to_string(root.join("config/manager/manager.yaml")).unwrap();
     assert_eq!(manager.matches("MEMCACHED_IMAGE").count(), 1, "{manager}");
-    assert!(manager.contains("value: memcached:1.6.26-alpine"), "{manager}");
+    assert!(
+        manager.contains("value: memcached:1.6.26-alpine"),
+        "{manager}"
+    );
 }
 
 #[test]
@@ -316,16 +334,44 @@ fn errors_name_what_to_fix_and_write_nothing() {
     let (_dir, root) = project("rust");
     let before = read_tree(&root);
     let cases: &[(&str, &[&str])] = &[
-        ("bad_group", &["--group", "Cache", "--version", "v1", "--kind", "A"]),
-        ("bad_version", &["--group", "cache", "--version", "1", "--kind", "A"]),
-        ("bad_kind", &["--group", "cache", "--version", "v1", "--kind", "memcached"]),
+        (
+            "bad_group",
+            &["--group", "Cache", "--version", "v1", "--kind", "A"],
+        ),
+        (
+            "bad_version",
+            &["--group", "cache", "--version", "1", "--kind", "A"],
+        ),
+        (
+            "bad_kind",
+            &["--group", "cache", "--version", "v1", "--kind", "memcached"],
+        ),
         (
             "port_without_image",
-            &["--group", "cache", "--version", "v1", "--kind", "A", "--image-container-port", "11211"],
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "A",
+                "--image-container-port",
+                "11211",
+            ],
         ),
         (
             "image_without_controller",
-            &["--group", "cache", "--version", "v1", "--kind", "A", "--image", "m:1", "--controller=false"],
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "A",
+                "--image",
+                "m:1",
+                "--controller=false",
+            ],
         ),
     ];
     let mut transcripts = String::new();
@@ -341,7 +387,10 @@ fn errors_name_what_to_fix_and_write_nothing() {
     let helm_before = read_tree(&helm_root);
     let output = create(&helm_root, BACKUP, "y\ny\n");
     assert_eq!(output.status.code(), Some(1));
-    transcripts.push_str(&format!("## helm_project\n{}\n", transcript(&output, &helm_root)));
+    transcripts.push_str(&format!(
+        "## helm_project\n{}\n",
+        transcript(&output, &helm_root)
+    ));
     assert_eq!(read_tree(&helm_root), helm_before);
     snapshot_settings().bind(|| insta::assert_snapshot!("rust_api_errors", transcripts));
 }
@@ -350,7 +399,11 @@ fn errors_name_what_to_fix_and_write_nothing() {
 fn assert_crdgen_matches(root: &Path) {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().to_str().unwrap();
-    must(root, "cargo", &["run", "--quiet", "--bin", "crdgen", "--", dir]);
+    must(
+        root,
+        "cargo",
+        &["run", "--quiet", "--bin", "crdgen", "--", dir],
+    );
     let generated = read_tree(out.path());
     let scaffolded: Files = read_tree(&root.join("config/crd/bases"));
     assert_eq!(
@@ -360,7 +413,10 @@ fn assert_crdgen_matches(root: &Path) {
     for (file, bytes) in &generated {
         let want = String::from_utf8_lossy(bytes);
         let have = String::from_utf8_lossy(&scaffolded[file]);
-        assert_eq!(have, want, "config/crd/bases/{file} differs from crdgen's output");
+        assert_eq!(
+            have, want,
+            "config/crd/bases/{file} differs from crdgen's output"
+        );
     }
 }
 

@@ -170,7 +170,9 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
 }
 
 fn next_steps(settings: &RustApiSettings) -> String {
-    let mut text = String::from("Next: implement your new API and generate the manifests with:\n$ make manifests");
+    let mut text = String::from(
+        "Next: implement your new API and generate the manifests with:\n$ make manifests",
+    );
     if settings.controller {
         text.push_str("\nthen run the controller against your cluster with:\n$ make install run");
     }
@@ -189,7 +191,13 @@ mod tests {
             args: CreateApiArgs,
         }
         let mut argv = vec![
-            "x", "--group", "cache", "--version", "v1", "--kind", "Memcached",
+            "x",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
         ];
         argv.extend_from_slice(extra);
         Wrapper::parse_from(argv).args

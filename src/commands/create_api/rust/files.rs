@@ -39,8 +39,14 @@ impl<'a> RustApiFiles<'a> {
         // A Rust string literal, quotes and escapes included.
         context.insert("container_command", &format!("{command:?}"));
         context.insert("container_port", &image.is_some_and(|i| i.port.is_some()));
-        context.insert("container_port_number", &image.and_then(|i| i.port).unwrap_or(0));
-        context.insert("run_as_user", &image.and_then(|i| i.run_as_user).unwrap_or(-1));
+        context.insert(
+            "container_port_number",
+            &image.and_then(|i| i.port).unwrap_or(0),
+        );
+        context.insert(
+            "run_as_user",
+            &image.and_then(|i| i.run_as_user).unwrap_or(-1),
+        );
         RustApiFiles {
             settings,
             context,
@@ -55,7 +61,12 @@ impl<'a> RustApiFiles<'a> {
     /// `memcached_operator_api::cache::v1`: PROJECT's `path` of the resource.
     pub fn module_path(&self) -> String {
         let spec = self.spec();
-        format!("{}::{}::{}", self.api_crate, spec.group.module(), spec.version)
+        format!(
+            "{}::{}::{}",
+            self.api_crate,
+            spec.group.module(),
+            spec.version
+        )
     }
 
     fn group_dir(&self) -> String {
@@ -79,8 +90,16 @@ impl<'a> RustApiFiles<'a> {
         let text = self.render(renderer, "types.rs.tera")?;
         tree.add(&types, text, Policy::User);
 
-        tree.insert_at_marker(API_LIB, "api-modules", &format!("pub mod {};", spec.group.module()))?;
-        tree.insert_at_marker(&group_mod, "versions", &format!("pub mod {};", spec.version))?;
+        tree.insert_at_marker(
+            API_LIB,
+            "api-modules",
+            &format!("pub mod {};", spec.group.module()),
+        )?;
+        tree.insert_at_marker(
+            &group_mod,
+            "versions",
+            &format!("pub mod {};", spec.version),
+        )?;
         tree.insert_at_marker(
             &version_mod,
             "kinds",
@@ -105,7 +124,12 @@ impl<'a> RustApiFiles<'a> {
     /// lib.rs, or of src/bin/crdgen.rs in projects that keep the list there.
     fn register_crd(&self, tree: &mut Tree) -> Result<()> {
         let spec = self.spec();
-        let in_crate = format!("{}::{}::{}::crd(),", spec.group.module(), spec.version, spec.kind);
+        let in_crate = format!(
+            "{}::{}::{}::crd(),",
+            spec.group.module(),
+            spec.version,
+            spec.kind
+        );
         let lib = tree.read(API_LIB)?.unwrap_or_default();
         if lib.contains("+rusty:scaffold:crds") {
             tree.insert_at_marker(API_LIB, "crds", &in_crate)?;
@@ -127,7 +151,11 @@ impl<'a> RustApiFiles<'a> {
         let text = self.render(renderer, template)?;
         let snake = spec.kind.snake();
         tree.add(&format!("src/controller/{snake}.rs"), text, Policy::User);
-        tree.insert_at_marker(CONTROLLER_MOD, "controller-modules", &format!("pub mod {snake};"))?;
+        tree.insert_at_marker(
+            CONTROLLER_MOD,
+            "controller-modules",
+            &format!("pub mod {snake};"),
+        )?;
         tree.insert_at_marker(
             MAIN,
             "controllers",
@@ -136,7 +164,11 @@ impl<'a> RustApiFiles<'a> {
                 spec.kind.lower()
             ),
         )?;
-        for path in [format!("src/controller/{snake}.rs"), CONTROLLER_MOD.into(), MAIN.into()] {
+        for path in [
+            format!("src/controller/{snake}.rs"),
+            CONTROLLER_MOD.into(),
+            MAIN.into(),
+        ] {
             rustfmt(tree, &path)?;
         }
         Ok(())
@@ -204,7 +236,11 @@ fn crate_ident(project: &Project) -> String {
 /// `--resource=false --controller`: the type must already be in the api crate.
 pub fn check_type_exists(spec: &ApiSpec, project: &Project) -> Result<()> {
     let known = project
-        .find_resource(spec.group.as_str(), spec.version.as_str(), spec.kind.as_str())
+        .find_resource(
+            spec.group.as_str(),
+            spec.version.as_str(),
+            spec.kind.as_str(),
+        )
         .is_some_and(|r| r.path.is_some());
     if known {
         Ok(())

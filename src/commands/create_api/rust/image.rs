@@ -90,7 +90,9 @@ impl ImageOptions {
             return Ok(());
         };
         let value_at = at + 1;
-        let Some(value_line) = lines.get(value_at).filter(|l| l.trim().starts_with("value:"))
+        let Some(value_line) = lines
+            .get(value_at)
+            .filter(|l| l.trim().starts_with("value:"))
         else {
             return Err(Error::Project(format!(
                 "{MANAGER}: the env entry {var} has no `value:` line right below its name; set it to {} by hand or remove the entry",
