@@ -243,7 +243,19 @@ mod tests {
 
     #[test]
     fn missing_and_bad_names_name_the_flag() {
-        let err = settings(&["--version", "1"], "").0.unwrap_err().to_string();
+        let mut reader = std::io::Cursor::new(Vec::new());
+        let args = CreateApiArgs {
+            version: Some("1".into()),
+            ..parse(&[])
+        };
+        let err = RustApiSettings::from_args(
+            &args,
+            &project(),
+            &mut Answers::Lines(&mut reader),
+            &mut Vec::new(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("--version"), "{err}");
         let mut reader = std::io::Cursor::new(Vec::new());
         let args = CreateApiArgs {
