@@ -3,6 +3,7 @@
 //! namespace scoping.
 pub mod args;
 pub mod auth;
+mod auth_cache;
 pub mod conditions;
 pub mod context;
 pub mod health;

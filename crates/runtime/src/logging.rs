@@ -1,4 +1,6 @@
 //! Process-wide tracing subscriber configured from the manager's flags.
+use std::io::IsTerminal as _;
+
 use anyhow::Context as _;
 use tracing_subscriber::EnvFilter;
 
@@ -13,8 +15,10 @@ pub fn init(args: &ManagerArgs) -> anyhow::Result<()> {
             args.log_level
         )
     })?;
+    // Colours only on a terminal: `kubectl logs` should not show escape codes.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     let installed = match args.log_format {
         LogFormat::Text => builder.try_init(),

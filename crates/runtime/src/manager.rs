@@ -1,5 +1,22 @@
 //! The manager: one process running every controller of an operator, with health
 //! probes, metrics, leader election and graceful shutdown.
+//!
+//! Lifecycle of [`Manager::run`]:
+//! 1. `/healthz` and `/readyz` listen on `--health-probe-bind-address`; `/metrics` on
+//!    `--metrics-bind-address` (HTTPS + TokenReview/SubjectAccessReview, or plain HTTP
+//!    with `--metrics-secure=false`). Both serve on every replica, leader or not.
+//! 2. With `--leader-elect` the manager stands by until it holds the Lease. `/readyz` is
+//!    200 while standing by (a standby replica is healthy, as in controller-runtime) and
+//!    once controllers run; it is 503 before that and again once shutdown begins.
+//! 3. Controllers start, each with a [`ControllerContext`].
+//! 4. SIGTERM/SIGINT fires [`Shutdown`]; controllers get 10 s to return (a second signal
+//!    cuts that short), the Lease is released, the servers drain, and `run` returns Ok.
+//!    A failed or panicking controller, or a lost Lease, also stops everything but
+//!    returns Err, so the process exits non-zero and the pod restarts.
+//!
+//! Note: a kube-runtime 5 `Controller` whose watch never listed successfully (API server
+//! unreachable, RBAC missing) does not finish on `graceful_shutdown_on` (its runner waits
+//! for the store to become ready); the grace period above is what ends it.
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -14,6 +31,7 @@ use tokio::sync::watch;
 
 use crate::args::{ManagerArgs, parse_bind_address};
 use crate::auth::{KubeAuthorizer, MetricsAuthorizer};
+use crate::auth_cache::CachingAuthorizer;
 use crate::context::{ControllerContext, Shutdown};
 use crate::health::{self, Readiness};
 use crate::leader::LeaderElectionConfig;
@@ -21,6 +39,10 @@ use crate::metrics::ReconcileMetrics;
 use crate::run::{self, Servers};
 use crate::{metrics_server, tls};
 
+type MetricsSecurity = (
+    Option<Arc<rustls::ServerConfig>>,
+    Option<Arc<dyn MetricsAuthorizer>>,
+);
 type StartFn = Box<dyn FnOnce(ControllerContext) -> BoxFuture<'static, anyhow::Result<()>> + Send>;
 
 /// A controller registered with [`Manager::add_controller`], started by [`Manager::run`].
@@ -163,18 +185,15 @@ impl Manager {
         .await
     }
 
-    fn metrics_security(
-        &self,
-    ) -> anyhow::Result<(
-        Option<Arc<rustls::ServerConfig>>,
-        Option<Arc<dyn MetricsAuthorizer>>,
-    )> {
+    /// TLS and authorizer for `--metrics-secure`, none for plain HTTP.
+    fn metrics_security(&self) -> anyhow::Result<MetricsSecurity> {
         if !self.args.metrics_secure {
             return Ok((None, None));
         }
         let tls = tls::server_config(self.args.metrics_cert_dir.as_deref())?;
-        let authorizer: Arc<dyn MetricsAuthorizer> =
-            Arc::new(KubeAuthorizer::new(self.client.clone()));
+        let authorizer: Arc<dyn MetricsAuthorizer> = Arc::new(CachingAuthorizer::new(
+            KubeAuthorizer::new(self.client.clone()),
+        ));
         Ok((Some(tls), Some(authorizer)))
     }
 }

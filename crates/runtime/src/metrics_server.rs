@@ -33,10 +33,10 @@ pub fn router(registry: Arc<Registry>, authorizer: Option<Arc<dyn MetricsAuthori
 }
 
 async fn metrics_handler(State(state): State<MetricsState>, headers: HeaderMap) -> Response {
-    if let Some(authorizer) = &state.authorizer {
-        if let Some(refusal) = check_access(authorizer.as_ref(), &headers).await {
-            return refusal;
-        }
+    if let Some(authorizer) = &state.authorizer
+        && let Some(refusal) = check_access(authorizer.as_ref(), &headers).await
+    {
+        return refusal;
     }
     let mut body = String::new();
     if let Err(err) = prometheus_client::encoding::text::encode(&mut body, &state.registry) {

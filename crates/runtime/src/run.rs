@@ -86,7 +86,7 @@ impl Run {
             let guarded = AssertUnwindSafe(async move { start(ctx).await }).catch_unwind();
             running.spawn(async move {
                 let result = guarded.await.unwrap_or_else(|panic| {
-                    Err(anyhow::anyhow!("panicked: {}", panic_text(&panic)))
+                    Err(anyhow::anyhow!("panicked: {}", panic_text(panic.as_ref())))
                 });
                 (name, result)
             });

@@ -56,10 +56,11 @@ fn load_pem_pair(dir: &Path) -> anyhow::Result<CertAndKey> {
 
 fn self_signed() -> anyhow::Result<CertAndKey> {
     let mut names = vec!["localhost".to_string()];
-    if let Some(host) = hostname::get().ok().and_then(|h| h.into_string().ok()) {
-        if !host.is_empty() && host != "localhost" {
-            names.push(host);
-        }
+    if let Some(host) = hostname::get().ok().and_then(|h| h.into_string().ok())
+        && !host.is_empty()
+        && host != "localhost"
+    {
+        names.push(host);
     }
     let generated = rcgen::generate_simple_self_signed(names)
         .context("TLS: could not generate a self-signed metrics certificate")?;

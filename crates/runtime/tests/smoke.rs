@@ -25,20 +25,22 @@ contexts:
 current-context: nowhere
 ";
 
-/// Build the example with the cargo running this test and return its path.
+/// Build the example with the cargo running this test (same profile) and return its path.
 fn build_example(name: &str) -> PathBuf {
-    let output = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "rusty-sdk-runtime",
-            "--example",
-            name,
-        ])
-        .arg("--message-format=json")
-        .output()
-        .expect("run cargo");
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo.args([
+        "build",
+        "--quiet",
+        "-p",
+        "rusty-sdk-runtime",
+        "--example",
+        name,
+    ]);
+    cargo.arg("--message-format=json");
+    if !cfg!(debug_assertions) {
+        cargo.arg("--release");
+    }
+    let output = cargo.output().expect("run cargo");
     assert!(
         output.status.success(),
         "cargo build --example {name} failed:\n{}",
