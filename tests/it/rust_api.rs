@@ -443,3 +443,32 @@ fn generated_projects_build_test_lint_and_agree_with_crdgen() {
     assert_crdgen_matches(&hybrid);
     kustomize(&hybrid, "config/samples");
 }
+
+#[test]
+fn a_second_version_of_a_kind_leaves_its_crd_to_crdgen() {
+    let (_dir, root) = project("rust");
+    created(&root, BACKUP, "y\ny\n");
+    let crd = "config/crd/bases/cache.my.domain_memcachedbackups.yaml";
+    let before = read_tree(&root);
+    let mut second: Vec<&str> = BACKUP.to_vec();
+    second[7] = "v2";
+    let output = created(&root, &second, "y\nn\n");
+    assert!(
+        output.contains("several versions of MemcachedBackup; run `make manifests`"),
+        "{output}"
+    );
+    let after = read_tree(&root);
+    assert_eq!(
+        after[crd], before[crd],
+        "the merged CRD is crdgen's to write"
+    );
+    assert!(after.contains_key("api/src/cache/v2/memcached_backup.rs"));
+    let lib = String::from_utf8_lossy(&after["api/src/lib.rs"]).into_owned();
+    assert!(
+        lib.contains("cache::v1::MemcachedBackup::crd(),")
+            && lib.contains("cache::v2::MemcachedBackup::crd(),"),
+        "{lib}"
+    );
+    let group = String::from_utf8_lossy(&after["api/src/cache/mod.rs"]).into_owned();
+    assert!(group.contains("pub mod v1;\npub mod v2;"), "{group}");
+}

@@ -137,6 +137,7 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
     let mut tree = Tree::new(&session.root);
     let mut renderer = Renderer::new();
     let files = files::RustApiFiles::new(&settings, &project);
+    let crd_needs_crdgen = settings.resource && files.crd_needs_crdgen(&tree);
     if settings.resource {
         files.stage_resource(&mut tree, &mut renderer)?;
         common::stage_common(&mut tree, &mut renderer, &settings.spec, &project)?;
@@ -163,6 +164,13 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
     };
     project.upsert_resource(resource);
     session.apply(tree, &project)?;
+    if crd_needs_crdgen {
+        session.shell.note(&format!(
+            "{} now holds several versions of {}; run `make manifests` to regenerate it",
+            settings.spec.crd_path(),
+            settings.spec.kind
+        ));
+    }
     if !session.dry_run {
         session.shell.note(&next_steps(&settings));
     }

@@ -4,16 +4,10 @@
 //! output and an end-to-end test compares the two.
 use tera::Context;
 
-use super::image::ImageOptions;
-use crate::commands::create_api::common::ApiSpec;
 use crate::error::Result;
 use crate::templates::Renderer;
 
-pub fn render(
-    _spec: &ApiSpec,
-    _image: Option<&ImageOptions>,
-    context: &Context,
-    renderer: &mut Renderer,
-) -> Result<String> {
+/// The CRD YAML of one new kind, from the API's template context.
+pub fn render(context: &Context, renderer: &mut Renderer) -> Result<String> {
     renderer.render("api/rust/crd.yaml.tera", context)
 }

@@ -22,6 +22,9 @@ pub struct RustApiFiles<'a> {
     settings: &'a RustApiSettings,
     context: Context,
     api_crate: String,
+    /// Another version of this kind exists: its CRD file then holds several versions,
+    /// which only crdgen can write.
+    other_version: bool,
 }
 
 impl<'a> RustApiFiles<'a> {
@@ -47,10 +50,16 @@ impl<'a> RustApiFiles<'a> {
             "run_as_user",
             &image.and_then(|i| i.run_as_user).unwrap_or(-1),
         );
+        let other_version = project.resources.iter().any(|r| {
+            r.group == spec.group.as_str()
+                && r.kind == spec.kind.as_str()
+                && r.version != spec.version.as_str()
+        });
         RustApiFiles {
             settings,
             context,
             api_crate,
+            other_version,
         }
     }
 
@@ -113,11 +122,19 @@ impl<'a> RustApiFiles<'a> {
             rustfmt(tree, path)?;
         }
 
-        let crd = crd::render(spec, self.settings.image.as_ref(), &self.context, renderer)?;
-        tree.add(&spec.crd_path(), crd, Policy::User);
+        if !self.crd_needs_crdgen(tree) {
+            let crd = crd::render(&self.context, renderer)?;
+            tree.add(&spec.crd_path(), crd, Policy::User);
+        }
         let sample = self.render(renderer, "sample.yaml.tera")?;
         tree.add(&spec.sample_path(), sample, Policy::User);
         Ok(())
+    }
+
+    /// Whether the CRD file must be left to `make manifests`: it already holds another
+    /// version of this kind, and crdgen merges the versions into one CRD.
+    pub fn crd_needs_crdgen(&self, tree: &Tree) -> bool {
+        self.other_version && tree.exists(&self.spec().crd_path())
     }
 
     /// Add the kind to the CRDs crdgen prints: at the `crds` marker of the api crate's
