@@ -360,6 +360,20 @@ fn errors_name_what_to_fix_and_write_nothing() {
             ],
         ),
         (
+            "image_cluster_scoped",
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "A",
+                "--image",
+                "m:1",
+                "--namespaced=false",
+            ],
+        ),
+        (
             "image_without_controller",
             &[
                 "--group",
@@ -478,4 +492,23 @@ fn a_second_version_of_a_kind_leaves_its_crd_to_crdgen() {
     );
     let group = String::from_utf8_lossy(&after["api/src/cache/mod.rs"]).into_owned();
     assert!(group.contains("pub mod v1;\npub mod v2;"), "{group}");
+}
+
+#[test]
+fn plural_override_names_the_crd_and_is_recorded() {
+    let (_dir, root) = project("rust");
+    let args: Vec<&str> = BACKUP
+        .iter()
+        .copied()
+        .chain(["--plural", "backups", "--resource", "--controller=false"])
+        .collect();
+    created(&root, &args, "");
+    let tree = read_tree(&root);
+    let crd = String::from_utf8_lossy(&tree["config/crd/bases/cache.my.domain_backups.yaml"])
+        .into_owned();
+    assert!(crd.contains("  name: backups.cache.my.domain\n"), "{crd}");
+    let types = String::from_utf8_lossy(&tree["api/src/cache/v1/memcached_backup.rs"]).into_owned();
+    assert!(types.contains("plural = \"backups\""), "{types}");
+    let project = String::from_utf8_lossy(&tree["PROJECT"]).into_owned();
+    assert!(project.contains("plural: backups"), "{project}");
 }

@@ -268,3 +268,83 @@ pub fn check_type_exists(spec: &ApiSpec, project: &Project) -> Result<()> {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Group, Kind, Version};
+
+    fn settings(project: &Project) -> RustApiSettings {
+        let spec = ApiSpec::new(
+            project,
+            Group::parse("cache").unwrap(),
+            Version::parse("v1").unwrap(),
+            Kind::parse("MemcachedBackup").unwrap(),
+            None,
+            true,
+        )
+        .unwrap();
+        RustApiSettings {
+            spec,
+            resource: true,
+            controller: false,
+            image: None,
+        }
+    }
+
+    fn project() -> Project {
+        Project::parse("domain: my.domain\nlayout: rust.rusty-sdk.dev/v1\nprojectName: demo-operator\nversion: \"3\"\n").unwrap()
+    }
+
+    #[test]
+    fn crds_are_registered_in_the_api_crate_or_else_in_crdgen() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = project();
+        let settings = settings(&project);
+        let files = RustApiFiles::new(&settings, &project);
+        assert_eq!(files.module_path(), "demo_operator_api::cache::v1");
+
+        let mut tree = Tree::new(dir.path());
+        tree.add(
+            API_LIB,
+            "vec![\n    // +rusty:scaffold:crds\n]\n",
+            Policy::User,
+        );
+        files.register_crd(&mut tree).unwrap();
+        let lib = tree.read(API_LIB).unwrap().unwrap();
+        assert!(
+            lib.contains("    cache::v1::MemcachedBackup::crd(),\n"),
+            "{lib}"
+        );
+
+        let mut tree = Tree::new(dir.path());
+        tree.add(API_LIB, "pub mod cache;\n", Policy::User);
+        tree.add(
+            CRDGEN,
+            "vec![\n    // +rusty:scaffold:crds\n]\n",
+            Policy::User,
+        );
+        files.register_crd(&mut tree).unwrap();
+        let crdgen = tree.read(CRDGEN).unwrap().unwrap();
+        assert!(
+            crdgen.contains("demo_operator_api::cache::v1::MemcachedBackup::crd(),"),
+            "{crdgen}"
+        );
+
+        // Neither file has the marker: an error naming it, not a silent skip.
+        let mut tree = Tree::new(dir.path());
+        tree.add(API_LIB, "pub mod cache;\n", Policy::User);
+        tree.add(CRDGEN, "fn main() {}\n", Policy::User);
+        let err = files.register_crd(&mut tree).unwrap_err().to_string();
+        assert!(err.contains("+rusty:scaffold:crds"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_type_stops_a_controller_only_run() {
+        let project = project();
+        let err = check_type_exists(&settings(&project).spec, &project)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--resource"), "{err}");
+    }
+}
