@@ -133,7 +133,8 @@ fn yes_yes_scaffolds_the_resource_and_the_controller() {
 fn yes_no_scaffolds_no_controller() {
     let (_dir, root) = project("rust");
     let before = read_tree(&root);
-    created(&root, BACKUP, "y\nn\n");
+    let output = created(&root, BACKUP, "y\nn\n");
+    snapshot_settings().bind(|| insta::assert_snapshot!("rust_api_yes_no_output", output));
     let after = read_tree(&root);
     assert!(!after.contains_key("src/controller/memcached_backup.rs"));
     assert_eq!(after["src/main.rs"], before["src/main.rs"]);
@@ -167,6 +168,7 @@ fn yes_no_scaffolds_no_controller() {
 fn an_invalid_answer_is_asked_again() {
     let (_dir, root) = project("rust");
     let output = created(&root, BACKUP, "maybe\ny\nyes\n");
+    snapshot_settings().bind(|| insta::assert_snapshot!("rust_api_invalid_answer_output", output));
     assert!(
         output.contains(
             "Create Resource [y/n]\ninvalid input \"maybe\", should be [y/n]\nCreate Resource [y/n]\nCreate Controller [y/n]\n"
@@ -184,6 +186,11 @@ fn closed_stdin_is_an_error_and_writes_nothing() {
         let output = create(&root, BACKUP, input);
         let text = transcript(&output, &root);
         assert_eq!(output.status.code(), Some(1), "{text}");
+        let name = format!(
+            "rust_api_closed_stdin_after_{}_answers",
+            input.lines().count()
+        );
+        snapshot_settings().bind(|| insta::assert_snapshot!(name, text));
         let flag = if input.is_empty() {
             "--resource"
         } else {
