@@ -5,3 +5,4 @@ mod cli;
 mod e2e;
 mod init;
 mod rbac;
+mod rust_api;

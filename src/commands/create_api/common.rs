@@ -7,6 +7,7 @@ use crate::model::names::parse_plural;
 use crate::model::{Domain, Group, Kind, Version};
 use crate::project::{Project, Resource, ResourceApi};
 use crate::scaffold::{Policy, Tree};
+use crate::session::Session;
 use crate::templates::{self, Renderer};
 
 /// A validated API: group, version, kind and everything derived from them.
@@ -204,4 +205,11 @@ fn enable_crd_in_default(tree: &mut Tree) -> Result<()> {
             })
             .collect())
     })
+}
+
+/// The last step of every `create api`: regenerate role.yaml from everything staged so far
+/// (the new kind, its markers or chart), then plan, print and commit.
+pub fn apply(session: &Session, mut tree: Tree, project: &Project) -> Result<()> {
+    crate::rbac::stage_role(&mut tree, project)?;
+    session.apply(tree, project).map(|_| ())
 }

@@ -1,0 +1,350 @@
+//! The files of a Rust API: the type in the api crate (one module per group and version),
+//! its CRD and sample, the controller, and the lines that register them.
+use tera::Context;
+
+use super::RustApiSettings;
+use super::crd;
+use super::image::ImageOptions;
+use crate::commands::create_api::common::ApiSpec;
+use crate::error::{Error, Result};
+use crate::model::ProjectName;
+use crate::project::Project;
+use crate::scaffold::{Policy, Tree};
+use crate::templates::Renderer;
+
+const TEMPLATES: &str = "api/rust";
+const API_LIB: &str = "api/src/lib.rs";
+const CRDGEN: &str = "src/bin/crdgen.rs";
+const CONTROLLER_MOD: &str = "src/controller/mod.rs";
+const MAIN: &str = "src/main.rs";
+
+pub struct RustApiFiles<'a> {
+    settings: &'a RustApiSettings,
+    context: Context,
+    api_crate: String,
+    /// Another version of this kind exists: its CRD file then holds several versions,
+    /// which only crdgen can write.
+    other_version: bool,
+}
+
+impl<'a> RustApiFiles<'a> {
+    pub fn new(settings: &'a RustApiSettings, project: &Project) -> Self {
+        let spec = &settings.spec;
+        let api_crate = format!("{}_api", crate_ident(project));
+        let mut context = spec.context(project);
+        context.insert("api_crate", &api_crate);
+        let image = settings.image.as_ref();
+        context.insert("image", &image.is_some());
+        context.insert("image_ref", image.map_or("", |i| i.image.as_str()));
+        context.insert("image_env", &ImageOptions::env_var(spec));
+        let command = image.map(|i| i.command.join(",")).unwrap_or_default();
+        context.insert("has_command", &!command.is_empty());
+        // A Rust string literal, quotes and escapes included.
+        context.insert("container_command", &format!("{command:?}"));
+        context.insert("container_port", &image.is_some_and(|i| i.port.is_some()));
+        context.insert(
+            "container_port_number",
+            &image.and_then(|i| i.port).unwrap_or(0),
+        );
+        context.insert(
+            "run_as_user",
+            &image.and_then(|i| i.run_as_user).unwrap_or(-1),
+        );
+        let other_version = project.resources.iter().any(|r| {
+            r.group == spec.group.as_str()
+                && r.kind == spec.kind.as_str()
+                && r.version != spec.version.as_str()
+        });
+        RustApiFiles {
+            settings,
+            context,
+            api_crate,
+            other_version,
+        }
+    }
+
+    fn spec(&self) -> &ApiSpec {
+        &self.settings.spec
+    }
+
+    /// `memcached_operator_api::cache::v1`: PROJECT's `path` of the resource.
+    pub fn module_path(&self) -> String {
+        let spec = self.spec();
+        format!(
+            "{}::{}::{}",
+            self.api_crate,
+            spec.group.module(),
+            spec.version
+        )
+    }
+
+    fn group_dir(&self) -> String {
+        format!("api/src/{}", self.spec().group.module())
+    }
+
+    fn version_dir(&self) -> String {
+        format!("{}/{}", self.group_dir(), self.spec().version)
+    }
+
+    /// The type, its group/version modules, the CRD, the sample and their registrations.
+    pub fn stage_resource(&self, tree: &mut Tree, renderer: &mut Renderer) -> Result<()> {
+        let spec = self.spec();
+        let group_mod = format!("{}/mod.rs", self.group_dir());
+        let version_mod = format!("{}/mod.rs", self.version_dir());
+        self.create_once(tree, renderer, &group_mod, "group_mod.rs.tera")?;
+        self.create_once(tree, renderer, &version_mod, "version_mod.rs.tera")?;
+
+        let kind = &spec.kind;
+        let types = format!("{}/{}.rs", self.version_dir(), kind.snake());
+        let text = self.render(renderer, "types.rs.tera")?;
+        tree.add(&types, text, Policy::User);
+
+        tree.insert_at_marker(
+            API_LIB,
+            "api-modules",
+            &format!("pub mod {};", spec.group.module()),
+        )?;
+        tree.insert_at_marker(
+            &group_mod,
+            "versions",
+            &format!("pub mod {};", spec.version),
+        )?;
+        tree.insert_at_marker(
+            &version_mod,
+            "kinds",
+            &format!(
+                "pub mod {snake};\npub use {snake}::{{{kind}, {kind}Spec, {kind}Status}};",
+                snake = kind.snake()
+            ),
+        )?;
+        self.register_crd(tree)?;
+        for path in [&types, &group_mod, &version_mod, API_LIB] {
+            rustfmt(tree, path)?;
+        }
+
+        if !self.crd_needs_crdgen(tree) {
+            let crd = crd::render(&self.context, renderer)?;
+            tree.add(&spec.crd_path(), crd, Policy::User);
+        }
+        let sample = self.render(renderer, "sample.yaml.tera")?;
+        tree.add(&spec.sample_path(), sample, Policy::User);
+        Ok(())
+    }
+
+    /// Whether the CRD file must be left to `make manifests`: it already holds another
+    /// version of this kind, and crdgen merges the versions into one CRD.
+    pub fn crd_needs_crdgen(&self, tree: &Tree) -> bool {
+        self.other_version && tree.exists(&self.spec().crd_path())
+    }
+
+    /// Add the kind to the CRDs crdgen prints: at the `crds` marker of the api crate's
+    /// lib.rs, or of src/bin/crdgen.rs in projects that keep the list there.
+    fn register_crd(&self, tree: &mut Tree) -> Result<()> {
+        let spec = self.spec();
+        let in_crate = format!(
+            "{}::{}::{}::crd(),",
+            spec.group.module(),
+            spec.version,
+            spec.kind
+        );
+        let lib = tree.read(API_LIB)?.unwrap_or_default();
+        if lib.contains("+rusty:scaffold:crds") {
+            tree.insert_at_marker(API_LIB, "crds", &in_crate)?;
+        } else {
+            let qualified = format!("{}::{in_crate}", self.api_crate);
+            tree.insert_at_marker(CRDGEN, "crds", &qualified)?;
+        }
+        Ok(())
+    }
+
+    /// The controller module and the lines that start it.
+    pub fn stage_controller(&self, tree: &mut Tree, renderer: &mut Renderer) -> Result<()> {
+        let spec = self.spec();
+        let template = if self.settings.image.is_some() {
+            "image_controller.rs.tera"
+        } else {
+            "controller.rs.tera"
+        };
+        let text = self.render(renderer, template)?;
+        let snake = spec.kind.snake();
+        tree.add(&format!("src/controller/{snake}.rs"), text, Policy::User);
+        tree.insert_at_marker(
+            CONTROLLER_MOD,
+            "controller-modules",
+            &format!("pub mod {snake};"),
+        )?;
+        tree.insert_at_marker(
+            MAIN,
+            "controllers",
+            &format!(
+                "manager.add_controller(\"{}\", controller::{snake}::run);",
+                spec.kind.lower()
+            ),
+        )?;
+        for path in [
+            format!("src/controller/{snake}.rs"),
+            CONTROLLER_MOD.into(),
+            MAIN.into(),
+        ] {
+            rustfmt(tree, &path)?;
+        }
+        Ok(())
+    }
+
+    /// Stage a shared file (a module index) only if it does not exist yet: later APIs add
+    /// their lines to it, and the user may have added theirs.
+    fn create_once(
+        &self,
+        tree: &mut Tree,
+        renderer: &mut Renderer,
+        path: &str,
+        template: &str,
+    ) -> Result<()> {
+        if !tree.exists(path) {
+            let text = self.render(renderer, template)?;
+            tree.add(path, text, Policy::User);
+        }
+        Ok(())
+    }
+
+    fn render(&self, renderer: &mut Renderer, template: &str) -> Result<String> {
+        renderer.render(&format!("{TEMPLATES}/{template}"), &self.context)
+    }
+}
+
+/// Format a staged Rust file the way `cargo fmt` will (module lists sorted, long lines
+/// wrapped for the names of this API), so generated projects pass `cargo fmt --check`.
+/// Without a working rustfmt the file stays as rendered: it still compiles.
+fn rustfmt(tree: &mut Tree, path: &str) -> Result<()> {
+    let Some(text) = tree.read(path)? else {
+        return Ok(());
+    };
+    if let Some(formatted) = run_rustfmt(&text).filter(|f| *f != text) {
+        tree.edit(path, |_| Ok(formatted))?;
+    }
+    Ok(())
+}
+
+fn run_rustfmt(text: &str) -> Option<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(text.as_bytes()).ok()?;
+    let output = child.wait_with_output().ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8(output.stdout).ok())
+        .flatten()
+}
+
+/// The project's crate name as Rust code spells it (`memcached_operator`).
+fn crate_ident(project: &Project) -> String {
+    let name = project.project_name.as_deref().unwrap_or("operator");
+    ProjectName::parse(name).map_or_else(|_| name.replace('-', "_"), |n| n.snake())
+}
+
+/// `--resource=false --controller`: the type must already be in the api crate.
+pub fn check_type_exists(spec: &ApiSpec, project: &Project) -> Result<()> {
+    let known = project
+        .find_resource(
+            spec.group.as_str(),
+            spec.version.as_str(),
+            spec.kind.as_str(),
+        )
+        .is_some_and(|r| r.path.is_some());
+    if known {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "the controller needs the {} type, which this project does not have yet; create it too with --resource",
+            spec.display()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Group, Kind, Version};
+
+    fn settings(project: &Project) -> RustApiSettings {
+        let spec = ApiSpec::new(
+            project,
+            Group::parse("cache").unwrap(),
+            Version::parse("v1").unwrap(),
+            Kind::parse("MemcachedBackup").unwrap(),
+            None,
+            true,
+        )
+        .unwrap();
+        RustApiSettings {
+            spec,
+            resource: true,
+            controller: false,
+            image: None,
+        }
+    }
+
+    fn project() -> Project {
+        Project::parse("domain: my.domain\nlayout: rust.rusty-sdk.dev/v1\nprojectName: demo-operator\nversion: \"3\"\n").unwrap()
+    }
+
+    #[test]
+    fn crds_are_registered_in_the_api_crate_or_else_in_crdgen() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = project();
+        let settings = settings(&project);
+        let files = RustApiFiles::new(&settings, &project);
+        assert_eq!(files.module_path(), "demo_operator_api::cache::v1");
+
+        let mut tree = Tree::new(dir.path());
+        tree.add(
+            API_LIB,
+            "vec![\n    // +rusty:scaffold:crds\n]\n",
+            Policy::User,
+        );
+        files.register_crd(&mut tree).unwrap();
+        let lib = tree.read(API_LIB).unwrap().unwrap();
+        assert!(
+            lib.contains("    cache::v1::MemcachedBackup::crd(),\n"),
+            "{lib}"
+        );
+
+        let mut tree = Tree::new(dir.path());
+        tree.add(API_LIB, "pub mod cache;\n", Policy::User);
+        tree.add(
+            CRDGEN,
+            "vec![\n    // +rusty:scaffold:crds\n]\n",
+            Policy::User,
+        );
+        files.register_crd(&mut tree).unwrap();
+        let crdgen = tree.read(CRDGEN).unwrap().unwrap();
+        assert!(
+            crdgen.contains("demo_operator_api::cache::v1::MemcachedBackup::crd(),"),
+            "{crdgen}"
+        );
+
+        // Neither file has the marker: an error naming it, not a silent skip.
+        let mut tree = Tree::new(dir.path());
+        tree.add(API_LIB, "pub mod cache;\n", Policy::User);
+        tree.add(CRDGEN, "fn main() {}\n", Policy::User);
+        let err = files.register_crd(&mut tree).unwrap_err().to_string();
+        assert!(err.contains("+rusty:scaffold:crds"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_type_stops_a_controller_only_run() {
+        let project = project();
+        let err = check_type_exists(&settings(&project).spec, &project)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--resource"), "{err}");
+    }
+}

@@ -1,0 +1,521 @@
+//! `rusty-sdk create api --plugins rust`: prompts, the files it writes, re-runs, user edits,
+//! errors, and (end to end) generated projects that build, test and lint, whose crdgen
+//! prints exactly the CRDs the command wrote.
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::e2e::{self, check_project, kustomize, must};
+use crate::support::{read_tree, rusty, snapshot_settings, transcript};
+
+type Files = BTreeMap<String, Vec<u8>>;
+
+const BACKUP: &[&str] = &[
+    "create",
+    "api",
+    "--plugins",
+    "rust",
+    "--group",
+    "cache",
+    "--version",
+    "v1",
+    "--kind",
+    "MemcachedBackup",
+];
+
+const IMAGE: &[&str] = &[
+    "create",
+    "api",
+    "--plugins",
+    "rust",
+    "--group",
+    "cache",
+    "--version",
+    "v1alpha1",
+    "--kind",
+    "Memcached",
+    "--image",
+    "memcached:1.4.36-alpine",
+    "--image-container-command",
+    "memcached,-m=64,-o,modern,-v",
+    "--image-container-port",
+    "11211",
+    "--run-as-user",
+    "1001",
+];
+
+const CLUSTER_SCOPED: &[&str] = &[
+    "create",
+    "api",
+    "--plugins",
+    "rust",
+    "--group",
+    "ops",
+    "--version",
+    "v1",
+    "--kind",
+    "Proxy",
+    "--namespaced=false",
+    "--resource",
+    "--controller",
+];
+
+fn project(layout: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memcached-operator");
+    std::fs::create_dir(&root).unwrap();
+    let output = rusty(&root)
+        .args(["init", "--plugins", layout])
+        .args(["--repo", "github.com/example/memcached-operator"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    (dir, root)
+}
+
+fn create(root: &Path, args: &[&str], stdin: &str) -> Output {
+    rusty(root)
+        .args(args)
+        .write_stdin(stdin.as_bytes().to_vec())
+        .output()
+        .unwrap()
+}
+
+fn created(root: &Path, args: &[&str], stdin: &str) -> String {
+    let output = create(root, args, stdin);
+    let text = transcript(&output, root);
+    assert!(output.status.success(), "{text}");
+    text
+}
+
+/// Files that differ between two reads of a tree (new or changed).
+fn changed<'a>(before: &Files, after: &'a Files) -> Vec<(&'a String, &'a Vec<u8>)> {
+    after
+        .iter()
+        .filter(|(path, bytes)| before.get(*path) != Some(*bytes))
+        .collect()
+}
+
+fn snapshot_changes(name: &str, before: &Files, after: &Files) {
+    let changes = changed(before, after);
+    let listing: Vec<&str> = changes.iter().map(|(p, _)| p.as_str()).collect();
+    snapshot_settings().bind(|| {
+        insta::assert_snapshot!(format!("{name}_files"), listing.join("\n"));
+        for (path, bytes) in &changes {
+            let file = format!("{name}__{}", path.replace('/', "__"));
+            insta::assert_snapshot!(file, String::from_utf8_lossy(bytes));
+        }
+    });
+}
+
+#[test]
+fn yes_yes_scaffolds_the_resource_and_the_controller() {
+    let (_dir, root) = project("rust");
+    let before = read_tree(&root);
+    let output = created(&root, BACKUP, "y\ny\n");
+    assert!(
+        output.contains("Create Resource [y/n]\nCreate Controller [y/n]\n"),
+        "{output}"
+    );
+    let after = read_tree(&root);
+    snapshot_settings().bind(|| insta::assert_snapshot!("rust_api_backup_output", output));
+    snapshot_changes("rust_api_backup", &before, &after);
+    let main = String::from_utf8_lossy(&after["src/main.rs"]).into_owned();
+    assert!(
+        main.contains(
+            "manager.add_controller(\"memcachedbackup\", controller::memcached_backup::run);"
+        ),
+        "{main}"
+    );
+}
+
+#[test]
+fn yes_no_scaffolds_no_controller() {
+    let (_dir, root) = project("rust");
+    let before = read_tree(&root);
+    let output = created(&root, BACKUP, "y\nn\n");
+    snapshot_settings().bind(|| insta::assert_snapshot!("rust_api_yes_no_output", output));
+    let after = read_tree(&root);
+    assert!(!after.contains_key("src/controller/memcached_backup.rs"));
+    assert_eq!(after["src/main.rs"], before["src/main.rs"]);
+    assert_eq!(
+        after["src/controller/mod.rs"],
+        before["src/controller/mod.rs"]
+    );
+    assert!(after.contains_key("api/src/cache/v1/memcached_backup.rs"));
+    let project = String::from_utf8_lossy(&after["PROJECT"]).into_owned();
+    assert!(project.contains("kind: MemcachedBackup"), "{project}");
+    assert!(!project.contains("controller: true"), "{project}");
+
+    // Later, the controller alone for the existing type.
+    let args: Vec<&str> = BACKUP
+        .iter()
+        .copied()
+        .chain(["--resource=false", "--controller"])
+        .collect();
+    created(&root, &args, "");
+    let later = read_tree(&root);
+    assert!(later.contains_key("src/controller/memcached_backup.rs"));
+    assert_eq!(
+        later["api/src/cache/v1/memcached_backup.rs"],
+        after["api/src/cache/v1/memcached_backup.rs"]
+    );
+    let project = String::from_utf8_lossy(&later["PROJECT"]).into_owned();
+    assert!(project.contains("controller: true"), "{project}");
+}
+
+#[test]
+fn an_invalid_answer_is_asked_again() {
+    let (_dir, root) = project("rust");
+    let output = created(&root, BACKUP, "maybe\ny\nyes\n");
+    snapshot_settings().bind(|| insta::assert_snapshot!("rust_api_invalid_answer_output", output));
+    assert!(
+        output.contains(
+            "Create Resource [y/n]\ninvalid input \"maybe\", should be [y/n]\nCreate Resource [y/n]\nCreate Controller [y/n]\n"
+        ),
+        "{output}"
+    );
+    assert!(read_tree(&root).contains_key("src/controller/memcached_backup.rs"));
+}
+
+#[test]
+fn closed_stdin_is_an_error_and_writes_nothing() {
+    let (_dir, root) = project("rust");
+    let before = read_tree(&root);
+    for input in ["", "y\n"] {
+        let output = create(&root, BACKUP, input);
+        let text = transcript(&output, &root);
+        assert_eq!(output.status.code(), Some(1), "{text}");
+        let name = format!(
+            "rust_api_closed_stdin_after_{}_answers",
+            input.lines().count()
+        );
+        snapshot_settings().bind(|| insta::assert_snapshot!(name, text));
+        let flag = if input.is_empty() {
+            "--resource"
+        } else {
+            "--controller"
+        };
+        assert!(
+            text.contains(&format!("pass {flag}=true or {flag}=false")),
+            "{text}"
+        );
+        assert_eq!(read_tree(&root), before, "nothing may be written");
+    }
+}
+
+#[test]
+fn the_same_command_twice_changes_nothing() {
+    let (_dir, root) = project("rust");
+    created(&root, BACKUP, "y\ny\n");
+    let once = read_tree(&root);
+
+    let again = create(&root, BACKUP, "y\ny\n");
+    let text = transcript(&again, &root);
+    assert_eq!(again.status.code(), Some(1), "{text}");
+    assert!(text.contains("API already exists"), "{text}");
+    assert_eq!(read_tree(&root), once);
+
+    let forced: Vec<&str> = BACKUP.iter().copied().chain(["--force"]).collect();
+    let text = created(&root, &forced, "y\ny\n");
+    assert!(
+        !text.contains(" create ") && !text.contains(" update "),
+        "{text}"
+    );
+    assert!(
+        text.contains("identical  src/controller/memcached_backup.rs"),
+        "{text}"
+    );
+    assert_eq!(read_tree(&root), once);
+}
+
+#[test]
+fn force_rewrites_only_the_files_the_command_owns() {
+    let (_dir, root) = project("rust");
+    created(&root, BACKUP, "y\ny\n");
+    let controller = root.join("src/controller/memcached_backup.rs");
+    std::fs::write(&controller, "// my own controller\n").unwrap();
+    let readme = root.join("README.md");
+    let readme_before = std::fs::read(&readme).ok();
+
+    let output = create(&root, BACKUP, "y\ny\n");
+    assert_eq!(output.status.code(), Some(1));
+    let forced: Vec<&str> = BACKUP.iter().copied().chain(["--force"]).collect();
+    let text = created(&root, &forced, "y\ny\n");
+    assert!(
+        text.contains("force  src/controller/memcached_backup.rs"),
+        "{text}"
+    );
+    assert!(
+        std::fs::read_to_string(&controller)
+            .unwrap()
+            .contains("pub async fn run")
+    );
+    assert_eq!(std::fs::read(&readme).ok(), readme_before);
+}
+
+#[test]
+fn user_edits_survive_a_later_api() {
+    let (_dir, root) = project("rust");
+    created(&root, BACKUP, "y\ny\n");
+    let main = root.join("src/main.rs");
+    let edited_main = std::fs::read_to_string(&main)
+        .unwrap()
+        .replace("manager.run().await", "// my edit\n    manager.run().await");
+    std::fs::write(&main, &edited_main).unwrap();
+    let controller = root.join("src/controller/memcached_backup.rs");
+    let edited_controller = std::fs::read_to_string(&controller)
+        .unwrap()
+        .replace("const RESYNC", "// my tuning\nconst RESYNC");
+    std::fs::write(&controller, &edited_controller).unwrap();
+
+    let before = read_tree(&root);
+    created(&root, CLUSTER_SCOPED, "");
+    let after = read_tree(&root);
+    let main_now = String::from_utf8_lossy(&after["src/main.rs"]).into_owned();
+    assert!(main_now.contains("// my edit"), "{main_now}");
+    assert!(
+        main_now.contains("controller::memcached_backup::run")
+            && main_now.contains("controller::proxy::run"),
+        "{main_now}"
+    );
+    assert_eq!(
+        after["src/controller/memcached_backup.rs"],
+        edited_controller.as_bytes()
+    );
+    snapshot_changes("rust_api_second_group", &before, &after);
+}
+
+#[test]
+fn a_second_kind_shares_its_group_version_module() {
+    let (_dir, root) = project("rust");
+    created(&root, BACKUP, "y\ny\n");
+    let mut second: Vec<&str> = BACKUP.to_vec();
+    second[9] = "MemcachedRestore";
+    created(&root, &second, "y\nn\n");
+    let tree = read_tree(&root);
+    let module = String::from_utf8_lossy(&tree["api/src/cache/v1/mod.rs"]).into_owned();
+    assert!(
+        module.contains("pub mod memcached_backup;")
+            && module.contains("pub mod memcached_restore;"),
+        "{module}"
+    );
+    let group = String::from_utf8_lossy(&tree["api/src/cache/mod.rs"]).into_owned();
+    assert_eq!(group.matches("pub mod v1;").count(), 1, "{group}");
+    let lib = String::from_utf8_lossy(&tree["api/src/lib.rs"]).into_owned();
+    assert_eq!(lib.matches("pub mod cache;").count(), 1, "{lib}");
+    assert!(lib.contains("cache::v1::MemcachedRestore::crd(),"), "{lib}");
+}
+
+#[test]
+fn deploy_image_files() {
+    let (_dir, root) = project("rust");
+    let before = read_tree(&root);
+    let output = created(&root, IMAGE, "");
+    assert!(!output.contains("[y/n]"), "--image asks nothing: {output}");
+    let after = read_tree(&root);
+    snapshot_changes("rust_api_image", &before, &after);
+    let manager = String::from_utf8_lossy(&after["config/manager/manager.yaml"]).into_owned();
+    assert!(
+        manager.contains(
+            "        - name: MEMCACHED_IMAGE\n          value: memcached:1.4.36-alpine\n"
+        ),
+        "{manager}"
+    );
+
+    // Another image later updates the variable instead of adding a second one.
+    let mut newer: Vec<&str> = IMAGE.to_vec();
+    newer[11] = "memcached:1.6.26-alpine";
+    newer.push("--force");
+    created(&root, &newer, "");
+    let manager = std::fs::read_to_string(root.join("config/manager/manager.yaml")).unwrap();
+    assert_eq!(manager.matches("MEMCACHED_IMAGE").count(), 1, "{manager}");
+    assert!(
+        manager.contains("value: memcached:1.6.26-alpine"),
+        "{manager}"
+    );
+}
+
+#[test]
+fn errors_name_what_to_fix_and_write_nothing() {
+    let (_dir, root) = project("rust");
+    let before = read_tree(&root);
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "bad_group",
+            &["--group", "Cache", "--version", "v1", "--kind", "A"],
+        ),
+        (
+            "bad_version",
+            &["--group", "cache", "--version", "1", "--kind", "A"],
+        ),
+        (
+            "bad_kind",
+            &["--group", "cache", "--version", "v1", "--kind", "memcached"],
+        ),
+        (
+            "port_without_image",
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "A",
+                "--image-container-port",
+                "11211",
+            ],
+        ),
+        (
+            "image_cluster_scoped",
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "A",
+                "--image",
+                "m:1",
+                "--namespaced=false",
+            ],
+        ),
+        (
+            "image_without_controller",
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "A",
+                "--image",
+                "m:1",
+                "--controller=false",
+            ],
+        ),
+    ];
+    let mut transcripts = String::new();
+    for (name, flags) in cases {
+        let mut args = vec!["create", "api", "--plugins", "rust"];
+        args.extend_from_slice(flags);
+        let output = create(&root, &args, "y\ny\n");
+        assert_eq!(output.status.code(), Some(1), "{name}");
+        transcripts.push_str(&format!("## {name}\n{}\n", transcript(&output, &root)));
+        assert_eq!(read_tree(&root), before, "{name} wrote something");
+    }
+    let (_helm_dir, helm_root) = project("helm");
+    let helm_before = read_tree(&helm_root);
+    let output = create(&helm_root, BACKUP, "y\ny\n");
+    assert_eq!(output.status.code(), Some(1));
+    transcripts.push_str(&format!(
+        "## helm_project\n{}\n",
+        transcript(&output, &helm_root)
+    ));
+    assert_eq!(read_tree(&helm_root), helm_before);
+    snapshot_settings().bind(|| insta::assert_snapshot!("rust_api_errors", transcripts));
+}
+
+/// crdgen's CRDs, written one file per CRD, must equal what `create api` wrote.
+fn assert_crdgen_matches(root: &Path) {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    must(
+        root,
+        "cargo",
+        &["run", "--quiet", "--bin", "crdgen", "--", dir],
+    );
+    let generated = read_tree(out.path());
+    let scaffolded: Files = read_tree(&root.join("config/crd/bases"));
+    assert_eq!(
+        generated.keys().collect::<Vec<_>>(),
+        scaffolded.keys().collect::<Vec<_>>()
+    );
+    for (file, bytes) in &generated {
+        let want = String::from_utf8_lossy(bytes);
+        let have = String::from_utf8_lossy(&scaffolded[file]);
+        assert_eq!(
+            have, want,
+            "config/crd/bases/{file} differs from crdgen's output"
+        );
+    }
+}
+
+#[test]
+fn rust_project_with_three_apis_builds_tests_lints_and_agrees_with_crdgen() {
+    if e2e::skip() {
+        return;
+    }
+    // Namespaced, cluster-scoped, and deploy-image with every image flag.
+    let (_dir, root) = project("rust");
+    created(&root, BACKUP, "y\ny\n");
+    created(&root, CLUSTER_SCOPED, "");
+    created(&root, IMAGE, "");
+    check_project(&root);
+    assert_crdgen_matches(&root);
+    kustomize(&root, "config/samples");
+}
+
+/// Needs the runtime's Helm reconciler (`rusty_sdk_runtime::helm`), which the hybrid
+/// layout's main.rs uses.
+#[test]
+fn hybrid_project_with_a_rust_api_builds_tests_lints_and_agrees_with_crdgen() {
+    if e2e::skip() {
+        return;
+    }
+    let (_dir, root) = project("hybrid.helm");
+    let mut args: Vec<&str> = BACKUP.to_vec();
+    args.extend(["--resource", "--controller"]);
+    created(&root, &args, "");
+    check_project(&root);
+    assert_crdgen_matches(&root);
+    kustomize(&root, "config/samples");
+}
+
+#[test]
+fn a_second_version_of_a_kind_leaves_its_crd_to_crdgen() {
+    let (_dir, root) = project("rust");
+    created(&root, BACKUP, "y\ny\n");
+    let crd = "config/crd/bases/cache.my.domain_memcachedbackups.yaml";
+    let before = read_tree(&root);
+    let mut second: Vec<&str> = BACKUP.to_vec();
+    second[7] = "v2";
+    let output = created(&root, &second, "y\nn\n");
+    assert!(
+        output.contains("several versions of MemcachedBackup; run `make manifests`"),
+        "{output}"
+    );
+    let after = read_tree(&root);
+    assert_eq!(
+        after[crd], before[crd],
+        "the merged CRD is crdgen's to write"
+    );
+    assert!(after.contains_key("api/src/cache/v2/memcached_backup.rs"));
+    let lib = String::from_utf8_lossy(&after["api/src/lib.rs"]).into_owned();
+    assert!(
+        lib.contains("cache::v1::MemcachedBackup::crd(),")
+            && lib.contains("cache::v2::MemcachedBackup::crd(),"),
+        "{lib}"
+    );
+    let group = String::from_utf8_lossy(&after["api/src/cache/mod.rs"]).into_owned();
+    assert!(group.contains("pub mod v1;\npub mod v2;"), "{group}");
+}
+
+#[test]
+fn plural_override_names_the_crd_and_is_recorded() {
+    let (_dir, root) = project("rust");
+    let args: Vec<&str> = BACKUP
+        .iter()
+        .copied()
+        .chain(["--plural", "backups", "--resource", "--controller=false"])
+        .collect();
+    created(&root, &args, "");
+    let tree = read_tree(&root);
+    let crd = String::from_utf8_lossy(&tree["config/crd/bases/cache.my.domain_backups.yaml"])
+        .into_owned();
+    assert!(crd.contains("  name: backups.cache.my.domain\n"), "{crd}");
+    let types = String::from_utf8_lossy(&tree["api/src/cache/v1/memcached_backup.rs"]).into_owned();
+    assert!(types.contains("plural = \"backups\""), "{types}");
+    let project = String::from_utf8_lossy(&tree["PROJECT"]).into_owned();
+    assert!(project.contains("plural: backups"), "{project}");
+}
