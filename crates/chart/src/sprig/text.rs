@@ -1,0 +1,430 @@
+//! Text algorithms sprig takes from Go's strings package, Masterminds/goutils and
+//! huandu/xstrings, ported with their exact edge cases.
+
+/// Go's strings.SplitN: an empty separator splits into characters; n < 0 means all
+/// parts; n == 0 means none.
+pub fn go_split<'a>(x: &'a str, sep: &str, n: i64) -> Vec<&'a str> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let limit = if n < 0 { usize::MAX } else { n as usize };
+    if sep.is_empty() {
+        let mut parts = Vec::new();
+        let mut rest = x;
+        while !rest.is_empty() {
+            if parts.len() + 1 == limit {
+                parts.push(rest);
+                return parts;
+            }
+            let len = rest.chars().next().map_or(1, char::len_utf8);
+            parts.push(&rest[..len]);
+            rest = &rest[len..];
+        }
+        return parts;
+    }
+    x.splitn(limit, sep).collect()
+}
+
+/// Go's strings.Replace(src, old, new, -1); an empty `old` matches between characters
+/// exactly as Rust's `str::replace` does.
+pub fn go_replace_all(src: &str, old: &str, new: &str) -> String {
+    src.replace(old, new)
+}
+
+/// Go's strings.Title: upper-case every letter that follows a separator.
+pub fn title(x: &str) -> String {
+    let mut prev = ' ';
+    let mut out = String::with_capacity(x.len());
+    for c in x.chars() {
+        if is_title_separator(prev) {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+        prev = c;
+    }
+    out
+}
+
+fn is_title_separator(c: char) -> bool {
+    if c.is_ascii() {
+        return !(c.is_ascii_alphanumeric() || c == '_');
+    }
+    if c.is_alphanumeric() {
+        return false;
+    }
+    c.is_whitespace()
+}
+
+/// goutils.Uncapitalize: lower-case the first letter of each space-separated word.
+pub fn untitle(x: &str) -> String {
+    let mut prev_space = true;
+    x.chars()
+        .map(|c| {
+            let out = if prev_space {
+                c.to_lowercase().next().unwrap_or(c)
+            } else {
+                c
+            };
+            prev_space = c.is_whitespace();
+            out
+        })
+        .collect()
+}
+
+/// goutils.Initials: the first byte of each space-separated word.
+pub fn initials(x: &str) -> String {
+    let mut gap = true;
+    let mut out = String::new();
+    for c in x.chars() {
+        if c.is_whitespace() {
+            gap = true;
+        } else if gap {
+            out.push(c);
+            gap = false;
+        }
+    }
+    out
+}
+
+/// goutils.SwapCase.
+pub fn swapcase(x: &str) -> String {
+    let mut out = String::with_capacity(x.len());
+    for c in x.chars() {
+        if c.is_uppercase() {
+            out.extend(c.to_lowercase());
+        } else if c.is_lowercase() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// goutils.AbbreviateFull; `None` where goutils returns an error.
+pub fn abbreviate(x: &str, offset: i64, max_width: i64) -> Option<String> {
+    if x.is_empty() {
+        return Some(String::new());
+    }
+    if max_width < 4 {
+        return None;
+    }
+    let b = x.as_bytes();
+    let len = b.len() as i64;
+    if len <= max_width {
+        return Some(x.to_string());
+    }
+    let mut offset = offset.min(len);
+    if len - offset < max_width - 3 {
+        offset = len - (max_width - 3);
+    }
+    if offset <= 4 {
+        return Some(format!("{}...", lossy(&b[..(max_width - 3) as usize])));
+    }
+    if max_width < 7 {
+        return None;
+    }
+    if offset + max_width - 3 < len {
+        let rest = lossy(&b[offset as usize..]);
+        return Some(format!("...{}", abbreviate(&rest, 0, max_width - 3)?));
+    }
+    Some(format!(
+        "...{}",
+        lossy(&b[(len - (max_width - 3)) as usize..])
+    ))
+}
+
+/// goutils.WrapCustom: break lines at spaces so they fit `width` bytes.
+pub fn wrap(x: &str, width: i64, newline: &str, wrap_long_words: bool) -> String {
+    if x.is_empty() {
+        return String::new();
+    }
+    let newline = if newline.is_empty() { "\n" } else { newline };
+    let width = width.max(1) as usize;
+    let b = x.as_bytes();
+    let len = b.len();
+    let mut offset = 0;
+    let mut out: Vec<u8> = Vec::with_capacity(len);
+    while len - offset > width {
+        if b[offset] == b' ' {
+            offset += 1;
+            continue;
+        }
+        let end = (width + offset + 1).min(len);
+        let space = b[offset..end].iter().rposition(|c| *c == b' ');
+        match space {
+            Some(pos) => {
+                out.extend_from_slice(&b[offset..offset + pos]);
+                out.extend_from_slice(newline.as_bytes());
+                offset += pos + 1;
+            }
+            None if wrap_long_words => {
+                out.extend_from_slice(&b[offset..offset + width]);
+                out.extend_from_slice(newline.as_bytes());
+                offset += width;
+            }
+            None => {
+                let end = width + offset;
+                match b[end..].iter().position(|c| *c == b' ') {
+                    None => {
+                        out.extend_from_slice(&b[offset..]);
+                        offset = len;
+                    }
+                    Some(i) => {
+                        out.extend_from_slice(&b[offset..end + i]);
+                        out.extend_from_slice(newline.as_bytes());
+                        offset = end + i + 1;
+                    }
+                }
+            }
+        }
+    }
+    out.extend_from_slice(&b[offset..]);
+    lossy(&out)
+}
+
+fn is_connector(c: char) -> bool {
+    c == '-' || c == '_' || c.is_whitespace()
+}
+
+fn is_alphabet(c: char) -> bool {
+    c.is_alphabetic()
+        && !matches!(c, '\u{4E00}'..='\u{9FCC}' | '\u{3400}'..='\u{4D85}' | '\u{20000}'..='\u{2B81D}')
+}
+
+fn is_punct(c: char) -> bool {
+    c.is_ascii_punctuation() && !matches!(c, '$' | '+' | '<' | '=' | '>' | '^' | '`' | '|' | '~')
+        || (!c.is_ascii() && !c.is_alphanumeric() && !c.is_whitespace() && !c.is_control())
+}
+
+/// xstrings.ToCamelCase as sprig's `camelcase` calls it: words joined, each upper-cased
+/// at its first letter.
+pub fn to_pascal_case(x: &str) -> String {
+    let mut chars = x.chars();
+    let mut out = String::with_capacity(x.len());
+    let mut r0 = None;
+    for c in chars.by_ref() {
+        if !is_connector(c) {
+            r0 = Some(c.to_uppercase().next().unwrap_or(c));
+            break;
+        }
+        out.push(c);
+    }
+    let Some(mut r0) = r0 else {
+        return out;
+    };
+    for c in chars {
+        let r1 = r0;
+        r0 = c;
+        if is_connector(r0) && is_connector(r1) {
+            out.push(r1);
+            continue;
+        }
+        if is_connector(r1) {
+            r0 = r0.to_uppercase().next().unwrap_or(r0);
+        } else {
+            out.push(r1);
+        }
+    }
+    out.push(r0);
+    out
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Word {
+    Invalid,
+    Number,
+    Upper,
+    Alphabet,
+    Connector,
+    Punct,
+    Other,
+}
+
+/// xstrings' nextWord: the kind and text of the next word and the rest.
+fn next_word(x: &str) -> (Word, &str, &str) {
+    let mut it = x.char_indices().peekable();
+    let Some((_, first)) = it.next() else {
+        return (Word::Invalid, "", "");
+    };
+    let take_while = |start: usize, pred: &dyn Fn(char) -> bool| -> usize {
+        let mut end = start;
+        for (i, c) in x[start..].char_indices() {
+            if !pred(c) {
+                return start + i;
+            }
+            end = start + i + c.len_utf8();
+        }
+        end
+    };
+    let after_first = first.len_utf8();
+    let (kind, end) = if is_connector(first) {
+        (Word::Connector, take_while(after_first, &is_connector))
+    } else if is_punct(first) {
+        (Word::Punct, take_while(after_first, &is_punct))
+    } else if first.is_uppercase() {
+        match x[after_first..].chars().next() {
+            Some(c) if c.is_uppercase() => {
+                let end = take_while(after_first, &|c| c.is_uppercase());
+                // "HTTPServer": the last capital starts the next word.
+                match x[end..].chars().next() {
+                    Some(next) if is_alphabet(next) => {
+                        let last = x[..end].chars().next_back().map_or(0, char::len_utf8);
+                        (Word::Upper, end - last)
+                    }
+                    _ => (Word::Upper, end),
+                }
+            }
+            Some(c) if is_alphabet(c) => (
+                Word::Upper,
+                take_while(after_first, &|c| is_alphabet(c) && !c.is_uppercase()),
+            ),
+            _ => (Word::Upper, after_first),
+        }
+    } else if is_alphabet(first) {
+        (
+            Word::Alphabet,
+            take_while(after_first, &|c| is_alphabet(c) && !c.is_uppercase()),
+        )
+    } else if first.is_numeric() {
+        (Word::Number, take_while(after_first, &char::is_numeric))
+    } else {
+        (
+            Word::Other,
+            take_while(after_first, &|c| {
+                !(is_connector(c) || is_alphabet(c) || c.is_numeric() || is_punct(c))
+            }),
+        )
+    };
+    let _ = it.peek();
+    (kind, &x[..end], &x[end..])
+}
+
+fn push_lower(out: &mut String, kind: Word, word: &str, connector: char) {
+    if kind != Word::Upper && kind != Word::Connector {
+        out.push_str(word);
+        return;
+    }
+    for c in word.chars() {
+        if is_connector(c) {
+            out.push(connector);
+        } else if c.is_uppercase() {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+/// xstrings' camelCaseToLowerCase, behind `snakecase` and `kebabcase`.
+pub fn to_snake_case(x: &str, connector: char) -> String {
+    if x.is_empty() {
+        return String::new();
+    }
+    let mut out = String::with_capacity(x.len() + 4);
+    let (mut wt, mut word, mut remaining) = next_word(x);
+    while !remaining.is_empty() {
+        if wt != Word::Connector {
+            push_lower(&mut out, wt, word, connector);
+        }
+        let prev = wt;
+        let last = word;
+        (wt, word, remaining) = next_word(remaining);
+        match prev {
+            Word::Number => {
+                while wt == Word::Alphabet || wt == Word::Number {
+                    push_lower(&mut out, wt, word, connector);
+                    (wt, word, remaining) = next_word(remaining);
+                }
+                if !matches!(wt, Word::Invalid | Word::Punct | Word::Connector) {
+                    out.push(connector);
+                }
+            }
+            Word::Connector => push_lower(&mut out, prev, last, connector),
+            Word::Punct => {}
+            _ => {
+                if wt != Word::Number {
+                    if wt != Word::Connector && wt != Word::Punct {
+                        out.push(connector);
+                    }
+                    continue;
+                }
+                if remaining.is_empty() {
+                    continue;
+                }
+                let last = word;
+                (wt, word, remaining) = next_word(remaining);
+                if wt != Word::Alphabet {
+                    push_lower(&mut out, Word::Number, last, connector);
+                    if wt != Word::Connector && wt != Word::Punct {
+                        out.push(connector);
+                    }
+                    continue;
+                }
+                out.push(connector);
+                push_lower(&mut out, Word::Number, last, connector);
+                while wt == Word::Alphabet || wt == Word::Number {
+                    push_lower(&mut out, wt, word, connector);
+                    (wt, word, remaining) = next_word(remaining);
+                }
+                if !matches!(wt, Word::Invalid | Word::Connector | Word::Punct) {
+                    out.push(connector);
+                }
+            }
+        }
+    }
+    push_lower(&mut out, wt, word, connector);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_matches_go() {
+        assert_eq!(go_split("a,b,c", ",", -1), vec!["a", "b", "c"]);
+        assert_eq!(go_split("a,b,c", ",", 2), vec!["a", "b,c"]);
+        assert_eq!(go_split("abc", "", -1), vec!["a", "b", "c"]);
+        assert_eq!(go_split("", ",", -1), vec![""]);
+        assert!(go_split("a", ",", 0).is_empty());
+    }
+
+    #[test]
+    fn title_and_friends_match_go() {
+        assert_eq!(title("hello world-foo_bar"), "Hello World-Foo_bar");
+        assert_eq!(untitle("Hello World"), "hello world");
+        assert_eq!(initials("First Try"), "FT");
+        assert_eq!(swapcase("This Is A.Test"), "tHIS iS a.tEST");
+    }
+
+    #[test]
+    fn abbreviate_matches_goutils() {
+        assert_eq!(abbreviate("hello world", 0, 5).as_deref(), Some("he..."));
+        assert_eq!(
+            abbreviate("1234 5678 9123", 5, 10).as_deref(),
+            Some("...5678...")
+        );
+        assert_eq!(abbreviate("abc", 0, 5).as_deref(), Some("abc"));
+    }
+
+    #[test]
+    fn wrap_matches_goutils() {
+        assert_eq!(wrap("Hello World", 5, "\n", false), "Hello\nWorld");
+        assert_eq!(wrap("Hello World", 5, "\t", true), "Hello\tWorld");
+        assert_eq!(wrap("abcdefghij klm", 4, "\n", true), "abcd\nefgh\nij\nklm");
+    }
+
+    #[test]
+    fn case_conversions_match_xstrings() {
+        assert_eq!(to_snake_case("FirstName", '_'), "first_name");
+        assert_eq!(to_snake_case("HTTPServer", '_'), "http_server");
+        assert_eq!(to_snake_case("FirstName", '-'), "first-name");
+        assert_eq!(to_pascal_case("http_server"), "HttpServer");
+    }
+}
