@@ -48,7 +48,7 @@ fn parse_key(text: &str) -> std::result::Result<KeyPair, String> {
     let pkcs8: Vec<u8> = match block.tag() {
         "PRIVATE KEY" => block.contents().to_vec(),
         "RSA PRIVATE KEY" => rsa::RsaPrivateKey::from_pkcs1_der(block.contents())
-            .and_then(|k| k.to_pkcs8_der().map_err(|e| rsa::pkcs1::Error::Pkcs8(e)))
+            .and_then(|k| k.to_pkcs8_der().map_err(rsa::pkcs1::Error::Pkcs8))
             .map_err(|e| format!("parsing RSA private key from PEM: {e}"))?
             .as_bytes()
             .to_vec(),

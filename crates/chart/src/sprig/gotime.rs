@@ -512,16 +512,13 @@ fn frac_number(v: u64, scale: u64) -> String {
     format!("{whole}.{}", digits.trim_end_matches('0'))
 }
 
-/// Helper for tests and callers holding a UTC instant.
-pub fn utc_from_parts(y: i32, mo: u32, d: u32, h: u32, mi: u32, s: u32) -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(y, mo, d, h, mi, s)
-        .single()
-        .unwrap_or_default()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn utc_from_parts(y: i32, mo: u32, d: u32, h: u32, mi: u32, s: u32) -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(y, mo, d, h, mi, s).single().unwrap()
+    }
 
     #[test]
     fn formats_reference_layouts() {

@@ -64,3 +64,76 @@ fn matches_helm_on_oracle_cases() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+#[test]
+fn go_type_rules_for_parameters() {
+    // A float64 from values.yaml is refused where Go wants an int...
+    let err = render("{{ trunc .n \"hello\" }}", &values()).unwrap_err();
+    assert!(err.contains("expected int; got float64"), "{err}");
+    // ...and a number where Go wants a string.
+    let err = render("{{ upper .n }}", &values()).unwrap_err();
+    assert!(err.contains("expected string; got float64"), "{err}");
+    // nil is an empty map for map parameters, as in Go.
+    assert_eq!(
+        r("{{ hasKey .nil \"a\" }}|{{ get .nil \"a\" }}|{{ keys .nil }}"),
+        "false||[]"
+    );
+    // Interface parameters take anything; integer conversion truncates float64.
+    assert_eq!(
+        r("{{ int .f }}|{{ add .f .n }}|{{ toString .big }}"),
+        "1|4|1e+06"
+    );
+}
+
+#[test]
+fn list_functions_fail_like_go_on_non_lists() {
+    let err = render("{{ first .s }}", &values()).unwrap_err();
+    assert!(err.contains("Cannot find first on type string"), "{err}");
+    let err = render("{{ concat .list .s }}", &values()).unwrap_err();
+    assert!(err.contains("Cannot concat type string as list"), "{err}");
+    assert_eq!(r("{{ has \"a\" .nil }}"), "false");
+    let err = render("{{ div 1 0 }}", &values()).unwrap_err();
+    assert!(err.contains("integer divide by zero"), "{err}");
+}
+
+#[test]
+fn dict_functions_return_the_changed_map() {
+    assert_eq!(r("{{ set .map \"x\" 2 }}"), "map[x:2 y:map[z:deep]]");
+    assert_eq!(r("{{ unset .map \"y\" }}"), "map[x:1]");
+    assert_eq!(
+        r("{{ $d := dict \"a\" 1 }}{{ $d = set $d \"b\" 2 }}{{ $d }}"),
+        "map[a:1 b:2]"
+    );
+    let err = render("{{ set .nil \"a\" 1 }}", &values()).unwrap_err();
+    assert!(err.contains("assignment to entry in nil map"), "{err}");
+    let err = render("{{ dig \"s\" \"x\" \"d\" . }}", &values()).unwrap_err();
+    assert!(err.contains("not map[string]interface {}"), "{err}");
+}
+
+#[test]
+fn regex_errors_name_the_pattern() {
+    let err = render("{{ regexFind \"(\" \"x\" }}", &values()).unwrap_err();
+    assert!(err.contains("error parsing regexp"), "{err}");
+    assert_eq!(r("{{ regexMatch \"(\" \"x\" }}"), "false");
+}
+
+#[test]
+fn certificates_come_as_pem_in_cert_and_key() {
+    let out = r(
+        "{{ $ca := genCA \"ca\" 365 }}{{ $c := genSignedCert \"svc\" (list \"10.0.0.1\") (list \"svc.local\") 30 $ca }}{{ $c.Cert | b64enc | b64dec }}{{ $c.Key }}",
+    );
+    assert!(out.starts_with("-----BEGIN CERTIFICATE-----\n"), "{out}");
+    assert!(out.contains("-----BEGIN RSA PRIVATE KEY-----\n"), "{out}");
+    let err = render("{{ genSignedCert \"svc\" nil nil 30 .map }}", &values()).unwrap_err();
+    assert!(err.contains("sprig.certificate"), "{err}");
+    let htpasswd = r("{{ htpasswd \"admin\" \"secret\" }}");
+    assert!(
+        htpasswd.starts_with("admin:$2a$10$") && htpasswd.len() == 66,
+        "{htpasswd}"
+    );
+    assert_eq!(
+        r("{{ randAlphaNum 12 | len }}|{{ randNumeric 4 | regexMatch \"^[0-9]{4}$\" }}"),
+        "12|true"
+    );
+    assert!(r("{{ uuidv4 }}").len() == 36);
+}

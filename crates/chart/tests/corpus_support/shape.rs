@@ -58,7 +58,7 @@ fn tokens(text: &str) -> Vec<&str> {
 }
 
 fn decoded_text(word: &str) -> Option<String> {
-    if word.len() < 8 || word.len() % 4 != 0 {
+    if word.len() < 8 || !word.len().is_multiple_of(4) {
         return None;
     }
     let bytes = STANDARD.decode(word).ok()?;
