@@ -12,139 +12,24 @@ use corpus_support::{ValueSet, Verdict, cases, compare, corpus_dir, render};
 /// Chart, value set, reason. Keep in step with the fidelity example's report.
 const KNOWN_GAPS: &[(&str, &str, &str)] = &[
     (
-        "argo-workflows",
-        "defaults",
-        "gotmpl drops the newline after `{{- /* comment */}}` (Go keeps it)",
-    ),
-    (
-        "argo-workflows",
-        "switches",
-        "gotmpl drops the newline after `{{- /* comment */}}` (Go keeps it)",
-    ),
-    (
-        "argocd-image-updater",
-        "defaults",
-        "sprig `set`/`unset`/`merge` must change the caller's map in place; gotmpl maps are immutable values (`unset $sshConfig`)",
-    ),
-    (
-        "argocd-image-updater",
-        "switches",
-        "sprig `set`/`unset`/`merge` must change the caller's map in place; gotmpl maps are immutable values (`unset $sshConfig`)",
-    ),
-    (
-        "bitnami-nginx",
-        "defaults",
-        "gotmpl drops the newline after `{{- /* comment */}}` (Go keeps it); sprig `set`/`unset`/`merge` must change the caller's map in place; gotmpl maps are immutable values (common.labels.standard)",
-    ),
-    (
-        "bitnami-nginx",
-        "switches",
-        "gotmpl drops the newline after `{{- /* comment */}}` (Go keeps it); sprig `set`/`unset`/`merge` must change the caller's map in place; gotmpl maps are immutable values (common.labels.standard)",
-    ),
-    (
-        "bitnami-postgresql",
-        "defaults",
-        "sprig `set`/`unset`/`merge` must change the caller's map in place; gotmpl maps are immutable values (common.labels.standard)",
-    ),
-    (
-        "bitnami-postgresql",
-        "switches",
-        "engine execution errors carry no template line (Helm: file:line:col)",
-    ),
-    (
         "bitnami-redis",
         "defaults",
-        "sprig `set`/`unset`/`merge` must change the caller's map in place; gotmpl maps are immutable values (common.labels.standard)",
-    ),
-    (
-        "bitnami-redis",
-        "switches",
-        "engine execution errors carry no template line (Helm: file:line:col)",
-    ),
-    (
-        "bitnami-wordpress",
-        "defaults",
-        "gotmpl drops the newline after `{{- /* comment */}}` (Go keeps it); sprig `set`/`unset`/`merge` must change the caller's map in place; gotmpl maps are immutable values",
-    ),
-    (
-        "bitnami-wordpress",
-        "switches",
-        "engine execution errors carry no template line (Helm: file:line:col)",
-    ),
-    (
-        "grafana",
-        "defaults",
-        "a template that is only a comment is \"undefined\" in gotmpl (validate.yaml)",
-    ),
-    (
-        "grafana",
-        "switches",
-        "a template that is only a comment is \"undefined\" in gotmpl (validate.yaml)",
-    ),
-    (
-        "jenkins",
-        "defaults",
-        "null values in chart defaults are kept; Helm drops them when coalescing (sha256sum of toYaml .Values.agent)",
+        "`set .Values.global.redis \"password\" ...` must change .Values in place (engine stores back only variables): redis-password renders empty",
     ),
     (
         "jenkins",
         "switches",
-        "Helm's `tpl` refuses a nil template (wrong type for value; expected string); ours renders",
-    ),
-    (
-        "kube-prometheus-stack",
-        "defaults",
-        "grafana subchart: a template that is only a comment is \"undefined\" in gotmpl",
-    ),
-    (
-        "kube-prometheus-stack",
-        "switches",
-        "grafana subchart: a template that is only a comment is \"undefined\" in gotmpl",
-    ),
-    (
-        "loki-distributed",
-        "switches",
-        "engine execution errors carry no template line (Helm: file:line:col)",
-    ),
-    (
-        "podinfo",
-        "defaults",
-        "null values in chart defaults are kept; Helm drops them when coalescing (resources.limits)",
-    ),
-    (
-        "podinfo",
-        "switches",
-        "null values in chart defaults are kept; Helm drops them when coalescing (resources.limits)",
-    ),
-    (
-        "prometheus",
-        "defaults",
-        "NOTES.txt: `index .Values \"alertmanager\" \"enabled\"` finds no map (subchart values)",
-    ),
-    (
-        "prometheus",
-        "switches",
-        "NOTES.txt: `index .Values \"alertmanager\" \"enabled\"` finds no map (subchart values)",
-    ),
-    (
-        "traefik",
-        "defaults",
-        "sprig `set`/`unset`/`merge` must change the caller's map in place; gotmpl maps are immutable values (`set $tcpPorts` in service.yaml)",
-    ),
-    (
-        "traefik",
-        "switches",
-        "engine execution errors carry no template line (Helm: file:line:col)",
+        "Helm's `tpl` refuses a nil template (`wrong type for value; expected string; got interface {}` at secondary-ingress.yaml:30:26); ours renders",
     ),
     (
         "vault",
         "defaults",
-        "sprig `set`/`unset`/`merge` must change the caller's map in place; gotmpl maps are immutable values (`set . \"injectorEnabled\"` in a define)",
+        "`set . \"injectorEnabled\" ...` inside a define must change the caller's dot in place (engine stores back only variables)",
     ),
     (
         "vault",
         "switches",
-        "Helm reports server-statefulset.yaml:10 first; we fail first in server-httproute.yaml (render order)",
+        "`set . \"mode\"` inside vault.mode must change the caller's dot; without it Helm's failure at server-statefulset.yaml:10 is skipped and server-httproute.yaml:11 fails instead",
     ),
 ];
 
