@@ -5,18 +5,16 @@ Made sprig-expected.json from sprig-cases.json, with helm-python-sdk 0.2.2 (Helm
     python -m venv venv && venv/bin/pip install helm-python-sdk==0.2.2
     venv/bin/python sprig_oracle.py sprig-cases.json > sprig-expected.json
 
-Input: {"values": {...}, "cases": {"name": "template", ...}}. Each case becomes one
-template of a scratch chart; output maps each name to the rendered text, or to
-{"error": message} when that template fails on its own.
+Input: {"sets": [{"values": {...}, "cases": {"name": "template", ...}}, ...]}. Each case
+becomes one template of a scratch chart rendered with its set's values; the output,
+{"sets": [...]}, maps each name to the rendered text, or to {"error": message} when
+that template fails on its own.
 """
 import json, sys, tempfile, pathlib
 import helm_python
 from helm_python import Chart
 
-spec = json.load(open(sys.argv[1]))
-values = spec.get("values", {})
-out = {}
-def render(cases):
+def render(cases, values):
     with tempfile.TemporaryDirectory() as d:
         p = pathlib.Path(d) / "c"
         (p / "templates").mkdir(parents=True)
@@ -30,12 +28,18 @@ def render(cases):
             except helm_python.HelmError as e:
                 return {"error": str(e)}
         return {name: res[f"c/templates/t{i}.txt"] for i, (name, tpl) in enumerate(cases.items())}
-res = render(spec["cases"])
-if "error" in res:
-    # find which ones fail: render individually
+def render_set(spec):
+    values = spec.get("values", {})
+    res = render(spec["cases"], values)
+    if "error" not in res:
+        return res
+    # Some case fails: render each on its own to tell which.
+    out = {}
     for name, tpl in spec["cases"].items():
-        r = render({name: tpl})
+        r = render({name: tpl}, values)
         out[name] = r if "error" in r else r[name]
-else:
-    out = res
-print(json.dumps(out, indent=1, ensure_ascii=False))
+    return out
+
+
+spec = json.load(open(sys.argv[1]))
+print(json.dumps({"sets": [render_set(s) for s in spec["sets"]]}, indent=1, ensure_ascii=False))

@@ -57,10 +57,12 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
     } else {
         (10, lower.clone(), false)
     };
-    if digits.is_empty() || (!prefixed && digits.contains('_')) {
+    // Base 0 allows `_` between digits (and right after a prefix).
+    let _ = prefixed;
+    if digits.is_empty() || digits.ends_with('_') || digits.contains("__") {
         return None;
     }
-    if digits.starts_with('_') && radix != 8 || digits.ends_with('_') || digits.contains("__") {
+    if digits.starts_with('_') && radix == 10 {
         return None;
     }
     let clean: String = digits.chars().filter(|c| *c != '_').collect();
@@ -137,6 +139,8 @@ mod tests {
         assert_eq!(to_int64(&Value::from("0x10")), 16);
         assert_eq!(to_int64(&Value::from("010")), 8);
         assert_eq!(to_int64(&Value::from("abc")), 0);
+        assert_eq!(to_int64(&Value::from("1_000")), 1000);
+        assert_eq!(to_int64(&Value::from("1__0")), 0);
         assert_eq!(to_int64(&Value::Bool(true)), 1);
         assert_eq!(to_int64(&Value::Nil), 0);
     }

@@ -9,32 +9,90 @@ use sha2::{Digest, Sha256, Sha512};
 
 use super::args::{add, exact, s, string};
 
-/// Go's base64 decoder skips line breaks; its error names the first bad byte.
-fn b64_decode(x: &str) -> String {
-    let cleaned: String = x.chars().filter(|c| *c != '\r' && *c != '\n').collect();
-    match STANDARD.decode(cleaned.as_bytes()) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(base64::DecodeError::InvalidByte(at, _))
-        | Err(base64::DecodeError::InvalidLastSymbol(at, _)) => {
-            format!("illegal base64 data at input byte {at}")
-        }
-        Err(_) => format!(
-            "illegal base64 data at input byte {}",
-            go_b64_bad_len_offset(&cleaned)
-        ),
+fn b64_value(c: u8) -> Option<u8> {
+    match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
     }
 }
 
-/// Where Go's decoder reports a truncated or badly padded input.
-fn go_b64_bad_len_offset(x: &str) -> usize {
-    let body = x.trim_end_matches('=').len();
-    let full = body - body % 4;
-    if body % 4 == 1 {
-        full
-    } else {
-        x.len()
-            .min(full + 4)
-            .saturating_sub(usize::from(x.ends_with('=')))
+fn skip_newlines(src: &[u8], mut si: usize) -> usize {
+    while si < src.len() && (src[si] == b'\n' || src[si] == b'\r') {
+        si += 1;
+    }
+    si
+}
+
+/// Go's base64.StdEncoding.DecodeString, quantum by quantum, so that errors name the
+/// byte Go names ("illegal base64 data at input byte N"). Line breaks are skipped.
+fn go_b64_decode(src: &[u8]) -> Result<Vec<u8>, usize> {
+    let mut out = Vec::with_capacity(src.len() / 4 * 3);
+    let mut si = 0;
+    loop {
+        let mut buf = [0u8; 4];
+        let mut len = 4;
+        let mut trailing = None;
+        let mut j = 0;
+        while j < 4 {
+            if si == src.len() {
+                if j == 0 {
+                    return Ok(out);
+                }
+                return Err(si - j);
+            }
+            let c = src[si];
+            si += 1;
+            if let Some(v) = b64_value(c) {
+                buf[j] = v;
+                j += 1;
+                continue;
+            }
+            if c == b'\n' || c == b'\r' {
+                continue;
+            }
+            if c != b'=' || j < 2 {
+                return Err(si - 1);
+            }
+            if j == 2 {
+                si = skip_newlines(src, si);
+                if si == src.len() {
+                    return Err(src.len());
+                }
+                if src[si] != b'=' {
+                    return Err(si - 1);
+                }
+                si += 1;
+            }
+            si = skip_newlines(src, si);
+            if si < src.len() {
+                trailing = Some(si);
+            }
+            len = j;
+            break;
+        }
+        let val = u32::from(buf[0]) << 18
+            | u32::from(buf[1]) << 12
+            | u32::from(buf[2]) << 6
+            | u32::from(buf[3]);
+        let bytes = [(val >> 16) as u8, (val >> 8) as u8, val as u8];
+        out.extend_from_slice(&bytes[..len - 1]);
+        if let Some(at) = trailing {
+            return Err(at);
+        }
+        if len < 4 {
+            return Ok(out);
+        }
+    }
+}
+
+fn b64_decode(x: &str) -> String {
+    match go_b64_decode(x.as_bytes()) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(at) => format!("illegal base64 data at input byte {at}"),
     }
 }
 
@@ -93,6 +151,13 @@ mod tests {
         assert_eq!(b64_decode("aGVsbG8="), "hello");
         assert_eq!(b64_decode("aGVs\nbG8="), "hello");
         assert_eq!(b64_decode("a$b"), "illegal base64 data at input byte 1");
+        assert_eq!(b64_decode("aGVsbG8"), "illegal base64 data at input byte 4");
+        assert_eq!(
+            b64_decode("aGVsbA==x"),
+            "illegal base64 data at input byte 8"
+        );
+        assert_eq!(b64_decode("aGk="), "hi");
+        assert_eq!(b64_decode(""), "");
         assert_eq!(b32_decode("NBSWY3DP"), "hello");
     }
 }

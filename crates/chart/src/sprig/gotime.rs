@@ -229,6 +229,7 @@ pub fn format(t: &DateTime<FixedOffset>, zone: &str, layout: &str) -> String {
             "5" => t.second().to_string(),
             "PM" => if t.hour() >= 12 { "PM" } else { "AM" }.into(),
             "pm" => if t.hour() >= 12 { "pm" } else { "am" }.into(),
+            "MST" if zone.is_empty() => format!("{sign}{oh:02}{om:02}"),
             "MST" => zone.to_string(),
             z if z.starts_with('Z') && off == 0 => "Z".into(),
             "-0700" | "Z0700" => format!("{sign}{oh:02}{om:02}"),

@@ -3,6 +3,10 @@
 //! types are checked as Go's template engine checks them, numbers print as Go prints
 //! them, and failures read like Go's errors.
 //!
+//! One difference cannot be helped: gotmpl has one integer type, so `typeOf`/`kindOf`
+//! report sprig's int64 results (add, mul...) as `int`, and its `[]string` results
+//! (splitList, keys...) as `[]interface {}`.
+//!
 //! Helm's own functions (include, tpl, required, fail, lookup, toYaml, toJson,
 //! fromJson...) are registered by the engine on top of these, replacing the sprig
 //! versions of the same name as Helm does.

@@ -31,8 +31,8 @@ fn str2(m: &mut FuncMap, name: &'static str, f: fn(&str, &str) -> Value) {
 
 fn register_case_and_trim(m: &mut FuncMap) {
     str1(m, "trim", |x| x.trim().to_string());
-    str1(m, "upper", str::to_uppercase);
-    str1(m, "lower", str::to_lowercase);
+    str1(m, "upper", text::go_upper);
+    str1(m, "lower", text::go_lower);
     str1(m, "title", text::title);
     str1(m, "untitle", text::untitle);
     str1(m, "nospace", |x| {

@@ -31,19 +31,60 @@ pub fn go_replace_all(src: &str, old: &str, new: &str) -> String {
     src.replace(old, new)
 }
 
+/// unicode.ToUpper on one rune: the simple mapping, so `ß` stays `ß` (Rust's full
+/// mapping would give "SS").
+pub fn upper_rune(c: char) -> char {
+    let mut up = c.to_uppercase();
+    match (up.next(), up.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    }
+}
+
+/// unicode.ToLower on one rune (`İ` lowers to `i`, as in Go).
+pub fn lower_rune(c: char) -> char {
+    let mut low = c.to_lowercase();
+    match (low.next(), low.next()) {
+        (Some(l), None) => l,
+        (Some(l), Some(_)) if c == '\u{130}' => l,
+        _ => c,
+    }
+}
+
+/// Go's strings.ToUpper.
+pub fn go_upper(x: &str) -> String {
+    x.chars().map(upper_rune).collect()
+}
+
+/// Go's strings.ToLower.
+pub fn go_lower(x: &str) -> String {
+    x.chars().map(lower_rune).collect()
+}
+
 /// Go's strings.Title: upper-case every letter that follows a separator.
 pub fn title(x: &str) -> String {
     let mut prev = ' ';
     let mut out = String::with_capacity(x.len());
     for c in x.chars() {
         if is_title_separator(prev) {
-            out.extend(c.to_uppercase());
+            out.push(title_rune(c));
         } else {
             out.push(c);
         }
         prev = c;
     }
     out
+}
+
+/// unicode.ToTitle: like upper case except for the four digraphs with a title form.
+fn title_rune(c: char) -> char {
+    match c {
+        'Ǆ' | 'ǅ' | 'ǆ' => 'ǅ',
+        'Ǉ' | 'ǈ' | 'ǉ' => 'ǈ',
+        'Ǌ' | 'ǋ' | 'ǌ' => 'ǋ',
+        'Ǳ' | 'ǲ' | 'ǳ' => 'ǲ',
+        other => upper_rune(other),
+    }
 }
 
 fn is_title_separator(c: char) -> bool {
@@ -61,11 +102,7 @@ pub fn untitle(x: &str) -> String {
     let mut prev_space = true;
     x.chars()
         .map(|c| {
-            let out = if prev_space {
-                c.to_lowercase().next().unwrap_or(c)
-            } else {
-                c
-            };
+            let out = if prev_space { lower_rune(c) } else { c };
             prev_space = c.is_whitespace();
             out
         })
@@ -87,19 +124,20 @@ pub fn initials(x: &str) -> String {
     out
 }
 
-/// goutils.SwapCase.
+/// goutils.SwapCase: upper and title case lower, lower case uppers.
 pub fn swapcase(x: &str) -> String {
-    let mut out = String::with_capacity(x.len());
-    for c in x.chars() {
-        if c.is_uppercase() {
-            out.extend(c.to_lowercase());
-        } else if c.is_lowercase() {
-            out.extend(c.to_uppercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    x.chars()
+        .map(|c| {
+            let titlecase = !c.is_uppercase() && !c.is_lowercase() && lower_rune(c) != c;
+            if c.is_uppercase() || titlecase {
+                lower_rune(c)
+            } else if c.is_lowercase() {
+                upper_rune(c)
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -210,7 +248,7 @@ pub fn to_pascal_case(x: &str) -> String {
     let mut r0 = None;
     for c in chars.by_ref() {
         if !is_connector(c) {
-            r0 = Some(c.to_uppercase().next().unwrap_or(c));
+            r0 = Some(upper_rune(c));
             break;
         }
         out.push(c);
@@ -226,7 +264,7 @@ pub fn to_pascal_case(x: &str) -> String {
             continue;
         }
         if is_connector(r1) {
-            r0 = r0.to_uppercase().next().unwrap_or(r0);
+            r0 = upper_rune(r0);
         } else {
             out.push(r1);
         }
@@ -314,7 +352,7 @@ fn push_lower(out: &mut String, kind: Word, word: &str, connector: char) {
         if is_connector(c) {
             out.push(connector);
         } else if c.is_uppercase() {
-            out.extend(c.to_lowercase());
+            out.push(lower_rune(c));
         } else {
             out.push(c);
         }
@@ -401,6 +439,9 @@ mod tests {
         assert_eq!(untitle("Hello World"), "hello world");
         assert_eq!(initials("First Try"), "FT");
         assert_eq!(swapcase("This Is A.Test"), "tHIS iS a.tEST");
+        assert_eq!(go_upper("straße"), "STRAßE");
+        assert_eq!(swapcase("ǅ Ab"), "ǆ aB");
+        assert_eq!(title("ǆa"), "ǅa");
     }
 
     #[test]

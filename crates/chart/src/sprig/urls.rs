@@ -96,9 +96,19 @@ fn hostname(host: &str) -> &str {
 }
 
 fn escape_path(p: &str) -> String {
+    escape(p, b"-_.~$&+,/:;=@")
+}
+
+/// Go's EscapedFragment.
+fn escape_fragment(f: &str) -> String {
+    escape(f, b"-_.~$&+,/:;=?@!()*")
+}
+
+/// Percent-encode every byte that is not alphanumeric or in `keep`.
+fn escape(p: &str, keep: &[u8]) -> String {
     let mut out = String::with_capacity(p.len());
     for b in p.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~$&+,/:;=@".contains(&b) {
+        if b.is_ascii_alphanumeric() || keep.contains(&b) {
             out.push(b as char);
         } else {
             let _ = write!(out, "%{b:02X}");
@@ -142,7 +152,7 @@ fn to_string(u: &GoUrl) -> String {
     }
     if !u.fragment.is_empty() {
         out.push('#');
-        out.push_str(&u.fragment);
+        out.push_str(&escape_fragment(&u.fragment));
     }
     out
 }
