@@ -13,16 +13,19 @@
 use gotmpl::FuncMap;
 
 mod args;
+mod casing;
 pub mod cast;
 mod certs;
 mod convert;
 mod crypto;
 mod dates;
 mod dicts;
+mod duration;
 mod encoding;
 pub mod gofmt;
 mod gotime;
 pub mod json;
+mod layout;
 mod lists;
 mod math;
 mod paths;

@@ -7,7 +7,7 @@ use rand::seq::SliceRandom;
 use super::args::{self, add, call_error, exact, int, s, string};
 use super::cast::{strslice, strval};
 use super::gofmt::{go_quote, go_sprint};
-use super::text;
+use super::{casing, text};
 
 pub(crate) fn register(m: &mut FuncMap) {
     register_case_and_trim(m);
@@ -40,9 +40,9 @@ fn register_case_and_trim(m: &mut FuncMap) {
     });
     str1(m, "initials", text::initials);
     str1(m, "swapcase", text::swapcase);
-    str1(m, "snakecase", |x| text::to_snake_case(x, '_'));
-    str1(m, "kebabcase", |x| text::to_snake_case(x, '-'));
-    str1(m, "camelcase", text::to_pascal_case);
+    str1(m, "snakecase", |x| casing::to_snake_case(x, '_'));
+    str1(m, "kebabcase", |x| casing::to_snake_case(x, '-'));
+    str1(m, "camelcase", casing::to_pascal_case);
     str1(m, "shuffle", |x| {
         let mut chars: Vec<char> = x.chars().collect();
         chars.shuffle(&mut rand::rng());
