@@ -2,7 +2,7 @@
 //! the JSON functions, and Go type inspection (typeOf, kindOf, deepEqual).
 use gotmpl::{FuncMap, Value};
 
-use super::args::{self, add, at_least, boolean, call_error, exact, go_type, s, string};
+use super::args::{add, at_least, boolean, call_error, exact, go_type, s, string};
 use super::cast::empty;
 use super::json::{self, JsonStyle};
 
@@ -40,6 +40,10 @@ pub(crate) fn register(m: &mut FuncMap) {
         } else {
             a[1].clone()
         })
+    });
+    // Helm's engine reports this error as "execution error at (file:line:col): msg".
+    add(m, "fail", |a| {
+        Err(call_error("fail", string(&exact("fail", a, 1)?[0])?))
     });
     register_json(m);
     add(m, "typeOf", |a| Ok(s(go_type(&exact("typeOf", a, 1)?[0]))));
@@ -109,5 +113,4 @@ fn register_json(m: &mut FuncMap) {
         json::decode(string(&exact("mustFromJson", a, 1)?[0])?)
             .map_err(|e| call_error("mustFromJson", e))
     });
-    let _ = args::list;
 }
