@@ -228,12 +228,15 @@ pub fn parse(layout: &str, value: &str, zone: &str) -> Result<GoTime, String> {
                 rest = &rest[1..];
             }
             z if z.starts_with('-') || z.starts_with('Z') => {
-                let n = 1 + rest[1.min(rest.len())..]
+                let n = 1 + rest
+                    .get(1..)
+                    .unwrap_or("")
                     .bytes()
                     .take_while(|b| b.is_ascii_digit() || *b == b':')
                     .count();
-                offset = Some(parse_offset(&rest[..n.min(rest.len())]).ok_or_else(err)?);
-                rest = &rest[n.min(rest.len())..];
+                let text = rest.get(..n).ok_or_else(err)?;
+                offset = Some(parse_offset(text).ok_or_else(err)?);
+                rest = &rest[n..];
             }
             frac => {
                 let n = 1 + rest
@@ -354,6 +357,8 @@ mod tests {
             utc_from_parts(2020, 3, 4, 3, 6, 7).timestamp()
         );
         assert!(parse("2006-01-02", "2017/12/31", "UTC").is_err());
+        assert!(parse("-0700", "é", "UTC").is_err());
+        assert!(parse("2006 .000", "2020 é", "UTC").is_err());
         let back = GoTime::parse_go_string("2026-11-21 14:15:08.5 +0000 UTC").unwrap();
         assert_eq!(back.to_go_string(), "2026-11-21 14:15:08.5 +0000 UTC");
     }

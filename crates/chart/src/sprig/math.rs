@@ -200,29 +200,46 @@ fn register_float(m: &mut FuncMap) {
     });
 }
 
+/// The longest sequence `until`, `untilStep` and `seq` build. Go has no limit and
+/// would exhaust memory first; a template asking for more is a mistake.
+const MAX_SEQUENCE: usize = 10_000_000;
+
 /// sprig's untilStep.
 fn until_step(start: i64, stop: i64, step: i64) -> Vec<i64> {
     let mut out = Vec::new();
-    if stop < start {
-        if step >= 0 {
-            return out;
-        }
-        let mut i = start;
-        while i > stop {
-            out.push(i);
-            i += step;
-        }
-        return out;
-    }
-    if step <= 0 {
+    let going_down = stop < start;
+    if (going_down && step >= 0) || (!going_down && step <= 0) {
         return out;
     }
     let mut i = start;
-    while i < stop {
+    while (going_down && i > stop) || (!going_down && i < stop) {
+        if out.len() == MAX_SEQUENCE {
+            break;
+        }
         out.push(i);
-        i += step;
+        match i.checked_add(step) {
+            Some(next) => i = next,
+            None => break,
+        }
     }
     out
+}
+
+/// `until_step`, refusing sequences longer than [`MAX_SEQUENCE`] before building them.
+fn checked_sequence(name: &str, start: i64, stop: i64, step: i64) -> Result<Vec<i64>> {
+    let span = (i128::from(stop) - i128::from(start)).abs();
+    let len = if step == 0 {
+        0
+    } else {
+        span / i128::from(step).abs()
+    };
+    if len >= MAX_SEQUENCE as i128 {
+        return Err(call_error(
+            name,
+            format!("the sequence from {start} to {stop} has more than {MAX_SEQUENCE} numbers"),
+        ));
+    }
+    Ok(until_step(start, stop, step))
 }
 
 fn ints(items: Vec<i64>) -> Value {
@@ -230,44 +247,46 @@ fn ints(items: Vec<i64>) -> Value {
 }
 
 /// sprig's seq, printed as the numbers joined by spaces.
-fn seq(params: &[i64]) -> String {
+fn seq(params: &[i64]) -> Result<String> {
     let items = match *params {
         [end] => {
             let inc = if end < 1 { -1 } else { 1 };
-            until_step(1, end + inc, inc)
+            checked_sequence("seq", 1, end.saturating_add(inc), inc)?
         }
         [start, end] => {
             let step = if end < start { -1 } else { 1 };
-            until_step(start, end + step, step)
+            checked_sequence("seq", start, end.saturating_add(step), step)?
         }
         [start, step, end] => {
             let inc = if end < start { -1 } else { 1 };
             if end < start && step > 0 {
-                return String::new();
+                return Ok(String::new());
             }
-            until_step(start, end + inc, step)
+            checked_sequence("seq", start, end.saturating_add(inc), step)?
         }
-        _ => return String::new(),
+        _ => return Ok(String::new()),
     };
-    items
+    Ok(items
         .iter()
         .map(i64::to_string)
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" "))
 }
 
 fn register_sequences(m: &mut FuncMap) {
     add(m, "until", |a| {
         let count = int(&exact("until", a, 1)?[0])?;
-        Ok(ints(until_step(0, count, if count < 0 { -1 } else { 1 })))
+        let step = if count < 0 { -1 } else { 1 };
+        Ok(ints(checked_sequence("until", 0, count, step)?))
     });
     add(m, "untilStep", |a| {
         let a = exact("untilStep", a, 3)?;
-        Ok(ints(until_step(int(&a[0])?, int(&a[1])?, int(&a[2])?)))
+        let (start, stop, step) = (int(&a[0])?, int(&a[1])?, int(&a[2])?);
+        Ok(ints(checked_sequence("untilStep", start, stop, step)?))
     });
     add(m, "seq", |a| {
         let params = a.iter().map(int).collect::<Result<Vec<_>>>()?;
-        Ok(s(seq(&params)))
+        Ok(s(seq(&params)?))
     });
 }
 
@@ -306,11 +325,13 @@ mod tests {
 
     #[test]
     fn seq_follows_sprig() {
-        assert_eq!(seq(&[5]), "1 2 3 4 5");
-        assert_eq!(seq(&[-3]), "1 0 -1 -2 -3");
-        assert_eq!(seq(&[0, 2, 10]), "0 2 4 6 8 10");
-        assert_eq!(seq(&[10, -2, 0]), "10 8 6 4 2 0");
-        assert_eq!(seq(&[2, 5]), "2 3 4 5");
+        assert_eq!(seq(&[5]).unwrap(), "1 2 3 4 5");
+        assert_eq!(seq(&[-3]).unwrap(), "1 0 -1 -2 -3");
+        assert_eq!(seq(&[0, 2, 10]).unwrap(), "0 2 4 6 8 10");
+        assert_eq!(seq(&[10, -2, 0]).unwrap(), "10 8 6 4 2 0");
+        assert_eq!(seq(&[2, 5]).unwrap(), "2 3 4 5");
+        assert!(seq(&[i64::MAX]).is_err());
+        assert_eq!(until_step(i64::MAX - 1, i64::MAX, 5), vec![i64::MAX - 1]);
     }
 
     #[test]

@@ -130,6 +130,15 @@ fn register_shape(m: &mut FuncMap) {
         let (count, x) = (int(&a[0])?, string(&a[1])?);
         let count = usize::try_from(count)
             .map_err(|_| call_error("repeat", "strings: negative Repeat count"))?;
+        if count
+            .checked_mul(x.len())
+            .is_none_or(|n| n > isize::MAX as usize)
+        {
+            return Err(call_error(
+                "repeat",
+                "strings: Repeat output length overflow",
+            ));
+        }
         Ok(s(x.repeat(count)))
     });
     add(m, "abbrev", |a| {
