@@ -365,3 +365,34 @@ fn certificates_come_as_pem_in_cert_and_key() {
     );
     assert!(r("{{ uuidv4 }}").len() == 36);
 }
+
+/// Every function, called with every combination of up to three awkward arguments,
+/// returns a value or an error, and never panics.
+#[test]
+fn no_function_panics_on_odd_arguments() {
+    let samples = [
+        Value::Nil,
+        Value::Int(-1),
+        Value::Int(3),
+        Value::Float(1.5),
+        Value::from(""),
+        Value::from("a-B_c 1.2"),
+        Value::from(vec![Value::Int(1), Value::from("a"), Value::Nil]),
+        super::json::decode(r#"{"a": {"b": 1}, "Cert": "x", "Key": "y"}"#).unwrap_or(Value::Nil),
+    ];
+    let mut panics = Vec::new();
+    for (name, f) in funcs() {
+        for arity in 0..=3u32 {
+            for combo in 0..samples.len().pow(arity) {
+                let args: Vec<Value> = (0..arity)
+                    .map(|i| samples[combo / samples.len().pow(i) % samples.len()].clone())
+                    .collect();
+                let call = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&args)));
+                if call.is_err() {
+                    panics.push(format!("{name}{args:?}"));
+                }
+            }
+        }
+    }
+    assert!(panics.is_empty(), "panicked: {panics:?}");
+}
