@@ -1,8 +1,61 @@
-//! The sprig function library that Helm charts use (strings, lists, dicts, semver, regex,
-//! math, dates, encodings, crypto), as gotmpl functions.
+//! The sprig v3 function library as Helm registers it (`sprig.TxtFuncMap()` without
+//! `env` and `expandenv`), as gotmpl functions that follow Go's semantics: argument
+//! types are checked as Go's template engine checks them, numbers print as Go prints
+//! them, and failures read like Go's errors.
+//!
+//! One difference cannot be helped: gotmpl has one integer type, so `typeOf`/`kindOf`
+//! report sprig's int64 results (add, mul...) as `int`, and its `[]string` results
+//! (splitList, keys...) as `[]interface {}`.
+//!
+//! Helm's own functions (include, tpl, required, fail, lookup, toYaml, toJson,
+//! fromJson...) are registered by the engine on top of these, replacing the sprig
+//! versions of the same name as Helm does.
 use gotmpl::FuncMap;
 
-/// Every sprig function, keyed by its template name.
+mod args;
+mod casing;
+pub mod cast;
+mod certs;
+mod convert;
+mod crypto;
+mod dates;
+mod dicts;
+mod duration;
+mod encoding;
+pub mod gofmt;
+mod gotime;
+pub mod json;
+mod layout;
+mod lists;
+mod math;
+mod paths;
+mod regex;
+pub mod semver;
+mod strings;
+mod text;
+mod urls;
+
+#[cfg(test)]
+mod tests;
+
+pub use dicts::merge_into;
+
+/// Every sprig function Helm offers, keyed by its template name.
 pub fn funcs() -> FuncMap {
-    FuncMap::new()
+    let mut m = FuncMap::new();
+    strings::register(&mut m);
+    regex::register(&mut m);
+    math::register(&mut m);
+    lists::register(&mut m);
+    dicts::register(&mut m);
+    convert::register(&mut m);
+    encoding::register(&mut m);
+    crypto::register(&mut m);
+    certs::register(&mut m);
+    semver::register(&mut m);
+    dates::register(&mut m);
+    urls::register(&mut m);
+    paths::register(&mut m);
+    args::add(&mut m, "hello", |_| Ok(args::s("Hello!")));
+    m
 }

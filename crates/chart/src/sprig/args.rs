@@ -1,0 +1,123 @@
+//! Argument checking with Go text/template's rules: a Go function parameter of type
+//! `string`, `int` or `bool` accepts only a value of that type, and the error names
+//! the expected and the actual Go type just as Go's template engine does.
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use gotmpl::{FuncMap, Result, TemplateError, Value};
+
+/// A sprig function as gotmpl calls it.
+pub(crate) fn add(
+    map: &mut FuncMap,
+    name: &str,
+    f: impl Fn(&[Value]) -> Result<Value> + Send + Sync + 'static,
+) {
+    map.insert(name.to_string(), Arc::new(f));
+}
+
+/// An error raised inside a function, worded like Go's `error calling NAME: ...`.
+pub(crate) fn call_error(name: &str, message: impl std::fmt::Display) -> TemplateError {
+    TemplateError::Exec(format!("error calling {name}: {message}"))
+}
+
+/// Go's type name for a template value, as `%T` and type errors print it.
+pub(crate) fn go_type(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "<nil>",
+        Value::Bool(_) => "bool",
+        Value::Int(_) => "int",
+        Value::Uint(_) => "uint64",
+        Value::Float(_) => "float64",
+        Value::String(_) => "string",
+        Value::List(_) => "[]interface {}",
+        Value::Map(_) => "map[string]interface {}",
+        Value::Function(_) => "func",
+        #[allow(unreachable_patterns)]
+        _ => "string",
+    }
+}
+
+/// Exactly `n` arguments, or Go's "wrong number of args" error.
+pub(crate) fn exact<'a>(name: &str, args: &'a [Value], n: usize) -> Result<&'a [Value]> {
+    if args.len() != n {
+        return Err(TemplateError::Exec(format!(
+            "wrong number of args for {name}: want {n} got {}",
+            args.len()
+        )));
+    }
+    Ok(args)
+}
+
+/// At least `n` arguments (variadic Go functions).
+pub(crate) fn at_least<'a>(name: &str, args: &'a [Value], n: usize) -> Result<&'a [Value]> {
+    if args.len() < n {
+        return Err(TemplateError::Exec(format!(
+            "wrong number of args for {name}: want at least {n} got {}",
+            args.len()
+        )));
+    }
+    Ok(args)
+}
+
+fn wrong_type(expected: &str, v: &Value) -> TemplateError {
+    match v {
+        Value::Nil => TemplateError::Exec(format!("invalid value; expected {expected}")),
+        _ => TemplateError::Exec(format!(
+            "wrong type for value; expected {expected}; got {}",
+            go_type(v)
+        )),
+    }
+}
+
+/// A Go `string` parameter.
+pub(crate) fn string(v: &Value) -> Result<&str> {
+    match v {
+        Value::String(s) => Ok(s),
+        _ => Err(wrong_type("string", v)),
+    }
+}
+
+/// A Go `int` parameter: template integer constants and integer results only; a
+/// float64 (every number from values.yaml) is refused as Go refuses it.
+pub(crate) fn int(v: &Value) -> Result<i64> {
+    match v {
+        Value::Int(i) => Ok(*i),
+        Value::Uint(u) => i64::try_from(*u).map_err(|_| wrong_type("int", v)),
+        _ => Err(wrong_type("int", v)),
+    }
+}
+
+/// A Go `bool` parameter.
+pub(crate) fn boolean(v: &Value) -> Result<bool> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        _ => Err(wrong_type("bool", v)),
+    }
+}
+
+/// The map type every sprig dict function takes.
+pub(crate) type Dict = BTreeMap<Arc<str>, Value>;
+
+/// A Go `map[string]interface{}` parameter; nil is an empty (nil) map as in Go.
+pub(crate) fn dict(v: &Value) -> Result<Option<&Dict>> {
+    match v {
+        Value::Map(m) => Ok(Some(m)),
+        Value::Nil => Ok(None),
+        _ => Err(wrong_type("map[string]interface {}", v)),
+    }
+}
+
+/// A string value.
+pub(crate) fn s(text: impl Into<Arc<str>>) -> Value {
+    Value::String(text.into())
+}
+
+/// A list value.
+pub(crate) fn list(items: Vec<Value>) -> Value {
+    Value::List(items.into())
+}
+
+/// A map value.
+pub(crate) fn map(entries: Dict) -> Value {
+    Value::Map(Arc::new(entries))
+}

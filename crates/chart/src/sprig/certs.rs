@@ -1,0 +1,385 @@
+//! Keys and X.509 certificates as sprig makes them: genPrivateKey, genCA,
+//! genSelfSignedCert, genSignedCert (and their `WithKey` forms) and buildCustomCert.
+//! Keys print in the PEM form Go's sprig writes: "RSA PRIVATE KEY" (PKCS#1),
+//! "EC PRIVATE KEY" (SEC1) or "PRIVATE KEY" (PKCS#8, ed25519).
+use std::net::IpAddr;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use gotmpl::{FuncMap, Result, Value};
+use rand_core::{OsRng, RngCore};
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyPair, KeyUsagePurpose, RsaKeySize, SanType, SerialNumber,
+};
+use rsa::pkcs1::DecodeRsaPrivateKey;
+use rsa::pkcs8::{DecodePrivateKey, EncodePrivateKey, PrivateKeyInfo};
+
+use super::args::{self, Dict, add, call_error, exact, int, string};
+
+/// A PEM block with Go's layout: 64-column base64 lines, LF endings.
+fn pem_block(tag: &str, der: &[u8]) -> String {
+    let config = pem::EncodeConfig::new().set_line_ending(pem::LineEnding::LF);
+    pem::encode_config(&pem::Pem::new(tag, der.to_vec()), config)
+}
+
+fn is_rsa(kp: &KeyPair) -> bool {
+    kp.algorithm() == &rcgen::PKCS_RSA_SHA256
+}
+
+/// The key as sprig's pemBlockForKey writes it.
+fn key_pem(kp: &KeyPair) -> std::result::Result<String, String> {
+    let pkcs8 = kp.serialize_der();
+    if is_rsa(kp) {
+        let info = PrivateKeyInfo::try_from(pkcs8.as_slice()).map_err(|e| e.to_string())?;
+        return Ok(pem_block("RSA PRIVATE KEY", info.private_key));
+    }
+    if kp.algorithm() == &rcgen::PKCS_ECDSA_P256_SHA256 {
+        let key = p256::SecretKey::from_pkcs8_der(&pkcs8).map_err(|e| e.to_string())?;
+        let sec1 = key.to_sec1_der().map_err(|e| e.to_string())?;
+        return Ok(pem_block("EC PRIVATE KEY", &sec1));
+    }
+    Ok(pem_block("PRIVATE KEY", &pkcs8))
+}
+
+/// sprig's parsePrivateKeyPEM: PKCS#8, PKCS#1 RSA or SEC1 P-256 keys.
+fn parse_key(text: &str) -> std::result::Result<KeyPair, String> {
+    let block = pem::parse(text).map_err(|_| "no PEM data in input".to_string())?;
+    let pkcs8: Vec<u8> = match block.tag() {
+        "PRIVATE KEY" => block.contents().to_vec(),
+        "RSA PRIVATE KEY" => rsa::RsaPrivateKey::from_pkcs1_der(block.contents())
+            .and_then(|k| k.to_pkcs8_der().map_err(rsa::pkcs1::Error::Pkcs8))
+            .map_err(|e| format!("parsing RSA private key from PEM: {e}"))?
+            .as_bytes()
+            .to_vec(),
+        "EC PRIVATE KEY" => p256::SecretKey::from_sec1_der(block.contents())
+            .map_err(|e| format!("parsing EC private key from PEM: {e}"))?
+            .to_pkcs8_der()
+            .map_err(|e| format!("parsing EC private key from PEM: {e}"))?
+            .as_bytes()
+            .to_vec(),
+        tag if tag.ends_with(" PRIVATE KEY") => {
+            return Err(format!("invalid private key type {tag}"));
+        }
+        tag => return Err(format!("no private key data in PEM block of type {tag}")),
+    };
+    let pem_text = pem_block("PRIVATE KEY", &pkcs8);
+    KeyPair::from_pem(&pem_text).map_err(|e| format!("decoding PEM as PKCS#8: {e}"))
+}
+
+fn generate(kind: &str) -> std::result::Result<KeyPair, String> {
+    let made = match kind {
+        "" | "rsa" => KeyPair::generate_rsa_for(&rcgen::PKCS_RSA_SHA256, RsaKeySize::_4096),
+        "rsa2048" => KeyPair::generate_rsa_for(&rcgen::PKCS_RSA_SHA256, RsaKeySize::_2048),
+        "ecdsa" => KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256),
+        "ed25519" => KeyPair::generate_for(&rcgen::PKCS_ED25519),
+        other => return Err(format!("Unknown type {other}")),
+    };
+    made.map_err(|e| format!("failed to generate private key: {e}"))
+}
+
+/// sprig's getBaseCertTemplate: a random 128-bit serial, CN only, valid from now
+/// for `days`, server and client auth.
+fn base_params(
+    cn: &str,
+    ips: &Value,
+    dns: &Value,
+    days: i64,
+) -> std::result::Result<CertificateParams, String> {
+    let mut params = CertificateParams::default();
+    let mut name = DistinguishedName::new();
+    name.push(DnType::CommonName, cn);
+    params.distinguished_name = name;
+    let mut serial = [0u8; 16];
+    OsRng.fill_bytes(&mut serial);
+    serial[0] &= 0x7f;
+    params.serial_number = Some(SerialNumber::from_slice(&serial));
+    let now = time::OffsetDateTime::now_utc();
+    params.not_before = now;
+    params.not_after = now + time::Duration::hours(24 * days);
+    params.key_usages = vec![
+        KeyUsagePurpose::KeyEncipherment,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    params.extended_key_usages = vec![
+        ExtendedKeyUsagePurpose::ServerAuth,
+        ExtendedKeyUsagePurpose::ClientAuth,
+    ];
+    params.is_ca = IsCa::ExplicitNoCa;
+    for ip in list_items(ips) {
+        let Value::String(text) = ip else {
+            return Err(format!(
+                "error parsing ip: {} is not a string",
+                super::gofmt::go_sprint(ip)
+            ));
+        };
+        let addr: IpAddr = text
+            .parse()
+            .map_err(|_| format!("error parsing ip: {text}"))?;
+        params.subject_alt_names.push(SanType::IpAddress(addr));
+    }
+    for name in list_items(dns) {
+        let Value::String(text) = name else {
+            return Err(format!(
+                "error processing alternate dns name: {} is not a string",
+                super::gofmt::go_sprint(name)
+            ));
+        };
+        let ia5 = text
+            .as_ref()
+            .try_into()
+            .map_err(|_| format!("invalid DNS name {text:?}"))?;
+        params.subject_alt_names.push(SanType::DnsName(ia5));
+    }
+    Ok(params)
+}
+
+fn list_items(v: &Value) -> &[Value] {
+    match v {
+        Value::List(items) => items,
+        _ => &[],
+    }
+}
+
+/// A Go `[]interface{}` parameter: a list or nil.
+fn list_param(v: &Value) -> Result<&Value> {
+    match v {
+        Value::List(_) | Value::Nil => Ok(v),
+        other => Err(gotmpl::TemplateError::Exec(format!(
+            "wrong type for value; expected []interface {{}}; got {}",
+            args::go_type(other)
+        ))),
+    }
+}
+
+fn certificate(cert: String, key: String) -> Value {
+    let mut m = Dict::new();
+    m.insert("Cert".into(), args::s(cert));
+    m.insert("Key".into(), args::s(key));
+    args::map(m)
+}
+
+fn ca(cn: &str, days: i64, key: KeyPair) -> std::result::Result<Value, String> {
+    let mut params = base_params(cn, &Value::Nil, &Value::Nil, days)?;
+    params.key_usages.push(KeyUsagePurpose::KeyCertSign);
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let cert = params
+        .self_signed(&key)
+        .map_err(|e| format!("error creating certificate: {e}"))?;
+    Ok(certificate(cert.pem(), key_pem(&key)?))
+}
+
+fn self_signed(
+    cn: &str,
+    ips: &Value,
+    dns: &Value,
+    days: i64,
+    key: KeyPair,
+) -> std::result::Result<Value, String> {
+    let params = base_params(cn, ips, dns, days)?;
+    let cert = params
+        .self_signed(&key)
+        .map_err(|e| format!("error creating certificate: {e}"))?;
+    Ok(certificate(cert.pem(), key_pem(&key)?))
+}
+
+fn signed(
+    cn: &str,
+    ips: &Value,
+    dns: &Value,
+    days: i64,
+    ca: &Value,
+    key: KeyPair,
+) -> std::result::Result<Value, String> {
+    let field = |k: &str| match ca {
+        Value::Map(m) => m.get(k).and_then(Value::as_str).map(str::to_string),
+        _ => None,
+    };
+    let (Some(ca_cert), Some(ca_key)) = (field("Cert"), field("Key")) else {
+        return Err(
+            "wrong type for value; expected sprig.certificate; got ".to_string()
+                + args::go_type(ca),
+        );
+    };
+    let signer = parse_key(&ca_key).map_err(|e| format!("error parsing private key: {e}"))?;
+    let issuer = Issuer::from_ca_cert_pem(&ca_cert, signer)
+        .map_err(|e| format!("error parsing certificate: decodedSignerCert.Bytes: {e}"))?;
+    let mut params = base_params(cn, ips, dns, days)?;
+    params.use_authority_key_identifier_extension = true;
+    let cert = params
+        .signed_by(&key, &issuer)
+        .map_err(|e| format!("error creating certificate: {e}"))?;
+    Ok(certificate(cert.pem(), key_pem(&key)?))
+}
+
+fn rsa2048() -> std::result::Result<KeyPair, String> {
+    generate("rsa2048").map_err(|e| format!("error generating rsa key: {e}"))
+}
+
+fn provided(text: &str) -> std::result::Result<KeyPair, String> {
+    parse_key(text).map_err(|e| format!("parsing private key: {e}"))
+}
+
+fn build_custom(b64cert: &str, b64key: &str) -> std::result::Result<Value, String> {
+    let cert = STANDARD
+        .decode(b64cert)
+        .map_err(|_| "unable to decode base64 certificate".to_string())?;
+    let key = STANDARD
+        .decode(b64key)
+        .map_err(|_| "unable to decode base64 private key".to_string())?;
+    let cert = String::from_utf8(cert).map_err(|_| "unable to decode certificate".to_string())?;
+    let key =
+        String::from_utf8(key).map_err(|_| "unable to decode base64 private key".to_string())?;
+    let block = pem::parse(&cert).map_err(|_| "unable to decode certificate".to_string())?;
+    if block.tag() != "CERTIFICATE" {
+        return Err("error parsing certificate: decodedCert.Bytes: not a certificate".into());
+    }
+    parse_key(&key).map_err(|e| format!("error parsing private key: {e}"))?;
+    Ok(certificate(cert, key))
+}
+
+fn wrap(name: &str, r: std::result::Result<Value, String>) -> Result<Value> {
+    r.map_err(|e| call_error(name, e))
+}
+
+pub(crate) fn register(m: &mut FuncMap) {
+    add(m, "genPrivateKey", |a| {
+        let kind = string(&exact("genPrivateKey", a, 1)?[0])?;
+        Ok(args::s(match generate(kind).and_then(|k| key_pem(&k)) {
+            Ok(pem) => pem,
+            Err(message) => message,
+        }))
+    });
+    add(m, "genCA", |a| {
+        let a = exact("genCA", a, 2)?;
+        let (cn, days) = (string(&a[0])?, int(&a[1])?);
+        wrap("genCA", rsa2048().and_then(|k| ca(cn, days, k)))
+    });
+    add(m, "genCAWithKey", |a| {
+        let a = exact("genCAWithKey", a, 3)?;
+        let (cn, days, key) = (string(&a[0])?, int(&a[1])?, string(&a[2])?);
+        wrap("genCAWithKey", provided(key).and_then(|k| ca(cn, days, k)))
+    });
+    add(m, "genSelfSignedCert", |a| {
+        let a = exact("genSelfSignedCert", a, 4)?;
+        let (cn, ips, dns, days) = (
+            string(&a[0])?,
+            list_param(&a[1])?,
+            list_param(&a[2])?,
+            int(&a[3])?,
+        );
+        wrap(
+            "genSelfSignedCert",
+            rsa2048().and_then(|k| self_signed(cn, ips, dns, days, k)),
+        )
+    });
+    add(m, "genSelfSignedCertWithKey", |a| {
+        let a = exact("genSelfSignedCertWithKey", a, 5)?;
+        let (cn, ips, dns, days) = (
+            string(&a[0])?,
+            list_param(&a[1])?,
+            list_param(&a[2])?,
+            int(&a[3])?,
+        );
+        let key = string(&a[4])?;
+        wrap(
+            "genSelfSignedCertWithKey",
+            provided(key).and_then(|k| self_signed(cn, ips, dns, days, k)),
+        )
+    });
+    add(m, "genSignedCert", |a| {
+        let a = exact("genSignedCert", a, 5)?;
+        let (cn, ips, dns, days) = (
+            string(&a[0])?,
+            list_param(&a[1])?,
+            list_param(&a[2])?,
+            int(&a[3])?,
+        );
+        wrap(
+            "genSignedCert",
+            rsa2048().and_then(|k| signed(cn, ips, dns, days, &a[4], k)),
+        )
+    });
+    add(m, "genSignedCertWithKey", |a| {
+        let a = exact("genSignedCertWithKey", a, 6)?;
+        let (cn, ips, dns, days) = (
+            string(&a[0])?,
+            list_param(&a[1])?,
+            list_param(&a[2])?,
+            int(&a[3])?,
+        );
+        let key = string(&a[5])?;
+        wrap(
+            "genSignedCertWithKey",
+            provided(key).and_then(|k| signed(cn, ips, dns, days, &a[4], k)),
+        )
+    });
+    add(m, "buildCustomCert", |a| {
+        let a = exact("buildCustomCert", a, 2)?;
+        wrap(
+            "buildCustomCert",
+            build_custom(string(&a[0])?, string(&a[1])?),
+        )
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ca_signs_a_server_certificate() {
+        let ca_value = ca("my-ca", 365, rsa2048().unwrap()).unwrap();
+        let Value::Map(ca_map) = &ca_value else {
+            panic!("not a map")
+        };
+        let cert = ca_map["Cert"].as_str().unwrap();
+        let key = ca_map["Key"].as_str().unwrap();
+        assert!(
+            cert.starts_with("-----BEGIN CERTIFICATE-----\n")
+                && cert.ends_with("-----END CERTIFICATE-----\n")
+        );
+        assert!(key.starts_with("-----BEGIN RSA PRIVATE KEY-----\n"));
+        let ips = Value::from(vec![Value::from("10.0.0.1")]);
+        let dns = Value::from(vec![Value::from("svc.default.svc")]);
+        let leaf = signed("svc", &ips, &dns, 30, &ca_value, rsa2048().unwrap()).unwrap();
+        let Value::Map(leaf) = leaf else {
+            panic!("not a map")
+        };
+        assert!(
+            leaf["Cert"]
+                .as_str()
+                .unwrap()
+                .starts_with("-----BEGIN CERTIFICATE-----")
+        );
+    }
+
+    #[test]
+    fn keys_round_trip_through_go_pem_forms() {
+        for kind in ["ecdsa", "ed25519"] {
+            let pem_text = key_pem(&generate(kind).unwrap()).unwrap();
+            let again = key_pem(&parse_key(&pem_text).unwrap()).unwrap();
+            assert_eq!(pem_text, again, "{kind}");
+        }
+        assert!(
+            key_pem(&generate("ecdsa").unwrap())
+                .unwrap()
+                .starts_with("-----BEGIN EC PRIVATE KEY-----")
+        );
+        assert!(generate("dsa2").is_err());
+    }
+
+    #[test]
+    fn signing_needs_a_certificate_value() {
+        let err = signed(
+            "x",
+            &Value::Nil,
+            &Value::Nil,
+            1,
+            &Value::from("nope"),
+            rsa2048().unwrap(),
+        )
+        .unwrap_err();
+        assert!(err.contains("expected sprig.certificate"), "{err}");
+    }
+}

@@ -1,0 +1,116 @@
+//! sprig's defaults.go and reflect.go: default, empty, coalesce, all, any, ternary,
+//! the JSON functions, and Go type inspection (typeOf, kindOf, deepEqual).
+use gotmpl::{FuncMap, Value};
+
+use super::args::{add, at_least, boolean, call_error, exact, go_type, s, string};
+use super::cast::empty;
+use super::json::{self, JsonStyle};
+
+/// Go's reflect Kind name for kindOf/kindIs.
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "invalid",
+        Value::List(_) => "slice",
+        Value::Map(_) => "map",
+        Value::Uint(_) => "uint64",
+        other => go_type(other),
+    }
+}
+
+pub(crate) fn register(m: &mut FuncMap) {
+    add(m, "default", |a| {
+        let a = at_least("default", a, 1)?;
+        Ok(match a.get(1) {
+            Some(given) if !empty(given) => given.clone(),
+            _ => a[0].clone(),
+        })
+    });
+    add(m, "empty", |a| {
+        Ok(Value::Bool(empty(&exact("empty", a, 1)?[0])))
+    });
+    add(m, "coalesce", |a| {
+        Ok(a.iter().find(|v| !empty(v)).cloned().unwrap_or(Value::Nil))
+    });
+    add(m, "all", |a| Ok(Value::Bool(a.iter().all(|v| !empty(v)))));
+    add(m, "any", |a| Ok(Value::Bool(a.iter().any(|v| !empty(v)))));
+    add(m, "ternary", |a| {
+        let a = exact("ternary", a, 3)?;
+        Ok(if boolean(&a[2])? {
+            a[0].clone()
+        } else {
+            a[1].clone()
+        })
+    });
+    // Helm's engine reports this error as "execution error at (file:line:col): msg".
+    add(m, "fail", |a| {
+        Err(call_error("fail", string(&exact("fail", a, 1)?[0])?))
+    });
+    register_json(m);
+    add(m, "typeOf", |a| Ok(s(go_type(&exact("typeOf", a, 1)?[0]))));
+    add(m, "typeIs", |a| {
+        let a = exact("typeIs", a, 2)?;
+        Ok(Value::Bool(string(&a[0])? == go_type(&a[1])))
+    });
+    add(m, "typeIsLike", |a| {
+        let a = exact("typeIsLike", a, 2)?;
+        let (target, t) = (string(&a[0])?, go_type(&a[1]));
+        Ok(Value::Bool(target == t || format!("*{target}") == t))
+    });
+    add(m, "kindOf", |a| Ok(s(kind_of(&exact("kindOf", a, 1)?[0]))));
+    add(m, "kindIs", |a| {
+        let a = exact("kindIs", a, 2)?;
+        Ok(Value::Bool(string(&a[0])? == kind_of(&a[1])))
+    });
+    add(m, "deepEqual", |a| {
+        let a = exact("deepEqual", a, 2)?;
+        Ok(Value::Bool(a[0] == a[1]))
+    });
+}
+
+fn register_json(m: &mut FuncMap) {
+    let styles = [
+        (
+            "toJson",
+            "mustToJson",
+            JsonStyle {
+                pretty: false,
+                escape_html: true,
+            },
+        ),
+        (
+            "toPrettyJson",
+            "mustToPrettyJson",
+            JsonStyle {
+                pretty: true,
+                escape_html: true,
+            },
+        ),
+        (
+            "toRawJson",
+            "mustToRawJson",
+            JsonStyle {
+                pretty: false,
+                escape_html: false,
+            },
+        ),
+    ];
+    for (name, must, style) in styles {
+        add(m, name, move |a| {
+            Ok(s(
+                json::encode(&exact(name, a, 1)?[0], style).unwrap_or_default()
+            ))
+        });
+        add(m, must, move |a| {
+            json::encode(&exact(must, a, 1)?[0], style)
+                .map(s)
+                .ok_or_else(|| call_error(must, "json: unsupported value"))
+        });
+    }
+    add(m, "fromJson", |a| {
+        Ok(json::decode(string(&exact("fromJson", a, 1)?[0])?).unwrap_or(Value::Nil))
+    });
+    add(m, "mustFromJson", |a| {
+        json::decode(string(&exact("mustFromJson", a, 1)?[0])?)
+            .map_err(|e| call_error("mustFromJson", e))
+    });
+}

@@ -1,0 +1,167 @@
+//! sprig's date functions: now, date, dateInZone, htmlDate, htmlDateInZone,
+//! dateModify, toDate, unixEpoch, ago, duration, durationRound.
+use chrono::Utc;
+use gotmpl::{FuncMap, Value};
+
+use super::args::{add, call_error, exact, s, string};
+use super::gotime::{self, GoTime};
+
+/// A time argument: a time value (as `now`/`toDate` return) or Unix seconds;
+/// anything else means "now", as in sprig.
+fn time_arg(v: &Value) -> GoTime {
+    match v {
+        Value::String(text) => GoTime::parse_go_string(text).unwrap_or_else(GoTime::now),
+        Value::Int(secs) => GoTime::from_unix(*secs),
+        _ => GoTime::now(),
+    }
+}
+
+/// A Go `time.Time` parameter: only a time value is accepted.
+fn strict_time(name: &str, v: &Value) -> gotmpl::Result<GoTime> {
+    match v {
+        Value::String(text) => GoTime::parse_go_string(text),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        gotmpl::TemplateError::Exec(format!(
+            "wrong type for value; expected time.Time; got {}",
+            super::args::go_type(v)
+        ))
+    })
+    .map_err(|e| call_error(name, e))
+}
+
+fn date_in_zone(layout: &str, v: &Value, zone: &str) -> String {
+    let t = time_arg(v);
+    let shown = GoTime::in_zone(t.utc(), zone);
+    gotime::format(&shown.at, &shown.zone, layout)
+}
+
+fn time_value(t: &GoTime) -> Value {
+    s(t.to_go_string())
+}
+
+pub(crate) fn register(m: &mut FuncMap) {
+    add(m, "now", |a| {
+        exact("now", a, 0)?;
+        Ok(time_value(&GoTime::now()))
+    });
+    add(m, "date", |a| {
+        let a = exact("date", a, 2)?;
+        Ok(s(date_in_zone(string(&a[0])?, &a[1], "Local")))
+    });
+    for name in ["dateInZone", "date_in_zone"] {
+        add(m, name, move |a| {
+            let a = exact(name, a, 3)?;
+            Ok(s(date_in_zone(string(&a[0])?, &a[1], string(&a[2])?)))
+        });
+    }
+    add(m, "htmlDate", |a| {
+        Ok(s(date_in_zone(
+            "2006-01-02",
+            &exact("htmlDate", a, 1)?[0],
+            "Local",
+        )))
+    });
+    add(m, "htmlDateInZone", |a| {
+        let a = exact("htmlDateInZone", a, 2)?;
+        Ok(s(date_in_zone("2006-01-02", &a[0], string(&a[1])?)))
+    });
+    for (name, must) in [
+        ("dateModify", false),
+        ("date_modify", false),
+        ("mustDateModify", true),
+        ("must_date_modify", true),
+    ] {
+        add(m, name, move |a| {
+            let a = exact(name, a, 2)?;
+            let (delta, t) = (string(&a[0])?, strict_time(name, &a[1])?);
+            match gotime::parse_duration(delta) {
+                Ok(nanos) => {
+                    let moved = t.utc() + chrono::Duration::nanoseconds(nanos);
+                    Ok(time_value(&GoTime {
+                        at: moved.with_timezone(t.at.offset()),
+                        zone: t.zone,
+                    }))
+                }
+                Err(e) if must => Err(call_error(name, e)),
+                Err(_) => Ok(time_value(&t)),
+            }
+        });
+    }
+    for (name, must) in [("toDate", false), ("mustToDate", true)] {
+        add(m, name, move |a| {
+            let a = exact(name, a, 2)?;
+            match gotime::parse(string(&a[0])?, string(&a[1])?, "Local") {
+                Ok(t) => Ok(time_value(&t)),
+                Err(e) if must => Err(call_error(name, e)),
+                // Go's zero time.
+                Err(_) => Ok(s("0001-01-01 00:00:00 +0000 UTC")),
+            }
+        });
+    }
+    add(m, "unixEpoch", |a| {
+        let t = strict_time("unixEpoch", &exact("unixEpoch", a, 1)?[0])?;
+        Ok(s(t.utc().timestamp().to_string()))
+    });
+    add(m, "ago", |a| {
+        let t = time_arg(&exact("ago", a, 1)?[0]);
+        let secs = (Utc::now() - t.utc()).num_milliseconds() as f64 / 1000.0;
+        Ok(s(gotime::format_duration(
+            secs.round() as i64 * 1_000_000_000,
+        )))
+    });
+    add(m, "duration", |a| {
+        let secs = match &exact("duration", a, 1)?[0] {
+            Value::String(text) => text.parse::<i64>().unwrap_or(0),
+            Value::Int(n) => *n,
+            _ => 0,
+        };
+        Ok(s(gotime::format_duration(
+            secs.saturating_mul(1_000_000_000),
+        )))
+    });
+    add(m, "durationRound", |a| {
+        let nanos = match &exact("durationRound", a, 1)?[0] {
+            Value::String(text) => match GoTime::parse_go_string(text) {
+                Some(t) => (Utc::now() - t.utc()).num_nanoseconds().unwrap_or(i64::MAX),
+                None => gotime::parse_duration(text).unwrap_or(0),
+            },
+            Value::Int(n) => *n,
+            _ => 0,
+        };
+        Ok(s(round_duration(nanos)))
+    });
+}
+
+/// sprig's durationRound: the largest whole unit, "2h", "3mo", "1y".
+fn round_duration(nanos: i64) -> String {
+    let u = nanos.unsigned_abs();
+    const SECOND: u64 = 1_000_000_000;
+    let units = [
+        (SECOND * 3600 * 24 * 365, "y"),
+        (SECOND * 3600 * 24 * 30, "mo"),
+        (SECOND * 3600 * 24, "d"),
+        (SECOND * 3600, "h"),
+        (SECOND * 60, "m"),
+        (SECOND, "s"),
+    ];
+    for (size, suffix) in units {
+        if u > size {
+            return format!("{}{suffix}", u / size);
+        }
+    }
+    "0s".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rounds_durations_like_sprig() {
+        assert_eq!(round_duration(2 * 3600 * 1_000_000_000 + 5), "2h");
+        assert_eq!(round_duration(-(400 * 24 * 3600 * 1_000_000_000)), "1y");
+        assert_eq!(round_duration(1_000_000_000), "0s");
+    }
+}

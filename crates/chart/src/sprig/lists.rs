@@ -1,0 +1,176 @@
+//! sprig's list functions. Go panics on a non-list argument and the template engine
+//! turns the panic into an error; the `must` variants return that error directly.
+//! Either way the render stops, so both share one implementation here.
+use gotmpl::{FuncMap, Result, TemplateError, Value};
+
+use super::args::{self, add, at_least, call_error, exact, int};
+use super::cast::{empty, to_int64};
+
+/// Go's reflect Kind name, as sprig's "Cannot X on type K" errors print it.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "invalid",
+        Value::Bool(_) => "bool",
+        Value::Int(_) => "int",
+        Value::Uint(_) => "uint64",
+        Value::Float(_) => "float64",
+        Value::String(_) => "string",
+        Value::List(_) => "slice",
+        Value::Map(_) => "map",
+        _ => "func",
+    }
+}
+
+/// The list argument, or sprig's error for other types.
+fn items<'a>(name: &str, what: &str, v: &'a Value) -> Result<&'a [Value]> {
+    match v {
+        Value::List(l) => Ok(l),
+        Value::Nil => Err(call_error(
+            name,
+            "runtime error: invalid memory address or nil pointer dereference",
+        )),
+        other => Err(call_error(
+            name,
+            format!("Cannot {what} type {}", kind(other)),
+        )),
+    }
+}
+
+/// Registers `name` and `mustName` with the same body.
+fn both(
+    m: &mut FuncMap,
+    name: &'static str,
+    must: &'static str,
+    f: fn(&'static str, &[Value]) -> Result<Value>,
+) {
+    add(m, name, move |a| f(name, a));
+    add(m, must, move |a| f(must, a));
+}
+
+fn list_of(v: Vec<Value>) -> Value {
+    args::list(v)
+}
+
+pub(crate) fn register(m: &mut FuncMap) {
+    for name in ["list", "tuple"] {
+        add(m, name, |a| Ok(list_of(a.to_vec())));
+    }
+    both(m, "push", "mustPush", |n, a| {
+        let a = exact(n, a, 2)?;
+        let mut l = items(n, "push on", &a[0])?.to_vec();
+        l.push(a[1].clone());
+        Ok(list_of(l))
+    });
+    both(m, "append", "mustAppend", |n, a| {
+        let a = exact(n, a, 2)?;
+        let mut l = items(n, "push on", &a[0])?.to_vec();
+        l.push(a[1].clone());
+        Ok(list_of(l))
+    });
+    both(m, "prepend", "mustPrepend", |n, a| {
+        let a = exact(n, a, 2)?;
+        let mut l = vec![a[1].clone()];
+        l.extend_from_slice(items(n, "prepend on", &a[0])?);
+        Ok(list_of(l))
+    });
+    both(m, "first", "mustFirst", |n, a| {
+        let l = items(n, "find first on", &exact(n, a, 1)?[0])?;
+        Ok(l.first().cloned().unwrap_or(Value::Nil))
+    });
+    both(m, "last", "mustLast", |n, a| {
+        let l = items(n, "find last on", &exact(n, a, 1)?[0])?;
+        Ok(l.last().cloned().unwrap_or(Value::Nil))
+    });
+    both(m, "rest", "mustRest", |n, a| {
+        let l = items(n, "find rest on", &exact(n, a, 1)?[0])?;
+        Ok(list_of(l.get(1..).unwrap_or_default().to_vec()))
+    });
+    both(m, "initial", "mustInitial", |n, a| {
+        let l = items(n, "find initial on", &exact(n, a, 1)?[0])?;
+        Ok(list_of(l[..l.len().saturating_sub(1)].to_vec()))
+    });
+    both(m, "reverse", "mustReverse", |n, a| {
+        let l = items(n, "find reverse on", &exact(n, a, 1)?[0])?;
+        Ok(list_of(l.iter().rev().cloned().collect()))
+    });
+    both(m, "uniq", "mustUniq", |n, a| {
+        let l = items(n, "find uniq on", &exact(n, a, 1)?[0])?;
+        let mut out: Vec<Value> = Vec::new();
+        for v in l {
+            if !out.contains(v) {
+                out.push(v.clone());
+            }
+        }
+        Ok(list_of(out))
+    });
+    both(m, "compact", "mustCompact", |n, a| {
+        let l = items(n, "compact on", &exact(n, a, 1)?[0])?;
+        Ok(list_of(l.iter().filter(|v| !empty(v)).cloned().collect()))
+    });
+    both(m, "without", "mustWithout", |n, a| {
+        let a = at_least(n, a, 1)?;
+        let l = items(n, "find without on", &a[0])?;
+        Ok(list_of(
+            l.iter().filter(|v| !a[1..].contains(v)).cloned().collect(),
+        ))
+    });
+    both(m, "has", "mustHas", |n, a| {
+        let a = exact(n, a, 2)?;
+        if matches!(a[1], Value::Nil) {
+            return Ok(Value::Bool(false));
+        }
+        Ok(Value::Bool(items(n, "find has on", &a[1])?.contains(&a[0])))
+    });
+    both(m, "slice", "mustSlice", |n, a| {
+        let a = at_least(n, a, 1)?;
+        let l = match &a[0] {
+            Value::List(l) => l,
+            other => {
+                return Err(call_error(
+                    n,
+                    format!("list should be type of slice or array but {}", kind(other)),
+                ));
+            }
+        };
+        if l.is_empty() {
+            return Ok(Value::Nil);
+        }
+        let start = a.get(1).map_or(0, to_int64);
+        let end = a.get(2).map_or(l.len() as i64, to_int64);
+        if start < 0 || end < start || end as usize > l.len() {
+            return Err(call_error(
+                n,
+                format!("reflect: slice index out of range [{start}:{end}]"),
+            ));
+        }
+        Ok(list_of(l[start as usize..end as usize].to_vec()))
+    });
+    both(m, "chunk", "mustChunk", |n, a| {
+        let a = exact(n, a, 2)?;
+        let size = int(&a[0])?;
+        let l = items(n, "chunk", &a[1])?;
+        if size <= 0 {
+            return Err(call_error(n, "runtime error: integer divide by zero"));
+        }
+        Ok(list_of(
+            l.chunks(size as usize)
+                .map(|c| list_of(c.to_vec()))
+                .collect(),
+        ))
+    });
+    add(m, "concat", |a| {
+        let mut out = Vec::new();
+        for v in a {
+            match v {
+                Value::List(l) => out.extend_from_slice(l),
+                other => {
+                    return Err(TemplateError::Exec(format!(
+                        "error calling concat: Cannot concat type {} as list",
+                        kind(other)
+                    )));
+                }
+            }
+        }
+        Ok(list_of(out))
+    });
+}

@@ -1,0 +1,153 @@
+//! sprig's regex functions on Go's RE2 syntax (which the regex crate shares), with
+//! Go's replacement syntax (`$1`, `${name}`) and Go's Split rules.
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use gotmpl::{FuncMap, Result, Value};
+use regex::{NoExpand, Regex};
+
+use super::args::{self, add, call_error, exact, int, s, string};
+
+/// Compiled patterns, shared across renders: charts call the same few patterns in
+/// loops, and compiling dominates the cost of a match.
+fn compile(pattern: &str) -> std::result::Result<Arc<Regex>, regex::Error> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Regex>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Ok(map) = cache.lock()
+        && let Some(re) = map.get(pattern)
+    {
+        return Ok(Arc::clone(re));
+    }
+    let re = Arc::new(Regex::new(pattern)?);
+    if let Ok(mut map) = cache.lock() {
+        if map.len() > 512 {
+            map.clear();
+        }
+        map.insert(pattern.to_string(), Arc::clone(&re));
+    }
+    Ok(re)
+}
+
+/// Compile for a function; a bad pattern is an error that names the function and the
+/// pattern (the non-must variants panic in Go, which the engine reports as an error).
+fn pattern(name: &str, v: &Value) -> Result<Arc<Regex>> {
+    let p = string(v)?;
+    compile(p).map_err(|e| call_error(name, format!("error parsing regexp {p:?}: {e}")))
+}
+
+/// Go's Regexp.Split.
+fn go_regex_split<'a>(re: &Regex, x: &'a str, n: i64) -> Vec<&'a str> {
+    if n == 0 {
+        return Vec::new();
+    }
+    if !re.as_str().is_empty() && x.is_empty() {
+        return vec![""];
+    }
+    let limit = if n < 0 { usize::MAX } else { n as usize };
+    let mut parts = Vec::new();
+    let (mut beg, mut end) = (0, 0);
+    for m in re.find_iter(x).take(limit) {
+        if n > 0 && parts.len() == limit - 1 {
+            break;
+        }
+        end = m.start();
+        if m.end() != 0 {
+            parts.push(&x[beg..end]);
+        }
+        beg = m.end();
+    }
+    if end != x.len() {
+        parts.push(&x[beg..]);
+    }
+    parts
+}
+
+/// Go's regexp.QuoteMeta (it escapes fewer characters than regex::escape).
+fn quote_meta(x: &str) -> String {
+    let mut out = String::with_capacity(x.len());
+    for c in x.chars() {
+        if "\\.+*?()|[]{}^$".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn strings(items: Vec<&str>) -> Value {
+    args::list(items.into_iter().map(s).collect())
+}
+
+pub(crate) fn register(m: &mut FuncMap) {
+    for (name, must) in [("regexMatch", false), ("mustRegexMatch", true)] {
+        add(m, name, move |a| {
+            let a = exact(name, a, 2)?;
+            let x = string(&a[1])?;
+            match pattern(name, &a[0]) {
+                Ok(re) => Ok(Value::Bool(re.is_match(x))),
+                Err(e) if must => Err(e),
+                Err(_) => Ok(Value::Bool(false)),
+            }
+        });
+    }
+    for name in ["regexFindAll", "mustRegexFindAll"] {
+        add(m, name, move |a| {
+            let a = exact(name, a, 3)?;
+            let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
+            let limit = if n < 0 { usize::MAX } else { n as usize };
+            Ok(strings(
+                re.find_iter(x).take(limit).map(|m| m.as_str()).collect(),
+            ))
+        });
+    }
+    for name in ["regexFind", "mustRegexFind"] {
+        add(m, name, move |a| {
+            let a = exact(name, a, 2)?;
+            let (re, x) = (pattern(name, &a[0])?, string(&a[1])?);
+            Ok(s(re.find(x).map_or("", |m| m.as_str())))
+        });
+    }
+    for name in ["regexReplaceAll", "mustRegexReplaceAll"] {
+        add(m, name, move |a| {
+            let a = exact(name, a, 3)?;
+            let (re, x, repl) = (pattern(name, &a[0])?, string(&a[1])?, string(&a[2])?);
+            Ok(s(re.replace_all(x, repl).into_owned()))
+        });
+    }
+    for name in ["regexReplaceAllLiteral", "mustRegexReplaceAllLiteral"] {
+        add(m, name, move |a| {
+            let a = exact(name, a, 3)?;
+            let (re, x, repl) = (pattern(name, &a[0])?, string(&a[1])?, string(&a[2])?);
+            Ok(s(re.replace_all(x, NoExpand(repl)).into_owned()))
+        });
+    }
+    for name in ["regexSplit", "mustRegexSplit"] {
+        add(m, name, move |a| {
+            let a = exact(name, a, 3)?;
+            let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
+            Ok(strings(go_regex_split(&re, x, n)))
+        });
+    }
+    add(m, "regexQuoteMeta", |a| {
+        Ok(s(quote_meta(string(&exact("regexQuoteMeta", a, 1)?[0])?)))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_follows_go() {
+        let re = Regex::new("a").unwrap();
+        assert_eq!(go_regex_split(&re, "banana", -1), vec!["b", "n", "n", ""]);
+        assert_eq!(go_regex_split(&re, "banana", 2), vec!["b", "nana"]);
+        let re = Regex::new("z+").unwrap();
+        assert_eq!(go_regex_split(&re, "pizza", -1), vec!["pi", "a"]);
+    }
+
+    #[test]
+    fn quote_meta_follows_go() {
+        assert_eq!(quote_meta("1.2-3#x"), "1\\.2-3#x");
+    }
+}

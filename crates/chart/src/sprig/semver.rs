@@ -1,0 +1,410 @@
+//! Masterminds/semver v3 as sprig uses it: loose versions ("v1.2", "1"), constraints
+//! with `||`, commas or spaces, `x` wildcards, `~`, `^`, ranges `a - b`, and the rule
+//! that a prerelease version only satisfies a constraint that names a prerelease.
+use std::cmp::Ordering;
+use std::sync::OnceLock;
+
+use gotmpl::{FuncMap, Value};
+use regex::Regex;
+
+use super::args::{self, Dict, add, call_error, exact, s, string};
+
+const LOOSE: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
+const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
+const OPS: &str = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^";
+
+struct Patterns {
+    version: Regex,
+    constraint: Regex,
+    range: Regex,
+    find: Regex,
+    valid: Regex,
+}
+
+fn patterns() -> &'static Patterns {
+    static P: OnceLock<Patterns> = OnceLock::new();
+    P.get_or_init(|| {
+        // Constant patterns: a failure here is a bug in this file, not bad input.
+        let re = |p: String| Regex::new(&p).expect("semver pattern is a valid constant");
+        Patterns {
+            version: re(format!("^{LOOSE}$")),
+            constraint: re(format!(r"^\s*({OPS})\s*({CV})\s*$")),
+            range: re(format!(r"\s*({CV})\s+-\s+({CV})\s*")),
+            find: re(format!(r"({OPS})\s*({CV})")),
+            valid: re(format!(
+                r"^(\s*({OPS})\s*({CV})\s*)((?:\s+|,\s*)({OPS})\s*({CV})\s*)*$"
+            )),
+        }
+    })
+}
+
+/// A parsed version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version {
+    pub major: u64,
+    pub minor: u64,
+    pub patch: u64,
+    pub pre: String,
+    pub metadata: String,
+    pub original: String,
+}
+
+const ALLOWED: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123456789";
+
+impl Version {
+    /// semver.NewVersion (coercing, as v3.5 does by default).
+    pub fn parse(v: &str) -> Result<Version, String> {
+        let m = patterns()
+            .version
+            .captures(v)
+            .ok_or("invalid semantic version")?;
+        let seg = |i: usize| -> Result<u64, String> {
+            m.get(i).map_or(Ok(0), |g| {
+                g.as_str()
+                    .trim_start_matches('.')
+                    .parse()
+                    .map_err(|e| format!("error parsing version segment: {e}"))
+            })
+        };
+        let version = Version {
+            major: seg(1)?,
+            minor: seg(2)?,
+            patch: seg(3)?,
+            pre: m.get(5).map_or("", |g| g.as_str()).to_string(),
+            metadata: m.get(8).map_or("", |g| g.as_str()).to_string(),
+            original: v.to_string(),
+        };
+        for part in version.pre.split('.').filter(|_| !version.pre.is_empty()) {
+            if part.bytes().all(|b| b.is_ascii_digit()) && part.len() > 1 && part.starts_with('0') {
+                return Err("version segment starts with 0".into());
+            }
+            if part.is_empty() || !part.chars().all(|c| ALLOWED.contains(c)) {
+                return Err("invalid prerelease string".into());
+            }
+        }
+        Ok(version)
+    }
+
+    /// Version.Compare.
+    pub fn compare(&self, o: &Version) -> Ordering {
+        (self.major, self.minor, self.patch)
+            .cmp(&(o.major, o.minor, o.patch))
+            .then_with(|| match (self.pre.is_empty(), o.pre.is_empty()) {
+                (true, true) => Ordering::Equal,
+                (true, false) => Ordering::Greater,
+                (false, true) => Ordering::Less,
+                (false, false) => compare_prerelease(&self.pre, &o.pre),
+            })
+    }
+
+    fn display(&self) -> String {
+        let mut out = format!("{}.{}.{}", self.major, self.minor, self.patch);
+        if !self.pre.is_empty() {
+            out.push('-');
+            out.push_str(&self.pre);
+        }
+        if !self.metadata.is_empty() {
+            out.push('+');
+            out.push_str(&self.metadata);
+        }
+        out
+    }
+}
+
+fn compare_prerelease(a: &str, b: &str) -> Ordering {
+    let (sa, sb): (Vec<&str>, Vec<&str>) = (a.split('.').collect(), b.split('.').collect());
+    for i in 0..sa.len().max(sb.len()) {
+        let (x, y) = (
+            sa.get(i).copied().unwrap_or(""),
+            sb.get(i).copied().unwrap_or(""),
+        );
+        let d = compare_pre_part(x, y);
+        if d != Ordering::Equal {
+            return d;
+        }
+    }
+    Ordering::Equal
+}
+
+fn compare_pre_part(x: &str, y: &str) -> Ordering {
+    if x == y {
+        return Ordering::Equal;
+    }
+    if x.is_empty() {
+        return Ordering::Less;
+    }
+    if y.is_empty() {
+        return Ordering::Greater;
+    }
+    match (x.parse::<u64>(), y.parse::<u64>()) {
+        (Err(_), Err(_)) => {
+            if x > y {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
+        }
+        (Ok(_), Err(_)) => Ordering::Less,
+        (Err(_), Ok(_)) => Ordering::Greater,
+        (Ok(a), Ok(b)) => {
+            if a > b {
+                Ordering::Greater
+            } else {
+                Ordering::Less
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Constraint {
+    con: Version,
+    op: String,
+    minor_dirty: bool,
+    patch_dirty: bool,
+    dirty: bool,
+}
+
+fn is_x(x: &str) -> bool {
+    matches!(x, "x" | "*" | "X")
+}
+
+fn parse_constraint(c: &str) -> Result<Constraint, String> {
+    let m = patterns()
+        .constraint
+        .captures(c)
+        .ok_or_else(|| format!("improper constraint: {c:?}"))?;
+    let g = |i: usize| m.get(i).map_or("", |g| g.as_str());
+    let (major, minor, patch, pre) = (g(3), g(4), g(5), g(6));
+    let (mut dirty, mut minor_dirty, mut patch_dirty) = (false, false, false);
+    let ver = if is_x(major) || major.is_empty() {
+        dirty = true;
+        format!("0.0.0{pre}")
+    } else if is_x(minor.trim_start_matches('.')) || minor.is_empty() {
+        (dirty, minor_dirty) = (true, true);
+        format!("{major}.0.0{pre}")
+    } else if is_x(patch.trim_start_matches('.')) || patch.is_empty() {
+        (dirty, patch_dirty) = (true, true);
+        format!("{major}{minor}.0{pre}")
+    } else {
+        g(2).to_string()
+    };
+    let con = Version::parse(&ver).map_err(|_| "constraint parser error".to_string())?;
+    Ok(Constraint {
+        con,
+        op: g(1).to_string(),
+        minor_dirty,
+        patch_dirty,
+        dirty,
+    })
+}
+
+/// A parsed constraint set: alternatives (`||`) of conjunctions.
+pub struct Constraints {
+    alternatives: Vec<(Vec<Constraint>, bool)>,
+}
+
+impl Constraints {
+    /// semver.NewConstraint.
+    pub fn parse(text: &str) -> Result<Constraints, String> {
+        let p = patterns();
+        let mut rewritten = text.to_string();
+        for m in p.range.captures_iter(text) {
+            let whole = m.get(0).map_or("", |g| g.as_str());
+            let (from, to) = (
+                m.get(1).map_or("", |g| g.as_str()),
+                m.get(11).map_or("", |g| g.as_str()),
+            );
+            rewritten = rewritten.replacen(whole, &format!(">= {from}, <= {to} "), 1);
+        }
+        let mut alternatives = Vec::new();
+        for alt in rewritten.split("||") {
+            if !p.valid.is_match(alt) {
+                return Err(format!("improper constraint: {alt:?}"));
+            }
+            let mut found: Vec<&str> = p.find.find_iter(alt).map(|m| m.as_str()).collect();
+            if found.is_empty() {
+                found.push(alt);
+            }
+            let parsed = found
+                .into_iter()
+                .map(parse_constraint)
+                .collect::<Result<Vec<_>, _>>()?;
+            let has_pre = parsed.iter().any(|c| !c.con.pre.is_empty());
+            alternatives.push((parsed, has_pre));
+        }
+        Ok(Constraints { alternatives })
+    }
+
+    /// Constraints.Check.
+    pub fn check(&self, v: &Version) -> bool {
+        self.alternatives
+            .iter()
+            .any(|(all, pre)| all.iter().all(|c| check_one(c, v, *pre)))
+    }
+}
+
+fn check_one(c: &Constraint, v: &Version, include_pre: bool) -> bool {
+    if !v.pre.is_empty() && !include_pre {
+        return false;
+    }
+    let con = &c.con;
+    let cmp = v.compare(con);
+    match c.op.as_str() {
+        "" | "=" => {
+            if c.dirty {
+                tilde(c, v)
+            } else {
+                cmp == Ordering::Equal
+            }
+        }
+        "!=" => not_equal(c, v),
+        ">" => {
+            if !c.dirty {
+                cmp == Ordering::Greater
+            } else if v.major != con.major {
+                v.major > con.major
+            } else if c.minor_dirty {
+                false
+            } else if c.patch_dirty {
+                v.minor > con.minor
+            } else {
+                cmp == Ordering::Greater
+            }
+        }
+        "<" => cmp == Ordering::Less,
+        ">=" | "=>" => cmp != Ordering::Less,
+        "<=" | "=<" => {
+            if !c.dirty {
+                cmp != Ordering::Greater
+            } else {
+                !(v.major > con.major
+                    || v.major == con.major && v.minor > con.minor && !c.minor_dirty)
+            }
+        }
+        "~" | "~>" => tilde(c, v),
+        "^" => caret(c, v),
+        _ => false,
+    }
+}
+
+fn not_equal(c: &Constraint, v: &Version) -> bool {
+    let con = &c.con;
+    if c.dirty {
+        if con.major != v.major {
+            return true;
+        }
+        if con.minor != v.minor && !c.minor_dirty {
+            return true;
+        } else if c.minor_dirty {
+            return false;
+        } else if con.patch != v.patch && !c.patch_dirty {
+            return true;
+        } else if c.patch_dirty {
+            if !v.pre.is_empty() || !con.pre.is_empty() {
+                return compare_prerelease(&v.pre, &con.pre) != Ordering::Equal;
+            }
+            return false;
+        }
+    }
+    v.compare(con) != Ordering::Equal
+}
+
+fn tilde(c: &Constraint, v: &Version) -> bool {
+    let con = &c.con;
+    if v.compare(con) == Ordering::Less {
+        return false;
+    }
+    if con.major == 0 && con.minor == 0 && con.patch == 0 && !c.minor_dirty && !c.patch_dirty {
+        return true;
+    }
+    v.major == con.major && (v.minor == con.minor || c.minor_dirty)
+}
+
+fn caret(c: &Constraint, v: &Version) -> bool {
+    let con = &c.con;
+    if v.compare(con) == Ordering::Less {
+        return false;
+    }
+    if con.major > 0 || c.minor_dirty {
+        return v.major == con.major;
+    }
+    if v.major > 0 {
+        return false;
+    }
+    if con.minor > 0 || c.patch_dirty {
+        return v.minor == con.minor;
+    }
+    if v.minor > 0 {
+        return false;
+    }
+    con.patch == v.patch
+}
+
+/// The value `semver` returns: the fields charts read (`.Major`, `.Minor`, ...).
+fn version_value(v: &Version) -> Value {
+    let mut m = Dict::new();
+    m.insert("Major".into(), Value::Uint(v.major));
+    m.insert("Minor".into(), Value::Uint(v.minor));
+    m.insert("Patch".into(), Value::Uint(v.patch));
+    m.insert("Prerelease".into(), s(v.pre.as_str()));
+    m.insert("Metadata".into(), s(v.metadata.as_str()));
+    m.insert("Original".into(), s(v.original.as_str()));
+    m.insert("String".into(), s(v.display()));
+    args::map(m)
+}
+
+pub(crate) fn register(m: &mut FuncMap) {
+    add(m, "semver", |a| {
+        let text = string(&exact("semver", a, 1)?[0])?;
+        Version::parse(text)
+            .map(|v| version_value(&v))
+            .map_err(|e| call_error("semver", e))
+    });
+    add(m, "semverCompare", |a| {
+        let a = exact("semverCompare", a, 2)?;
+        let (constraint, version) = (string(&a[0])?, string(&a[1])?);
+        let c = Constraints::parse(constraint).map_err(|e| call_error("semverCompare", e))?;
+        let v = Version::parse(version).map_err(|e| call_error("semverCompare", e))?;
+        Ok(Value::Bool(c.check(&v)))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(c: &str, v: &str) -> bool {
+        Constraints::parse(c)
+            .unwrap()
+            .check(&Version::parse(v).unwrap())
+    }
+
+    #[test]
+    fn constraints_follow_masterminds() {
+        assert!(ok(">=1.19-0", "v1.36.0"));
+        assert!(ok(">=1.21-0", "1.36.0"));
+        assert!(!ok("<1.19-0", "v1.36.0"));
+        assert!(ok("^1.2", "1.9.0"));
+        assert!(!ok("^1.2", "2.0.0"));
+        assert!(ok("~1.2.3", "1.2.9"));
+        assert!(!ok("~1.2.3", "1.3.0"));
+        assert!(ok("1.2.x", "1.2.7"));
+        assert!(ok(">= 1.2, < 3.0.0 || >= 4.2.3", "4.3.0"));
+        assert!(ok("1.1 - 2", "1.5.0"));
+        assert!(!ok(">=1.2.0", "1.3.0-beta.1"));
+        assert!(ok(">=1.2.0-0", "1.3.0-beta.1"));
+        assert!(!ok("<v3.9.0", "v4.2"));
+        assert!(ok(">1.2", "1.3.0"));
+        assert!(!ok(">1.2", "1.2.5"));
+    }
+
+    #[test]
+    fn versions_parse_loosely() {
+        let v = Version::parse("v1.36").unwrap();
+        assert_eq!((v.major, v.minor, v.patch), (1, 36, 0));
+        assert!(Version::parse("1.2.3-01").is_err());
+        assert!(Version::parse("latest").is_err());
+        assert!(Constraints::parse("latest").is_err());
+    }
+}

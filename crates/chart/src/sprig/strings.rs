@@ -1,0 +1,281 @@
+//! sprig's string functions (strings.go, goutils, xstrings), with Go's argument order
+//! (the string last, so that `"x" | trunc 3` works).
+use gotmpl::{FuncMap, Result, Value};
+use rand::Rng;
+use rand::seq::SliceRandom;
+
+use super::args::{self, add, call_error, exact, int, s, string};
+use super::cast::{strslice, strval};
+use super::gofmt::{go_quote, go_sprint};
+use super::{casing, text};
+
+pub(crate) fn register(m: &mut FuncMap) {
+    register_case_and_trim(m);
+    register_shape(m);
+    register_quote_and_join(m);
+    register_random(m);
+}
+
+/// A function of one Go `string` parameter returning a string.
+fn str1(m: &mut FuncMap, name: &'static str, f: fn(&str) -> String) {
+    add(m, name, move |a| Ok(s(f(string(&exact(name, a, 1)?[0])?))));
+}
+
+/// A function of two Go `string` parameters (`(a, b string)`).
+fn str2(m: &mut FuncMap, name: &'static str, f: fn(&str, &str) -> Value) {
+    add(m, name, move |a| {
+        let a = exact(name, a, 2)?;
+        Ok(f(string(&a[0])?, string(&a[1])?))
+    });
+}
+
+fn register_case_and_trim(m: &mut FuncMap) {
+    str1(m, "trim", |x| x.trim().to_string());
+    str1(m, "upper", text::go_upper);
+    str1(m, "lower", text::go_lower);
+    str1(m, "title", text::title);
+    str1(m, "untitle", text::untitle);
+    str1(m, "nospace", |x| {
+        x.chars().filter(|c| !c.is_whitespace()).collect()
+    });
+    str1(m, "initials", text::initials);
+    str1(m, "swapcase", text::swapcase);
+    str1(m, "snakecase", |x| casing::to_snake_case(x, '_'));
+    str1(m, "kebabcase", |x| casing::to_snake_case(x, '-'));
+    str1(m, "camelcase", casing::to_pascal_case);
+    str1(m, "shuffle", |x| {
+        let mut chars: Vec<char> = x.chars().collect();
+        chars.shuffle(&mut rand::rng());
+        chars.into_iter().collect()
+    });
+    for name in ["trimall", "trimAll"] {
+        str2(m, name, |cut, x| s(x.trim_matches(|c| cut.contains(c))));
+    }
+    str2(m, "trimSuffix", |suf, x| {
+        s(x.strip_suffix(suf).unwrap_or(x))
+    });
+    str2(m, "trimPrefix", |pre, x| {
+        s(x.strip_prefix(pre).unwrap_or(x))
+    });
+    str2(m, "contains", |sub, x| Value::Bool(x.contains(sub)));
+    str2(m, "hasPrefix", |pre, x| Value::Bool(x.starts_with(pre)));
+    str2(m, "hasSuffix", |suf, x| Value::Bool(x.ends_with(suf)));
+    str2(m, "splitList", |sep, x| {
+        args::list(text::go_split(x, sep, -1).into_iter().map(s).collect())
+    });
+    str2(m, "split", |sep, x| {
+        numbered_parts(text::go_split(x, sep, -1))
+    });
+    add(m, "splitn", |a| {
+        let a = exact("splitn", a, 3)?;
+        let (sep, n, x) = (string(&a[0])?, int(&a[1])?, string(&a[2])?);
+        Ok(numbered_parts(text::go_split(x, sep, n)))
+    });
+    add(m, "replace", |a| {
+        let a = exact("replace", a, 3)?;
+        let (old, new, src) = (string(&a[0])?, string(&a[1])?, string(&a[2])?);
+        Ok(s(text::go_replace_all(src, old, new)))
+    });
+}
+
+/// `split`'s result: a map from "_0", "_1", ... to the parts.
+fn numbered_parts(parts: Vec<&str>) -> Value {
+    let entries = parts
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (format!("_{i}").into(), s(p)))
+        .collect();
+    args::map(entries)
+}
+
+/// Byte offsets as Go slices strings; the result is cut back to whole characters.
+fn byte_slice(x: &str, start: usize, end: usize) -> String {
+    String::from_utf8_lossy(&x.as_bytes()[start..end]).into_owned()
+}
+
+fn register_shape(m: &mut FuncMap) {
+    add(m, "trunc", |a| {
+        let a = exact("trunc", a, 2)?;
+        let (c, x) = (int(&a[0])?, string(&a[1])?);
+        let len = x.len() as i64;
+        Ok(s(if c < 0 && len + c > 0 {
+            byte_slice(x, (len + c) as usize, x.len())
+        } else if c >= 0 && len > c {
+            byte_slice(x, 0, c as usize)
+        } else {
+            x.to_string()
+        }))
+    });
+    add(m, "substr", |a| {
+        let a = exact("substr", a, 3)?;
+        let (start, end, x) = (int(&a[0])?, int(&a[1])?, string(&a[2])?);
+        let len = x.len() as i64;
+        let (from, to) = if start < 0 {
+            (0, end)
+        } else if end < 0 || end > len {
+            (start, len)
+        } else {
+            (start, end)
+        };
+        if from < 0 || to < 0 || from > to || to > len {
+            return Err(call_error(
+                "substr",
+                format!("runtime error: slice bounds out of range [{from}:{to}] with length {len}"),
+            ));
+        }
+        Ok(s(byte_slice(x, from as usize, to as usize)))
+    });
+    add(m, "repeat", |a| {
+        let a = exact("repeat", a, 2)?;
+        let (count, x) = (int(&a[0])?, string(&a[1])?);
+        let count = usize::try_from(count)
+            .map_err(|_| call_error("repeat", "strings: negative Repeat count"))?;
+        if count
+            .checked_mul(x.len())
+            .is_none_or(|n| n > isize::MAX as usize)
+        {
+            return Err(call_error(
+                "repeat",
+                "strings: Repeat output length overflow",
+            ));
+        }
+        Ok(s(x.repeat(count)))
+    });
+    add(m, "abbrev", |a| {
+        let a = exact("abbrev", a, 2)?;
+        let (width, x) = (int(&a[0])?, string(&a[1])?);
+        Ok(s(if width < 4 {
+            x.to_string()
+        } else {
+            text::abbreviate(x, 0, width).unwrap_or_default()
+        }))
+    });
+    add(m, "abbrevboth", |a| {
+        let a = exact("abbrevboth", a, 3)?;
+        let (left, right, x) = (int(&a[0])?, int(&a[1])?, string(&a[2])?);
+        Ok(s(if right < 4 || left > 0 && right < 7 {
+            x.to_string()
+        } else {
+            text::abbreviate(x, left, right).unwrap_or_default()
+        }))
+    });
+    add(m, "wrap", |a| {
+        let a = exact("wrap", a, 2)?;
+        Ok(s(text::wrap(string(&a[1])?, int(&a[0])?, "\n", false)))
+    });
+    add(m, "wrapWith", |a| {
+        let a = exact("wrapWith", a, 3)?;
+        let (width, sep, x) = (int(&a[0])?, string(&a[1])?, string(&a[2])?);
+        Ok(s(text::wrap(x, width, sep, true)))
+    });
+    add(m, "indent", |a| {
+        let a = exact("indent", a, 2)?;
+        Ok(s(indent("indent", int(&a[0])?, string(&a[1])?)?))
+    });
+    add(m, "nindent", |a| {
+        let a = exact("nindent", a, 2)?;
+        Ok(s(format!(
+            "\n{}",
+            indent("nindent", int(&a[0])?, string(&a[1])?)?
+        )))
+    });
+    add(m, "plural", |a| {
+        let a = exact("plural", a, 3)?;
+        let (one, many, count) = (string(&a[0])?, string(&a[1])?, int(&a[2])?);
+        Ok(s(if count == 1 { one } else { many }))
+    });
+}
+
+fn indent(name: &str, spaces: i64, x: &str) -> Result<String> {
+    let n =
+        usize::try_from(spaces).map_err(|_| call_error(name, "strings: negative Repeat count"))?;
+    let pad = " ".repeat(n);
+    let mut out = String::with_capacity(x.len() + n);
+    out.push_str(&pad);
+    for (i, line) in x.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+            out.push_str(&pad);
+        }
+        out.push_str(line);
+    }
+    Ok(out)
+}
+
+fn register_quote_and_join(m: &mut FuncMap) {
+    add(m, "quote", |a| {
+        let parts: Vec<String> = a
+            .iter()
+            .filter(|v| !matches!(v, Value::Nil))
+            .map(|v| go_quote(&strval(v)))
+            .collect();
+        Ok(s(parts.join(" ")))
+    });
+    add(m, "squote", |a| {
+        let parts: Vec<String> = a
+            .iter()
+            .filter(|v| !matches!(v, Value::Nil))
+            .map(|v| format!("'{}'", go_sprint(v)))
+            .collect();
+        Ok(s(parts.join(" ")))
+    });
+    add(m, "cat", |a| {
+        let parts: Vec<String> = a
+            .iter()
+            .filter(|v| !matches!(v, Value::Nil))
+            .map(go_sprint)
+            .collect();
+        Ok(s(parts.join(" ")))
+    });
+    add(m, "toString", |a| {
+        Ok(s(strval(&exact("toString", a, 1)?[0])))
+    });
+    add(m, "toStrings", |a| {
+        let items = strslice(&exact("toStrings", a, 1)?[0]);
+        Ok(args::list(items.into_iter().map(s).collect()))
+    });
+    add(m, "join", |a| {
+        let a = exact("join", a, 2)?;
+        Ok(s(strslice(&a[1]).join(string(&a[0])?)))
+    });
+    add(m, "sortAlpha", |a| {
+        let v = &exact("sortAlpha", a, 1)?[0];
+        let mut items = match v {
+            Value::List(_) => strslice(v),
+            other => vec![strval(other)],
+        };
+        items.sort();
+        Ok(args::list(items.into_iter().map(s).collect()))
+    });
+}
+
+const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
+const DIGITS: &str = "0123456789";
+
+fn random_from(alphabet: &[u8], count: i64) -> String {
+    let Ok(count) = usize::try_from(count) else {
+        return String::new();
+    };
+    let mut rng = rand::rng();
+    (0..count)
+        .map(|_| char::from(alphabet[rng.random_range(0..alphabet.len())]))
+        .collect()
+}
+
+fn register_random(m: &mut FuncMap) {
+    let alnum = format!("{UPPER}{LOWER}{DIGITS}").into_bytes();
+    let alpha = format!("{UPPER}{LOWER}").into_bytes();
+    let ascii: Vec<u8> = (32u8..=126).collect();
+    let numeric = DIGITS.as_bytes().to_vec();
+    for (name, alphabet) in [
+        ("randAlphaNum", alnum),
+        ("randAlpha", alpha),
+        ("randAscii", ascii),
+        ("randNumeric", numeric),
+    ] {
+        add(m, name, move |a| {
+            Ok(s(random_from(&alphabet, int(&exact(name, a, 1)?[0])?)))
+        });
+    }
+}
