@@ -1,0 +1,55 @@
+//! Conversions between JSON values (how values are stored) and template values.
+//! Numbers become float64, as Helm's values are after YAML/JSON decoding.
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use gotmpl::Value;
+
+/// A JSON value as template data; every number becomes a float64 like in Helm.
+pub fn to_template(v: &serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Null => Value::Nil,
+        serde_json::Value::Bool(b) => Value::Bool(*b),
+        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
+        serde_json::Value::String(s) => Value::String(Arc::from(s.as_str())),
+        serde_json::Value::Array(items) => Value::List(items.iter().map(to_template).collect()),
+        serde_json::Value::Object(map) => Value::Map(Arc::new(
+            map.iter()
+                .map(|(k, v)| (Arc::from(k.as_str()), to_template(v)))
+                .collect(),
+        )),
+    }
+}
+
+/// A template value as JSON (functions become null).
+pub fn to_json(v: &Value) -> serde_json::Value {
+    match v {
+        Value::Nil | Value::Function(_) => serde_json::Value::Null,
+        Value::Bool(b) => serde_json::Value::Bool(*b),
+        Value::Int(i) => serde_json::Value::Number((*i).into()),
+        Value::Uint(u) => serde_json::Value::Number((*u).into()),
+        Value::Float(f) => serde_json::Number::from_f64(*f)
+            .map_or(serde_json::Value::Null, serde_json::Value::Number),
+        Value::String(s) => serde_json::Value::String(s.to_string()),
+        Value::List(items) => serde_json::Value::Array(items.iter().map(to_json).collect()),
+        Value::Map(map) => serde_json::Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.to_string(), to_json(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// Build a template map from string keys.
+pub fn map(entries: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
+    let m: BTreeMap<Arc<str>, Value> = entries
+        .into_iter()
+        .map(|(k, v)| (Arc::from(k), v))
+        .collect();
+    Value::Map(Arc::new(m))
+}
+
+/// A template string value.
+pub fn string(s: &str) -> Value {
+    Value::String(Arc::from(s))
+}

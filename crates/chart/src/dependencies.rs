@@ -1,0 +1,168 @@
+//! Helm's dependency processing before a render: aliases, `tags`, `condition` and
+//! `import-values` (Helm's `ProcessDependencies`).
+use serde_json::{Map, Value};
+
+use crate::load::Chart;
+use crate::values::{self, coalesce_tables, path_value};
+
+/// A copy of `chart` with aliased subcharts renamed and disabled ones removed, and with
+/// imported values merged into the parents' defaults.
+pub fn process(chart: &Chart, user: &Value) -> Chart {
+    let mut chart = chart.clone();
+    let root_values = values::coalesce(&with_aliases(&chart), user);
+    enable(&mut chart, &root_values, "");
+    import_values(&mut chart);
+    chart
+}
+
+/// Subcharts as Chart.yaml lists them: an alias makes a renamed copy; charts under
+/// charts/ that Chart.yaml does not list are kept.
+fn apply_aliases(chart: &mut Chart) {
+    if chart.metadata.dependencies.is_empty() {
+        return;
+    }
+    let existing = std::mem::take(&mut chart.dependencies);
+    let declared: Vec<String> = chart
+        .metadata
+        .dependencies
+        .iter()
+        .map(|d| d.name.clone())
+        .collect();
+    let mut out: Vec<Chart> = existing
+        .iter()
+        .filter(|c| !declared.contains(&c.metadata.name))
+        .cloned()
+        .collect();
+    for dep in &mut chart.metadata.dependencies {
+        if let Some(found) = existing.iter().find(|c| c.metadata.name == dep.name) {
+            let mut copy = found.clone();
+            if !dep.alias.is_empty() {
+                copy.metadata.name = dep.alias.clone();
+            }
+            out.push(copy);
+        }
+        if !dep.alias.is_empty() {
+            dep.name = dep.alias.clone();
+        }
+    }
+    chart.dependencies = out;
+}
+
+fn with_aliases(chart: &Chart) -> Chart {
+    let mut copy = chart.clone();
+    alias_tree(&mut copy);
+    copy
+}
+
+fn alias_tree(chart: &mut Chart) {
+    apply_aliases(chart);
+    for sub in &mut chart.dependencies {
+        alias_tree(sub);
+    }
+}
+
+/// Drop subcharts whose tags or condition turn them off; `path` is the values prefix
+/// of `chart` (e.g. `parent.child.`).
+fn enable(chart: &mut Chart, root_values: &Value, path: &str) {
+    apply_aliases(chart);
+    let tags = root_values.get("tags").and_then(Value::as_object);
+    let mut disabled: Vec<String> = Vec::new();
+    for dep in &chart.metadata.dependencies {
+        let mut enabled = true;
+        if let Some(tags) = tags {
+            let states: Vec<bool> = dep
+                .tags
+                .iter()
+                .filter_map(|t| tags.get(t))
+                .filter_map(Value::as_bool)
+                .collect();
+            if !states.is_empty() && !states.contains(&true) {
+                enabled = false;
+            }
+        }
+        for cond in dep
+            .condition
+            .trim()
+            .split(',')
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+        {
+            if let Some(Value::Bool(b)) = path_value(root_values, &format!("{path}{cond}")) {
+                enabled = *b;
+                break;
+            }
+        }
+        if !enabled {
+            disabled.push(dep.name.clone());
+        }
+    }
+    chart
+        .dependencies
+        .retain(|c| !disabled.contains(&c.metadata.name));
+    chart
+        .metadata
+        .dependencies
+        .retain(|d| !disabled.contains(&d.name));
+    for sub in &mut chart.dependencies {
+        let sub_path = format!("{path}{}.", sub.metadata.name);
+        enable(sub, root_values, &sub_path);
+    }
+}
+
+/// `import-values`: copy a child's values (or its `exports`) into the parent's defaults,
+/// where the parent's own values keep priority. Deepest charts first.
+fn import_values(chart: &mut Chart) {
+    for sub in &mut chart.dependencies {
+        import_values(sub);
+    }
+    if chart
+        .metadata
+        .dependencies
+        .iter()
+        .all(|d| d.import_values.is_empty())
+    {
+        return;
+    }
+    let cvals = values::coalesce(chart, &Value::Object(Map::new()));
+    let mut imported = Map::new();
+    for dep in &chart.metadata.dependencies {
+        for spec in &dep.import_values {
+            let (child, parent) = match spec {
+                Value::String(s) => (format!("exports.{s}"), ".".to_string()),
+                Value::Object(m) => (
+                    m.get("child").map(go_string).unwrap_or_default(),
+                    m.get("parent").map(go_string).unwrap_or_default(),
+                ),
+                _ => continue,
+            };
+            let Some(Value::Object(table)) = path_value(&cvals, &format!("{}.{child}", dep.name))
+            else {
+                continue;
+            };
+            let nested = nest_under(&parent, table.clone());
+            coalesce_tables(&mut imported, &nested, true);
+        }
+    }
+    let mut merged = cvals.as_object().cloned().unwrap_or_default();
+    coalesce_tables(&mut merged, &imported, true);
+    chart.values = Value::Object(merged);
+}
+
+fn go_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Helm's `pathToMap`: `a.b` + table → `{a: {b: table}}`; `.` → the table itself.
+fn nest_under(path: &str, table: Map<String, Value>) -> Map<String, Value> {
+    if path == "." || path.is_empty() {
+        return table;
+    }
+    path.split('.').rev().fold(table, |inner, key| {
+        let mut m = Map::new();
+        m.insert(key.to_string(), Value::Object(inner));
+        m
+    })
+}

@@ -1,0 +1,184 @@
+//! Rendered output as Kubernetes objects: documents split, `v1 List` items expanded,
+//! hooks told apart, and the union of objects a chart can create.
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::error::{ManifestError, ObjectsError};
+use crate::load::Chart;
+
+/// One object of a render.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manifest {
+    /// The template (or crds/ file) it came from, e.g. `mychart/templates/service.yaml`.
+    pub source: String,
+    /// The `helm.sh/hook` kinds, when the object is a hook.
+    pub hook: Option<Vec<HookKind>>,
+    pub object: Value,
+}
+
+impl Manifest {
+    pub fn api_version(&self) -> &str {
+        self.object
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    }
+
+    pub fn kind(&self) -> &str {
+        self.object
+            .get("kind")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    }
+
+    pub fn name(&self) -> &str {
+        self.object
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    }
+}
+
+/// The values of the `helm.sh/hook` annotation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HookKind {
+    PreInstall,
+    PostInstall,
+    PreUpgrade,
+    PostUpgrade,
+    PreDelete,
+    PostDelete,
+    PreRollback,
+    PostRollback,
+    Test,
+}
+
+impl HookKind {
+    /// Parse one annotation entry (`test-success` is Helm 2's name for `test`).
+    pub fn parse(s: &str) -> Option<HookKind> {
+        Some(match s.trim() {
+            "pre-install" => HookKind::PreInstall,
+            "post-install" => HookKind::PostInstall,
+            "pre-upgrade" => HookKind::PreUpgrade,
+            "post-upgrade" => HookKind::PostUpgrade,
+            "pre-delete" => HookKind::PreDelete,
+            "post-delete" => HookKind::PostDelete,
+            "pre-rollback" => HookKind::PreRollback,
+            "post-rollback" => HookKind::PostRollback,
+            "test" | "test-success" => HookKind::Test,
+            _ => return None,
+        })
+    }
+}
+
+fn hooks_of(object: &Value) -> Option<Vec<HookKind>> {
+    let text = object
+        .pointer("/metadata/annotations/helm.sh~1hook")?
+        .as_str()?;
+    Some(text.split(',').filter_map(HookKind::parse).collect())
+}
+
+fn is_notes(source: &str) -> bool {
+    source.rsplit('/').next() == Some("NOTES.txt")
+}
+
+/// Split rendered templates into objects: NOTES.txt and empty documents are skipped,
+/// the items of a `v1 List` become objects of their own.
+pub fn split_manifests(
+    rendered: &BTreeMap<String, String>,
+) -> Result<Vec<Manifest>, ManifestError> {
+    let mut out = Vec::new();
+    for (source, text) in rendered {
+        if is_notes(source) {
+            continue;
+        }
+        split_into(source, text, &mut out)?;
+    }
+    Ok(out)
+}
+
+fn split_into(source: &str, text: &str, out: &mut Vec<Manifest>) -> Result<(), ManifestError> {
+    let err = |message: String| ManifestError {
+        source_file: source.to_string(),
+        message,
+    };
+    let docs = crate::yaml::parse_all(text)
+        .map_err(|e| err(format!("rendered output is not valid YAML: {e}")))?;
+    for doc in docs {
+        if !doc.is_object() {
+            return Err(err(format!("a document is not a Kubernetes object: {doc}")));
+        }
+        let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("");
+        let api_version = doc.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+        if kind.is_empty() || api_version.is_empty() {
+            return Err(err("an object has no apiVersion or kind".into()));
+        }
+        if kind == "List" && api_version == "v1" {
+            for item in doc
+                .get("items")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                out.push(Manifest {
+                    source: source.to_string(),
+                    hook: hooks_of(item),
+                    object: item.clone(),
+                });
+            }
+            continue;
+        }
+        out.push(Manifest {
+            source: source.to_string(),
+            hook: hooks_of(&doc),
+            object: doc,
+        });
+    }
+    Ok(())
+}
+
+/// Every key named `enabled` whose value is a boolean in the chart's own values.yaml,
+/// set to true; nested maps at any depth, lists not entered.
+pub fn switches_overlay(chart: &Chart) -> Value {
+    fn walk(values: &Value) -> Map<String, Value> {
+        let mut out = Map::new();
+        let Value::Object(map) = values else {
+            return out;
+        };
+        for (key, val) in map {
+            if key == "enabled" && val.is_boolean() {
+                out.insert(key.clone(), Value::Bool(true));
+            } else if val.is_object() {
+                let sub = walk(val);
+                if !sub.is_empty() {
+                    out.insert(key.clone(), Value::Object(sub));
+                }
+            }
+        }
+        out
+    }
+    Value::Object(walk(chart.values()))
+}
+
+/// Everything a chart can create: the objects of the default render and of the
+/// all-switches-on render, plus the crds/ files; one entry per (apiVersion, kind, source).
+pub fn all_objects(chart: &Chart) -> Result<Vec<Manifest>, ObjectsError> {
+    let opts = crate::RenderOptions::default();
+    let defaults = crate::render(chart, &Value::Object(Map::new()), &opts)?;
+    let switched = crate::render(chart, &switches_overlay(chart), &opts)?;
+    let mut all = split_manifests(&defaults)?;
+    all.extend(split_manifests(&switched)?);
+    for crd in chart.crds() {
+        split_into(&crd.name, &crd.text(), &mut all)?;
+    }
+    let mut seen = std::collections::HashSet::new();
+    all.retain(|m| {
+        seen.insert((
+            m.api_version().to_string(),
+            m.kind().to_string(),
+            m.source.clone(),
+        ))
+    });
+    Ok(all)
+}

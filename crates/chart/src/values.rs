@@ -1,0 +1,166 @@
+//! Helm's value coalescing: user values over chart defaults, `null` deletes a default,
+//! subcharts see their own section, and `global` flows from parents to subcharts.
+use serde_json::{Map, Value};
+
+use crate::load::Chart;
+
+/// The values a chart renders with (Helm's `CoalesceValues`): `user` over the defaults of
+/// `chart` and of every subchart (under the subchart's name), globals copied down.
+pub fn coalesce(chart: &Chart, user: &Value) -> Value {
+    let mut dest = match user {
+        Value::Object(map) => map.clone(),
+        _ => Map::new(),
+    };
+    coalesce_chart(chart, &mut dest);
+    Value::Object(dest)
+}
+
+fn coalesce_chart(chart: &Chart, dest: &mut Map<String, Value>) {
+    coalesce_defaults(&chart.values, dest);
+    for sub in &chart.dependencies {
+        let name = sub.name().to_string();
+        let entry = dest
+            .entry(name)
+            .or_insert_with(|| Value::Object(Map::new()));
+        if entry.is_null() {
+            *entry = Value::Object(Map::new());
+        }
+        // A non-map value for a subchart is left alone, as Helm does (with a warning).
+        let Some(sub_dest) = entry.as_object_mut().map(std::mem::take) else {
+            continue;
+        };
+        let mut sub_dest = sub_dest;
+        coalesce_globals(&mut sub_dest, dest);
+        coalesce_chart(sub, &mut sub_dest);
+        dest.insert(sub.name().to_string(), Value::Object(sub_dest));
+    }
+}
+
+/// Merge a chart's defaults under the user's values: user keys win, a user `null` deletes.
+fn coalesce_defaults(defaults: &Value, dest: &mut Map<String, Value>) {
+    let Value::Object(defaults) = defaults else {
+        return;
+    };
+    for (key, default) in defaults {
+        match dest.get_mut(key) {
+            Some(Value::Null) => {
+                dest.remove(key);
+            }
+            Some(Value::Object(user)) => {
+                if let Value::Object(default) = default {
+                    coalesce_tables(user, default, false);
+                }
+            }
+            Some(_) => {}
+            None => {
+                dest.insert(key.clone(), default.clone());
+            }
+        }
+    }
+}
+
+/// Helm's `coalesceTablesFullKey`: fill `dst` with what `src` has and `dst` lacks.
+/// Unless `merge`, a `null` in `dst` deletes the key.
+pub(crate) fn coalesce_tables(dst: &mut Map<String, Value>, src: &Map<String, Value>, merge: bool) {
+    for (key, val) in src {
+        match dst.get_mut(key) {
+            Some(Value::Null) if !merge => {
+                dst.remove(key);
+            }
+            None => {
+                dst.insert(key.clone(), val.clone());
+            }
+            Some(Value::Object(dv)) => {
+                if let Value::Object(sv) = val {
+                    coalesce_tables(dv, sv, merge);
+                }
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// Copy the parent's `global` into the subchart's; the parent's values win.
+fn coalesce_globals(sub: &mut Map<String, Value>, parent: &Map<String, Value>) {
+    let mut dest_globals = match sub.get("global") {
+        Some(Value::Object(g)) => g.clone(),
+        _ => Map::new(),
+    };
+    if let Some(Value::Object(src_globals)) = parent.get("global") {
+        for (key, val) in src_globals {
+            match (val, dest_globals.get(key)) {
+                (Value::Object(parent_map), Some(Value::Object(sub_map))) => {
+                    let mut merged = parent_map.clone();
+                    coalesce_tables(&mut merged, sub_map, true);
+                    dest_globals.insert(key.clone(), Value::Object(merged));
+                }
+                (Value::Object(_), Some(_)) => {}
+                (_, Some(Value::Object(_))) => {}
+                _ => {
+                    dest_globals.insert(key.clone(), val.clone());
+                }
+            }
+        }
+    }
+    sub.insert("global".to_string(), Value::Object(dest_globals));
+}
+
+/// Read a dotted path such as `redis.enabled` from values.
+pub(crate) fn path_value<'a>(values: &'a Value, path: &str) -> Option<&'a Value> {
+    path.split('.').try_fold(values, |node, key| {
+        node.as_object().and_then(|m| m.get(key))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn merged(defaults: Value, user: Value) -> Value {
+        let mut dest = user.as_object().cloned().unwrap_or_default();
+        coalesce_defaults(&defaults, &mut dest);
+        Value::Object(dest)
+    }
+
+    #[test]
+    fn user_values_win_and_missing_defaults_fill_in() {
+        let out = merged(
+            json!({"a": 1, "m": {"x": 1, "y": 2}}),
+            json!({"a": 5, "m": {"y": 3}}),
+        );
+        assert_eq!(out, json!({"a": 5, "m": {"x": 1, "y": 3}}));
+    }
+
+    #[test]
+    fn user_null_deletes_a_default() {
+        let out = merged(
+            json!({"a": 1, "m": {"x": 1, "y": 2}}),
+            json!({"a": null, "m": {"x": null}}),
+        );
+        assert_eq!(out, json!({"m": {"y": 2}}));
+    }
+
+    #[test]
+    fn a_user_scalar_replaces_a_default_map() {
+        let out = merged(json!({"m": {"x": 1}}), json!({"m": "flat"}));
+        assert_eq!(out, json!({"m": "flat"}));
+    }
+
+    #[test]
+    fn parent_globals_win_over_subchart_globals() {
+        let mut sub = json!({"global": {"a": "sub", "b": "sub", "m": {"x": 1, "y": 1}}})
+            .as_object()
+            .cloned()
+            .unwrap();
+        let parent = json!({"global": {"a": "parent", "m": {"x": 2}}})
+            .as_object()
+            .cloned()
+            .unwrap();
+        coalesce_globals(&mut sub, &parent);
+        assert_eq!(
+            Value::Object(sub),
+            json!({"global": {"a": "parent", "b": "sub", "m": {"x": 2, "y": 1}}})
+        );
+    }
+}
