@@ -2,6 +2,7 @@
 //! this module resolves the plugin, checks the layout and the API's existence, stages what
 //! every API gets (kustomize entries, roles, PROJECT entry) and applies the plan.
 pub mod common;
+pub mod helm;
 
 use crate::cli::CreateApiArgs;
 use crate::error::{Error, Result};
@@ -13,7 +14,8 @@ pub fn run(session: &Session, args: &CreateApiArgs) -> Result<()> {
     let layout = project.layout()?;
     let plugin = resolve_plugin(args.plugins.as_deref(), layout)?;
     match plugin {
-        ApiPlugin::Rust | ApiPlugin::Helm => Err(Error::invalid(format!(
+        ApiPlugin::Helm => helm::run(session, project, args),
+        ApiPlugin::Rust => Err(Error::invalid(format!(
             "create api --plugins {} is not available in this build yet",
             plugin.short_name()
         ))),

@@ -1,0 +1,272 @@
+//! `rusty-sdk create api --plugins helm`: an API whose custom resources are reconciled by
+//! installing a Helm chart per resource. It stages the chart under `helm-charts/<name>/`,
+//! the watches.yaml entry, a CRD whose spec schema comes from the chart's values, a sample
+//! CR holding the chart's default values, what every API gets (kustomize entries, roles)
+//! and the PROJECT resource with the chart recorded as helm plugin data.
+mod block_yaml;
+mod crd;
+mod helmignore;
+mod remote;
+mod sample;
+pub mod source;
+
+use std::path::Path;
+
+use rusty_sdk_chart::{Chart, ChartError, RenderError};
+
+use super::common::{self, ApiSpec};
+use crate::cli::CreateApiArgs;
+use crate::error::{Error, Result};
+use crate::model::{ApiPlugin, Group, Kind, Version};
+use crate::project::Project;
+use crate::scaffold::{Policy, Tree};
+use crate::session::Session;
+use crate::templates::Renderer;
+use crate::yaml::{Mapping, Value};
+use source::{ChartRef, FetchedChart};
+
+/// Where charts live in a project.
+pub const CHARTS_DIR: &str = "helm-charts";
+/// operator-sdk's defaults when a chart is given without --group / --version.
+pub const DEFAULT_GROUP: &str = "charts";
+pub const DEFAULT_VERSION: &str = "v1alpha1";
+
+pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Result<()> {
+    let request = Request::from_args(args, &session.root)?;
+    let fetched = match (&request.chart, &request.kind) {
+        (Some(chart), _) => source::fetch(chart, &session.shell)?,
+        (None, Some(kind)) => source::starter(&kind.lower()),
+        (None, None) => return Err(neither_kind_nor_chart()),
+    };
+    let chart = load(&fetched)?;
+    check_renders(&chart, &fetched.origin, session)?;
+
+    let kind = match request.kind {
+        Some(kind) => kind,
+        None => Kind::from_chart_name(chart.name()).map_err(|_| {
+            Error::invalid(format!(
+                "the chart name {:?} does not make a valid kind; pass --kind (PascalCase, e.g. Memcached)",
+                chart.name()
+            ))
+        })?,
+    };
+    let group = match request.group {
+        Some(group) => group,
+        None => Group::parse(DEFAULT_GROUP)?,
+    };
+    let version = match request.version {
+        Some(version) => version,
+        None => Version::parse(DEFAULT_VERSION)?,
+    };
+    let spec = ApiSpec::new(
+        &project,
+        group,
+        version,
+        kind,
+        args.plural.as_deref(),
+        args.namespaced,
+    )?;
+    spec.check_new(&project, session.force)?;
+
+    let project_dir = session
+        .root
+        .file_name()
+        .map_or_else(|| ".".to_string(), |n| n.to_string_lossy().into_owned());
+    let mut tree = Tree::new(&session.root);
+    stage(
+        &mut tree,
+        &spec,
+        &chart,
+        &fetched,
+        &mut project,
+        &project_dir,
+    )?;
+    session.apply(tree, &project)?;
+    Ok(())
+}
+
+/// The flags, validated, before anything is read or downloaded.
+struct Request {
+    group: Option<Group>,
+    version: Option<Version>,
+    kind: Option<Kind>,
+    chart: Option<ChartRef>,
+}
+
+impl Request {
+    fn from_args(args: &CreateApiArgs, root: &Path) -> Result<Request> {
+        if args.helm_chart.is_none() {
+            for (flag, value) in [
+                ("--helm-chart-repo", &args.helm_chart_repo),
+                ("--helm-chart-version", &args.helm_chart_version),
+            ] {
+                if value.is_some() {
+                    return Err(Error::invalid(format!(
+                        "value of {flag} can only be used with --helm-chart (the chart to take from that repository)"
+                    )));
+                }
+            }
+        }
+        let kind = args.kind.as_deref().map(Kind::parse).transpose()?;
+        let chart = args
+            .helm_chart
+            .as_deref()
+            .map(|chart| {
+                ChartRef::parse(
+                    chart,
+                    args.helm_chart_repo.as_deref(),
+                    args.helm_chart_version.as_deref(),
+                    root,
+                )
+            })
+            .transpose()?;
+        if kind.is_none() && chart.is_none() {
+            return Err(neither_kind_nor_chart());
+        }
+        Ok(Request {
+            group: args.group.as_deref().map(Group::parse).transpose()?,
+            version: args.version.as_deref().map(Version::parse).transpose()?,
+            kind,
+            chart,
+        })
+    }
+}
+
+fn neither_kind_nor_chart() -> Error {
+    Error::invalid(
+        "either --kind or --helm-chart need to be provided: --kind alone scaffolds Helm's starter chart named after the kind",
+    )
+}
+
+/// Load the fetched files as Helm would, with Helm's checks on Chart.yaml.
+fn load(fetched: &FetchedChart) -> Result<Chart> {
+    let chart = Chart::from_files(&fetched.origin, fetched.files.clone()).map_err(chart_error)?;
+    let origin = fetched.origin.display();
+    let metadata = chart.metadata();
+    for (field, value) in [
+        ("apiVersion", &metadata.api_version),
+        ("name", &metadata.name),
+        ("version", &metadata.version),
+    ] {
+        if value.trim().is_empty() {
+            return Err(Error::invalid(format!(
+                "invalid Chart.yaml in {origin}: `{field}` is required; fix the chart's Chart.yaml"
+            )));
+        }
+    }
+    let name = chart.name();
+    if name.contains(['/', '\\']) || name.starts_with('.') {
+        return Err(Error::invalid(format!(
+            "invalid Chart.yaml in {origin}: the name {name:?} cannot be a folder name under {CHARTS_DIR}/"
+        )));
+    }
+    Ok(chart)
+}
+
+fn chart_error(e: ChartError) -> Error {
+    Error::invalid(e.to_string())
+}
+
+/// Render the chart once with its defaults, so a template that does not parse is found now
+/// (with its file and line) rather than by the operator at run time. Other failures may be
+/// values only a real CR supplies (`required`), so they are warnings.
+fn check_renders(chart: &Chart, origin: &Path, session: &Session) -> Result<()> {
+    let options = rusty_sdk_chart::RenderOptions::default();
+    match rusty_sdk_chart::render(chart, &serde_json::json!({}), &options) {
+        Ok(_) => Ok(()),
+        Err(e @ RenderError::Parse { .. }) => Err(Error::invalid(format!(
+            "template parse error in the chart {}: {e}; fix the template and run the command again",
+            origin.display()
+        ))),
+        Err(e) => {
+            session.shell.warn(&format!(
+                "the chart {} does not render with its default values ({e}); each {} must set what it needs",
+                origin.display(),
+                chart.name()
+            ));
+            Ok(())
+        }
+    }
+}
+
+/// Stage every file of the Helm API and record it in `project`.
+pub fn stage(
+    tree: &mut Tree,
+    spec: &ApiSpec,
+    chart: &Chart,
+    fetched: &FetchedChart,
+    project: &mut Project,
+    project_dir: &str,
+) -> Result<()> {
+    let chart_path = format!("{CHARTS_DIR}/{}", chart.name());
+    for file in &fetched.files {
+        tree.add(
+            &format!("{chart_path}/{}", file.name),
+            file.data.clone(),
+            Policy::User,
+        );
+    }
+
+    let watch = format!(
+        "- group: {}\n  version: {}\n  kind: {}\n  chart: {chart_path}\n",
+        spec.qualified_group(),
+        spec.version,
+        spec.kind
+    );
+    tree.insert_at_marker("watches.yaml", "watch", &watch)?;
+
+    let schema = pending_crd_schema(chart);
+    tree.add(
+        &spec.crd_path(),
+        crd::crd_yaml(spec, &chart_path, &schema, chart.schema().is_some()),
+        Policy::Tool,
+    );
+    let values_origin = format!("{project_dir}/{chart_path}/values.yaml");
+    tree.add(
+        &spec.sample_path(),
+        sample::sample_yaml(spec, chart.values(), &values_origin),
+        Policy::User,
+    );
+
+    common::stage_common(tree, &mut Renderer::new(), spec, project)?;
+    project.upsert_resource(spec.resource(false, None));
+    record_chart(project, spec, &chart_path);
+    Ok(())
+}
+
+/// `plugins."helm.rusty-sdk.dev/v1".resources`: which chart each Helm API uses.
+fn record_chart(project: &mut Project, spec: &ApiSpec, chart_path: &str) {
+    let mut entry = Mapping::new();
+    for (key, value) in [
+        ("chart", chart_path),
+        ("domain", spec.domain.as_str()),
+        ("group", spec.group.as_str()),
+        ("kind", spec.kind.as_str()),
+        ("version", spec.version.as_str()),
+    ] {
+        entry.insert(Value::from(key), Value::from(value));
+    }
+    let data = project.plugin_data_mut(ApiPlugin::Helm.key());
+    let resources = data
+        .entry(Value::from("resources"))
+        .or_insert_with(|| Value::Sequence(Vec::new()));
+    if !resources.is_sequence() {
+        *resources = Value::Sequence(Vec::new());
+    }
+    if let Value::Sequence(list) = resources {
+        let same_api = |r: &Value| {
+            ["group", "version", "kind"]
+                .iter()
+                .all(|k| r.get(k) == entry.get(k))
+        };
+        match list.iter_mut().find(|r| same_api(r)) {
+            Some(existing) => *existing = Value::Mapping(entry),
+            None => list.push(Value::Mapping(entry)),
+        }
+    }
+}
+
+// TEMPORARY until the chart crate's `crd_schema` lands: an open spec.
+fn pending_crd_schema(_chart: &Chart) -> serde_json::Value {
+    serde_json::json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
+}
