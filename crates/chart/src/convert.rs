@@ -21,25 +21,6 @@ pub fn to_template(v: &serde_json::Value) -> Value {
     }
 }
 
-/// A template value as JSON (functions become null).
-pub fn to_json(v: &Value) -> serde_json::Value {
-    match v {
-        Value::Nil | Value::Function(_) => serde_json::Value::Null,
-        Value::Bool(b) => serde_json::Value::Bool(*b),
-        Value::Int(i) => serde_json::Value::Number((*i).into()),
-        Value::Uint(u) => serde_json::Value::Number((*u).into()),
-        Value::Float(f) => serde_json::Number::from_f64(*f)
-            .map_or(serde_json::Value::Null, serde_json::Value::Number),
-        Value::String(s) => serde_json::Value::String(s.to_string()),
-        Value::List(items) => serde_json::Value::Array(items.iter().map(to_json).collect()),
-        Value::Map(map) => serde_json::Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.to_string(), to_json(v)))
-                .collect(),
-        ),
-    }
-}
-
 /// Build a template map from string keys.
 pub fn map(entries: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
     let m: BTreeMap<Arc<str>, Value> = entries

@@ -115,12 +115,10 @@ fn import_values(chart: &mut Chart) {
     for sub in &mut chart.dependencies {
         import_values(sub);
     }
-    if chart
-        .metadata
-        .dependencies
-        .iter()
-        .all(|d| d.import_values.is_empty())
-    {
+    // Helm rewrites the defaults of every chart that declares dependencies: they become
+    // the coalesced values of the chart and its subcharts (globals included), so a
+    // user's `null` for a parent key no longer reaches the subcharts' copies.
+    if chart.metadata.dependencies.is_empty() {
         return;
     }
     let cvals = values::coalesce(chart, &Value::Object(Map::new()));

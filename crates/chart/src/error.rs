@@ -31,7 +31,7 @@ pub enum ChartError {
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
     /// A template does not parse; the message starts with `<chart>/templates/<file>:<line>:`.
-    #[error("parse error at {template}:{line}: {message}")]
+    #[error("parse error at ({template}:{line}): {message}")]
     Parse {
         template: String,
         line: usize,

@@ -12,7 +12,7 @@ mod helmignore;
 mod load;
 mod manifests;
 mod metadata;
-mod schema;
+pub mod schema;
 pub mod sprig;
 pub mod starter;
 mod values;
@@ -23,6 +23,7 @@ pub use error::{ChartError, ManifestError, ObjectsError, RenderError};
 pub use load::{Chart, ChartFile};
 pub use manifests::{HookKind, Manifest, all_objects, split_manifests, switches_overlay};
 pub use metadata::{ChartMetadata, Dependency, Maintainer};
+pub use schema::{crd_schema, validate_against_schema};
 
 impl Chart {
     /// The chart's name (Chart.yaml `name`, or its alias when used as a subchart).

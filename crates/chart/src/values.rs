@@ -16,7 +16,7 @@ pub fn coalesce(chart: &Chart, user: &Value) -> Value {
 }
 
 fn coalesce_chart(chart: &Chart, dest: &mut Map<String, Value>) {
-    coalesce_defaults(&chart.values, dest);
+    coalesce_defaults(chart, dest);
     for sub in &chart.dependencies {
         let name = sub.name().to_string();
         let entry = dest
@@ -37,8 +37,9 @@ fn coalesce_chart(chart: &Chart, dest: &mut Map<String, Value>) {
 }
 
 /// Merge a chart's defaults under the user's values: user keys win, a user `null` deletes.
-fn coalesce_defaults(defaults: &Value, dest: &mut Map<String, Value>) {
-    let Value::Object(defaults) = defaults else {
+/// Inside a subchart's section nulls are kept, so they delete the subchart's own defaults.
+fn coalesce_defaults(chart: &Chart, dest: &mut Map<String, Value>) {
+    let Value::Object(defaults) = &chart.values else {
         return;
     };
     for (key, default) in defaults {
@@ -48,7 +49,8 @@ fn coalesce_defaults(defaults: &Value, dest: &mut Map<String, Value>) {
             }
             Some(Value::Object(user)) => {
                 if let Value::Object(default) = default {
-                    coalesce_tables(user, default, false);
+                    let is_subchart = chart.dependencies.iter().any(|d| d.name() == key);
+                    coalesce_tables(user, default, is_subchart);
                 }
             }
             Some(_) => {}
@@ -118,9 +120,18 @@ mod tests {
     use serde_json::json;
 
     fn merged(defaults: Value, user: Value) -> Value {
-        let mut dest = user.as_object().cloned().unwrap_or_default();
-        coalesce_defaults(&defaults, &mut dest);
-        Value::Object(dest)
+        let files = vec![
+            crate::load::ChartFile {
+                name: "Chart.yaml".into(),
+                data: b"apiVersion: v2\nname: t\nversion: 0.1.0\n".to_vec(),
+            },
+            crate::load::ChartFile {
+                name: "values.yaml".into(),
+                data: serde_json::to_vec(&defaults).unwrap(),
+            },
+        ];
+        let chart = Chart::from_files(std::path::Path::new("t"), files).unwrap();
+        coalesce(&chart, &user)
     }
 
     #[test]

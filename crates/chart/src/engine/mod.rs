@@ -10,6 +10,7 @@ use crate::error::RenderError;
 use crate::funcs::{self, TemplateHandle};
 use crate::load::Chart;
 
+mod check;
 mod objects;
 pub(crate) mod rewrite;
 
@@ -178,6 +179,19 @@ pub fn render(
             .funcs(funcs.clone())
             .parse(&rewrite::rewrite(&r.source))
             .map_err(|e| parse_error(&r.name, e))?;
+        for def in parsed.templates() {
+            if let Some((line, func)) = parsed
+                .lookup(def)
+                .and_then(|t| check::undefined_function(t, &funcs))
+            {
+                return Err(RenderError::Parse {
+                    template: r.name.clone(),
+                    line,
+                    col: 0,
+                    message: format!("function {func:?} not defined"),
+                });
+            }
+        }
         for def in parsed.templates() {
             if let Some(tree) = parsed.lookup(def) {
                 set = set.add_parse_tree(def, tree.clone());

@@ -172,5 +172,16 @@ pub fn funcs() -> FuncMap {
         )),
         other => Ok(super::string(strval(other))),
     });
+    add(&mut m, "add1", |a| Ok(Value::Int(int_arg(arg(a, 0)) + 1)));
+    add(&mut m, "base", |a| {
+        let path = strval(arg(a, 0));
+        let trimmed = path.trim_end_matches('/');
+        Ok(super::string(match trimmed.rsplit('/').next() {
+            _ if path.is_empty() => ".",
+            _ if trimmed.is_empty() => "/",
+            Some(b) => b,
+            None => trimmed,
+        }))
+    });
     m
 }

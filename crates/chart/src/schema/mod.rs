@@ -1,0 +1,64 @@
+//! Schemas: values.schema.json validation at render time, and the structural OpenAPI v3
+//! schema for a CRD's `spec` (inferred from values.yaml, or converted from
+//! values.schema.json).
+use serde_json::Value;
+
+use crate::error::RenderError;
+use crate::load::Chart;
+
+mod convert;
+mod infer;
+mod validate;
+
+pub use validate::validate_against_schema;
+
+/// The structural OpenAPI v3 schema for a CRD's `spec` that holds this chart's values:
+/// converted from values.schema.json when the chart has one, inferred from values.yaml
+/// otherwise. Defaults are not copied (they live in the chart).
+pub fn crd_schema(chart: &Chart) -> Value {
+    match chart.schema() {
+        Some(schema) => convert::to_structural(schema, chart.values()),
+        None => infer::from_values(chart.values()),
+    }
+}
+
+/// Helm's check of the merged values against each chart's values.schema.json, subcharts
+/// against their own section.
+pub(crate) fn validate_chart_values(chart: &Chart, values: &Value) -> Result<(), RenderError> {
+    let mut report = String::new();
+    collect_violations(chart, values, &mut report);
+    if report.is_empty() {
+        Ok(())
+    } else {
+        Err(RenderError::Schema(report))
+    }
+}
+
+fn without_nulls(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_nulls(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn collect_violations(chart: &Chart, values: &Value, report: &mut String) {
+    if let Some(schema) = chart.schema() {
+        // Helm validates without the keys whose value is null.
+        if let Err(errors) = validate::validate_json_schema(&without_nulls(values), schema) {
+            report.push_str(&format!("{}:\n", chart.name()));
+            for e in errors {
+                report.push_str(&format!("- {e}\n"));
+            }
+        }
+    }
+    for sub in chart.dependencies() {
+        let empty = Value::Object(Default::default());
+        let sub_values = values.get(sub.name()).unwrap_or(&empty);
+        collect_violations(sub, sub_values, report);
+    }
+}

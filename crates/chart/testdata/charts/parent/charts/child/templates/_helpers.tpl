@@ -1,0 +1,3 @@
+{{- define "child.fullname" -}}
+{{ .Release.Name }}-{{ .Chart.Name }}
+{{- end }}

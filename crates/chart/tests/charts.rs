@@ -1,0 +1,57 @@
+//! Our own small charts (testdata/charts) render exactly as the real Helm engine renders
+//! them, with default values and with every `enabled` switch on (expected output made by
+//! testdata/make_expected.py).
+mod common;
+
+use rusty_sdk_chart::Chart;
+
+fn check(name: &str) {
+    let chart = Chart::load(&common::testdata().join("charts").join(name)).unwrap();
+    common::assert_matches_helm(
+        &chart,
+        &serde_json::json!({}),
+        &common::expected(name, "defaults"),
+    );
+    let overlay = common::switches(&chart);
+    common::assert_matches_helm(&chart, &overlay, &common::expected(name, "switches"));
+}
+
+#[test]
+fn subcharts_globals_aliases_conditions_tags_and_import_values() {
+    check("parent");
+}
+
+#[test]
+fn define_include_tpl_range_with_variables_files_and_numbers() {
+    check("templating");
+}
+
+#[test]
+fn capabilities_release_chart_objects_and_library_chart() {
+    check("capabilities");
+}
+
+#[test]
+fn hooks_crds_and_lists() {
+    check("hooks-crds");
+}
+
+#[test]
+fn values_schema_json_is_enforced() {
+    check("schema");
+}
+
+#[test]
+fn defaults_breaking_the_schema_fail_like_helm() {
+    check("schema-invalid");
+}
+
+#[test]
+fn user_null_reaches_into_subcharts_and_tags_enable_charts() {
+    let chart = Chart::load(&common::testdata().join("charts/parent")).unwrap();
+    let values = serde_json::json!({"child": {"greeting": null}, "tags": {"optional": true}});
+    let out = rusty_sdk_chart::render(&chart, &values, &Default::default()).unwrap();
+    let deployment = &out["parent/charts/child/templates/deployment.yaml"];
+    assert!(deployment.contains("greeting: \n"), "{deployment}");
+    assert!(out.contains_key("parent/charts/extra/templates/secret.yaml"));
+}
