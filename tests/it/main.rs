@@ -3,4 +3,5 @@ mod support;
 
 mod cli;
 mod e2e;
+mod helm_api;
 mod init;

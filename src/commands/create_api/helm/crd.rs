@@ -48,7 +48,7 @@ pub fn crd_yaml(
                 "name": spec.version.as_str(),
                 "schema": {"openAPIV3Schema": {
                     "description": format!(
-                        "{kind} is the Schema for the {} API: each {kind} is a Helm release of {chart_path}.",
+                        "{kind} is the Schema for the {} API; each {kind} is a Helm release of {chart_path}.",
                         spec.plural
                     ),
                     "properties": {

@@ -215,7 +215,7 @@ pub fn stage(
     );
     tree.insert_at_marker("watches.yaml", "watch", &watch)?;
 
-    let schema = pending_crd_schema(chart);
+    let schema = rusty_sdk_chart::crd_schema(chart);
     tree.add(
         &spec.crd_path(),
         crd::crd_yaml(spec, &chart_path, &schema, chart.schema().is_some()),
@@ -264,9 +264,4 @@ fn record_chart(project: &mut Project, spec: &ApiSpec, chart_path: &str) {
             None => list.push(Value::Mapping(entry)),
         }
     }
-}
-
-// TEMPORARY until the chart crate's `crd_schema` lands: an open spec.
-fn pending_crd_schema(_chart: &Chart) -> serde_json::Value {
-    serde_json::json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
 }

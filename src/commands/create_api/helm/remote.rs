@@ -49,9 +49,9 @@ pub fn download_chart(chart: &ChartRef, shell: &Shell) -> Result<(String, Vec<u8
             let bytes = oci::pull(&client, reference, version.as_deref())?;
             Ok((reference.clone(), bytes))
         }
-        ChartRef::Local(path) => Err(Error::Internal(format!(
+        ChartRef::Local { shown, .. } => Err(Error::Internal(format!(
             "{} is local, not a download",
-            path.display()
+            shown.display()
         ))),
     }
 }

@@ -15,8 +15,9 @@ use crate::ui::Shell;
 /// `--helm-chart-version`) gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ChartRef {
-    /// A chart directory or `.tgz` on this machine.
-    Local(PathBuf),
+    /// A chart directory or `.tgz` on this machine: where it is, and the path as given
+    /// (relative paths are shown as typed in messages).
+    Local { path: PathBuf, shown: PathBuf },
     /// `https://host/path/chart-1.0.0.tgz`
     ArchiveUrl(String),
     /// `oci://registry/namespace/chart[:tag]`
@@ -71,7 +72,10 @@ impl ChartRef {
         }
         let path = base.join(chart);
         if path.exists() {
-            return Ok(ChartRef::Local(path));
+            return Ok(ChartRef::Local {
+                path,
+                shown: PathBuf::from(chart),
+            });
         }
         match chart.split_once('/') {
             Some((repo, name)) if looks_like_repo_name(repo, name) => Ok(ChartRef::RepoName {
@@ -82,17 +86,6 @@ impl ChartRef {
             _ => Err(Error::invalid(format!(
                 "chart not found: {chart} does not exist; pass a chart directory, a .tgz archive, repo/name (a repository added with `helm repo add`), an https:// URL or oci://"
             ))),
-        }
-    }
-
-    /// A short description for messages.
-    pub fn describe(&self) -> String {
-        match self {
-            ChartRef::Local(path) => path.display().to_string(),
-            ChartRef::ArchiveUrl(url) => url.clone(),
-            ChartRef::Oci { reference, .. } => reference.clone(),
-            ChartRef::RepoUrl { repo_url, name, .. } => format!("{name} from {repo_url}"),
-            ChartRef::RepoName { repo, name, .. } => format!("{repo}/{name}"),
         }
     }
 }
@@ -135,10 +128,10 @@ pub fn starter(name: &str) -> FetchedChart {
 /// Get the files of the chart `chart` points at.
 pub fn fetch(chart: &ChartRef, shell: &Shell) -> Result<FetchedChart> {
     match chart {
-        ChartRef::Local(path) if path.is_dir() => read_dir(path),
-        ChartRef::Local(path) => {
-            let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-            unpack(path, &bytes)
+        ChartRef::Local { path, shown } if path.is_dir() => read_dir(path, shown),
+        ChartRef::Local { path, shown } => {
+            let bytes = std::fs::read(path).map_err(|e| Error::io(shown, e))?;
+            unpack(shown, &bytes)
         }
         remote_ref => {
             let (origin, bytes) = remote::download_chart(remote_ref, shell)?;
@@ -148,9 +141,10 @@ pub fn fetch(chart: &ChartRef, shell: &Shell) -> Result<FetchedChart> {
 }
 
 /// Every file of a chart directory that Helm would load, byte for byte, sorted by path.
-fn read_dir(root: &Path) -> Result<FetchedChart> {
+/// `shown` names the directory in messages.
+fn read_dir(root: &Path, shown: &Path) -> Result<FetchedChart> {
     if !root.join("Chart.yaml").is_file() {
-        return Err(not_a_chart(root));
+        return Err(not_a_chart(shown));
     }
     let ignore = match std::fs::read_to_string(root.join(".helmignore")) {
         Ok(text) => HelmIgnore::parse(&text),
@@ -185,7 +179,7 @@ fn read_dir(root: &Path) -> Result<FetchedChart> {
         }
     }
     Ok(FetchedChart {
-        origin: root.to_path_buf(),
+        origin: shown.to_path_buf(),
         files,
     })
 }
