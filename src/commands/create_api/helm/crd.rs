@@ -117,3 +117,49 @@ fn status_schema(kind: &str) -> Value {
         "type": "object",
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Group, Kind, Version};
+    use crate::project::Project;
+
+    fn crd(namespaced: bool, plural: Option<&str>) -> Value {
+        let spec = ApiSpec::new(
+            &Project::default(),
+            Group::parse("cache").unwrap(),
+            Version::parse("v1alpha1").unwrap(),
+            Kind::parse("Memcached").unwrap(),
+            plural,
+            namespaced,
+        )
+        .unwrap();
+        let schema = json!({"type": "object", "properties": {"size": {"type": "integer"}}});
+        let text = crd_yaml(&spec, "helm-charts/memcached", &schema, false);
+        serde_yaml::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn scope_names_and_status_follow_the_api() {
+        let namespaced = crd(true, None);
+        assert_eq!(namespaced["spec"]["scope"], "Namespaced");
+        assert_eq!(namespaced["metadata"]["name"], "memcacheds.cache.my.domain");
+        let cluster = crd(false, Some("caches"));
+        assert_eq!(cluster["spec"]["scope"], "Cluster");
+        assert_eq!(cluster["spec"]["names"]["plural"], "caches");
+        assert_eq!(cluster["metadata"]["name"], "caches.cache.my.domain");
+        let version = &cluster["spec"]["versions"][0];
+        assert_eq!(version["subresources"]["status"], json!({}));
+        let root = &version["schema"]["openAPIV3Schema"]["properties"];
+        assert_eq!(root["spec"]["properties"]["size"]["type"], "integer");
+        let status = &root["status"]["properties"];
+        assert_eq!(
+            status["conditions"]["items"]["required"],
+            json!(["status", "type"])
+        );
+        assert_eq!(
+            status["deployedRelease"]["properties"]["manifest"]["type"],
+            "string"
+        );
+    }
+}

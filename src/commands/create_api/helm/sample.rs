@@ -25,3 +25,40 @@ pub fn sample_yaml(spec: &ApiSpec, values: &Value, values_origin: &str) -> Strin
         spec.kind.lower()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Group, Kind, Version};
+    use crate::project::Project;
+    use serde_json::json;
+
+    fn spec() -> ApiSpec {
+        ApiSpec::new(
+            &Project::default(),
+            Group::parse("cache").unwrap(),
+            Version::parse("v1").unwrap(),
+            Kind::parse("Memcached").unwrap(),
+            None,
+            true,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn spec_holds_the_values_sorted_under_the_comment() {
+        let values = json!({"b": 1, "a": {"y": [], "x": ""}});
+        assert_eq!(
+            sample_yaml(&spec(), &values, "op/helm-charts/memcached/values.yaml"),
+            "apiVersion: cache.my.domain/v1\nkind: Memcached\nmetadata:\n  name: memcached-sample\nspec:\n  # Default values copied from op/helm-charts/memcached/values.yaml\n  a:\n    x: \"\"\n    \"y\": []\n  b: 1\n"
+        );
+    }
+
+    #[test]
+    fn a_chart_without_values_gets_an_empty_spec() {
+        let text = sample_yaml(&spec(), &json!({}), "op/helm-charts/memcached/values.yaml");
+        assert!(text.ends_with("(it sets none)\nspec: {}\n"), "{text}");
+        let parsed: serde_json::Value = serde_yaml::from_str(&text).unwrap();
+        assert_eq!(parsed["spec"], json!({}));
+    }
+}
