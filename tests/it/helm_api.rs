@@ -215,6 +215,30 @@ fn same_command_twice_changes_nothing() {
 }
 
 #[test]
+fn force_with_another_chart_repoints_the_watch() {
+    let (dir, root) = hybrid_project();
+    run_ok(&root, CREATE_MEMCACHED);
+    write_files(&dir.path().join("web"), WEB_CHART);
+    let mut args: Vec<&str> = CREATE_MEMCACHED.to_vec();
+    args.extend(["--helm-chart", "../web", "--force"]);
+    run_ok(&root, &args);
+    let watches = std::fs::read_to_string(root.join("watches.yaml")).unwrap();
+    assert_eq!(watches.matches("kind: Memcached").count(), 1, "{watches}");
+    assert!(
+        watches.contains("  kind: Memcached\n  chart: helm-charts/web-app\n"),
+        "{watches}"
+    );
+    let sample = yaml_file(&root, "config/samples/cache_v1_memcached.yaml");
+    assert_eq!(sample["spec"]["replicas"], 2);
+    let project = std::fs::read_to_string(root.join("PROJECT")).unwrap();
+    assert_eq!(
+        project.matches("chart: helm-charts/").count(),
+        1,
+        "{project}"
+    );
+}
+
+#[test]
 fn a_failure_halfway_writes_nothing() {
     let (_dir, root) = hybrid_project();
     std::fs::write(root.join("watches.yaml"), "# the user removed the marker\n").unwrap();
@@ -340,7 +364,7 @@ fn tgz_chart_is_unpacked() {
     let (dir, root) = hybrid_project();
     let files: Vec<(&str, &[u8])> = WEB_CHART.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
     std::fs::write(dir.path().join("web-app-0.1.0.tgz"), tgz("web-app", &files)).unwrap();
-    run_ok(
+    let output = run_ok(
         &root,
         &[
             "create",
@@ -349,16 +373,24 @@ fn tgz_chart_is_unpacked() {
             "helm",
             "--helm-chart",
             "../web-app-0.1.0.tgz",
+            "--helm-chart-version",
+            "2.0.0",
+            "--namespaced=false",
         ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("warning: --helm-chart-version is ignored"),
+        "{stderr}"
     );
     for (path, text) in WEB_CHART {
         let copied = std::fs::read_to_string(root.join("helm-charts/web-app").join(path)).unwrap();
         assert_eq!(&copied, text, "{path}");
     }
-    assert!(
-        root.join("config/crd/bases/charts.my.domain_webapps.yaml")
-            .is_file()
-    );
+    let crd = yaml_file(&root, "config/crd/bases/charts.my.domain_webapps.yaml");
+    assert_eq!(crd["spec"]["scope"], "Cluster");
+    let project = std::fs::read_to_string(root.join("PROJECT")).unwrap();
+    assert!(project.contains("    namespaced: false\n"), "{project}");
 }
 
 #[test]
@@ -684,4 +716,26 @@ fn hybrid_project_with_memcached_helm_api_builds() {
     let (_dir, root) = hybrid_project();
     run_ok(&root, CREATE_MEMCACHED);
     crate::e2e::check_project(&root);
+}
+
+#[test]
+fn helm_layout_takes_helm_apis_without_plugins_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("nginx-operator");
+    std::fs::create_dir(&root).unwrap();
+    run_ok(
+        &root,
+        &["init", "--plugins", "helm", "--domain", "example.com"],
+    );
+    run_ok(&root, &["create", "api", "--kind", "Nginx"]);
+    let watches = std::fs::read_to_string(root.join("watches.yaml")).unwrap();
+    assert!(
+        watches.contains("- group: charts.example.com\n  version: v1alpha1\n  kind: Nginx\n  chart: helm-charts/nginx\n"),
+        "{watches}"
+    );
+    assert!(root.join("helm-charts/nginx/values.yaml").is_file());
+    assert!(
+        root.join("config/samples/charts_v1alpha1_nginx.yaml")
+            .is_file()
+    );
 }

@@ -33,6 +33,16 @@ pub const DEFAULT_VERSION: &str = "v1alpha1";
 
 pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Result<()> {
     let request = Request::from_args(args, &session.root)?;
+    if args.helm_chart_version.is_some()
+        && matches!(
+            request.chart,
+            Some(ChartRef::Local { .. } | ChartRef::ArchiveUrl(_))
+        )
+    {
+        session.shell.warn(
+            "--helm-chart-version is ignored: it selects a version in a repository or registry, not of a local chart or an archive URL",
+        );
+    }
     let fetched = match (&request.chart, &request.kind) {
         (Some(chart), _) => source::fetch(chart, &session.shell)?,
         (None, Some(kind)) => source::starter(&kind.lower()),
@@ -207,13 +217,7 @@ pub fn stage(
         );
     }
 
-    let watch = format!(
-        "- group: {}\n  version: {}\n  kind: {}\n  chart: {chart_path}\n",
-        spec.qualified_group(),
-        spec.version,
-        spec.kind
-    );
-    tree.insert_at_marker("watches.yaml", "watch", &watch)?;
+    stage_watch(tree, spec, &chart_path)?;
 
     let schema = rusty_sdk_chart::crd_schema(chart);
     tree.add(
@@ -231,6 +235,46 @@ pub fn stage(
     common::stage_common(tree, &mut Renderer::new(), spec, project)?;
     project.upsert_resource(spec.resource(false, None));
     record_chart(project, spec, &chart_path);
+    Ok(())
+}
+
+/// The watches.yaml entry, above its marker. A `--force` re-run with another chart points the
+/// existing entry at the new chart instead of adding a second entry for the same kind.
+fn stage_watch(tree: &mut Tree, spec: &ApiSpec, chart_path: &str) -> Result<()> {
+    const WATCHES: &str = "watches.yaml";
+    let head = [
+        format!("- group: {}", spec.qualified_group()),
+        format!("  version: {}", spec.version),
+        format!("  kind: {}", spec.kind),
+    ];
+    let chart_line = format!("  chart: {chart_path}");
+    let text = tree.read(WATCHES)?.unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let stale = lines.windows(4).position(|w| {
+        w[..3]
+            .iter()
+            .zip(&head)
+            .all(|(line, want)| line.trim_end() == want)
+            && w[3].trim_start().starts_with("chart:")
+            && w[3].trim_end() != chart_line
+    });
+    if let Some(at) = stale {
+        return tree.edit(WATCHES, |text| {
+            Ok(text
+                .split_inclusive('\n')
+                .enumerate()
+                .map(|(i, line)| {
+                    if i == at + 3 {
+                        format!("{chart_line}\n")
+                    } else {
+                        line.to_string()
+                    }
+                })
+                .collect())
+        });
+    }
+    let entry = format!("{}\n{chart_line}\n", head.join("\n"));
+    tree.insert_at_marker(WATCHES, "watch", &entry)?;
     Ok(())
 }
 

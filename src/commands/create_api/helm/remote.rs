@@ -155,7 +155,13 @@ impl Client {
             }
             None => {
                 let bar = ProgressBar::new_spinner();
-                bar.set_message(format!("downloading {name}"));
+                if let Ok(style) =
+                    ProgressStyle::with_template("{prefix:>12} {msg} {spinner} {bytes}")
+                {
+                    bar.set_style(style);
+                }
+                bar.set_prefix("downloading");
+                bar.set_message(name);
                 bar
             }
         }
