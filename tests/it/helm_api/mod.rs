@@ -4,9 +4,11 @@
 mod charts;
 mod e2e;
 mod errors;
+mod http_server;
+mod remote;
 mod tutorial;
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 

@@ -71,7 +71,12 @@ struct Token {
 /// The chart archive `reference` names (`version` wins over a tag in the reference).
 pub fn pull(client: &Client, reference: &str, version: Option<&str>) -> Result<Vec<u8>> {
     let parsed = parse_reference(reference)?;
-    let base = format!("https://{}/v2/{}", parsed.host, parsed.repository);
+    let base = format!(
+        "{}://{}/v2/{}",
+        scheme(&parsed.host),
+        parsed.host,
+        parsed.repository
+    );
     let mut session = Session {
         client,
         auth: Vec::new(),
@@ -98,7 +103,46 @@ pub fn pull(client: &Client, reference: &str, version: Option<&str>) -> Result<V
                 "{reference}:{tag} is not a Helm chart (no layer of type {CHART_LAYER_TYPE})"
             ))
         })?;
-    session.get(&format!("{base}/blobs/{}", layer.digest), &[])
+    let chart = session.get(&format!("{base}/blobs/{}", layer.digest), &[])?;
+    verify_digest(&chart, &layer.digest).map_err(|why| {
+        Error::invalid(format!(
+            "{reference}:{tag}: the downloaded chart {why}; try again, or pull it with `helm pull` and pass the .tgz"
+        ))
+    })?;
+    Ok(chart)
+}
+
+/// Registries on this machine speak plain HTTP, as Docker assumes for `localhost`; any
+/// other registry is reached over HTTPS.
+fn scheme(host: &str) -> &'static str {
+    let name = match host.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,
+        _ => host,
+    };
+    if matches!(name, "localhost" | "127.0.0.1" | "[::1]") {
+        "http"
+    } else {
+        "https"
+    }
+}
+
+/// Check `bytes` against an OCI digest such as `sha256:<hex>`.
+fn verify_digest(bytes: &[u8], digest: &str) -> Result<(), String> {
+    let Some(expected) = digest.strip_prefix("sha256:") else {
+        return Err(format!("has a digest rusty-sdk cannot check ({digest})"));
+    };
+    let actual: String = ring::digest::digest(&ring::digest::SHA256, bytes)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "does not match its digest {digest} (got sha256:{actual})"
+        ))
+    }
 }
 
 /// The highest semver tag, as Helm picks when no version is given.
@@ -249,6 +293,22 @@ mod tests {
         let r = parse_reference("oci://localhost:5000/app").unwrap();
         assert_eq!((r.host.as_str(), r.tag), ("localhost:5000", None));
         assert!(parse_reference("oci://ghcr.io").is_err());
+    }
+
+    #[test]
+    fn local_registries_use_plain_http_and_digests_are_checked() {
+        assert_eq!(scheme("localhost:5000"), "http");
+        assert_eq!(scheme("127.0.0.1"), "http");
+        assert_eq!(scheme("ghcr.io"), "https");
+        assert_eq!(scheme("registry.localhost.example:443"), "https");
+        let abc = "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assert_eq!(verify_digest(b"abc", abc), Ok(()));
+        assert!(
+            verify_digest(b"abd", abc)
+                .unwrap_err()
+                .contains("does not match")
+        );
+        assert!(verify_digest(b"abc", "md5:x").is_err());
     }
 
     #[test]
