@@ -7,7 +7,11 @@ use super::*;
 fn remote_charts_download_from_urls_and_repositories() {
     let files: Vec<(&str, &[u8])> = WEB_CHART.iter().map(|(p, t)| (*p, t.as_bytes())).collect();
     let archive = tgz("web-app", &files);
-    let index = "apiVersion: v1\nentries:\n  web-app:\n  - version: 0.0.9\n    urls: [old.tgz]\n  - version: 0.1.0\n    urls: [charts/web-app-0.1.0.tgz]\n";
+    // The index records the archive's digest, which the download is checked against.
+    let index = format!(
+        "apiVersion: v1\nentries:\n  web-app:\n  - version: 0.0.9\n    urls: [old.tgz]\n  - version: 0.1.0\n    urls: [charts/web-app-0.1.0.tgz]\n    digest: {}\n",
+        sha256_hex(&archive)
+    );
     let files = BTreeMap::from([
         ("/charts/web-app-0.1.0.tgz".to_string(), archive),
         ("/index.yaml".to_string(), index.as_bytes().to_vec()),
@@ -96,13 +100,17 @@ fn remote_charts_download_from_urls_and_repositories() {
     );
 }
 
-/// A registry that wants an anonymous bearer token, as ghcr.io does.
-fn registry(archive: Vec<u8>) -> String {
-    let digest: String = ring::digest::digest(&ring::digest::SHA256, &archive)
+fn sha256_hex(bytes: &[u8]) -> String {
+    ring::digest::digest(&ring::digest::SHA256, bytes)
         .as_ref()
         .iter()
         .map(|b| format!("{b:02x}"))
-        .collect();
+        .collect()
+}
+
+/// A registry that wants an anonymous bearer token, as ghcr.io does.
+fn registry(archive: Vec<u8>) -> String {
+    let digest = sha256_hex(&archive);
     let manifest = format!(
         r#"{{"schemaVersion":2,"config":{{"mediaType":"application/vnd.cncf.helm.config.v1+json","digest":"sha256:00","size":2}},"layers":[{{"mediaType":"application/vnd.cncf.helm.chart.content.v1.tar+gzip","digest":"sha256:{digest}","size":{}}}]}}"#,
         archive.len()

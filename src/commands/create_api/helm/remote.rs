@@ -5,7 +5,6 @@ use std::io::Read;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use serde::Deserialize;
 
 use super::source::ChartRef;
 use crate::error::{Error, Result};
@@ -13,6 +12,7 @@ use crate::ui::Shell;
 
 mod helm_home;
 mod oci;
+mod repo_index;
 
 /// Charts are small; a larger answer is a wrong URL or a hostile server.
 const MAX_DOWNLOAD: u64 = 200 * 1024 * 1024;
@@ -28,8 +28,11 @@ pub fn download_chart(chart: &ChartRef, shell: &Shell) -> Result<(String, Vec<u8
             version,
         } => {
             let index = client.get(&format!("{repo_url}/index.yaml"), &[])?;
-            let url = chart_url(&index, repo_url, name, version.as_deref(), repo_url)?;
-            Ok((url.clone(), client.get(&url, &[])?))
+            let found =
+                repo_index::find_chart(&index, repo_url, name, version.as_deref(), repo_url)?;
+            let bytes = client.get(&found.url, &[])?;
+            found.verify(&bytes)?;
+            Ok((found.url, bytes))
         }
         ChartRef::RepoName {
             repo,
@@ -42,8 +45,11 @@ pub fn download_chart(chart: &ChartRef, shell: &Shell) -> Result<(String, Vec<u8
                 Some(bytes) => bytes,
                 None => client.get(&format!("{}/index.yaml", entry.url()), &auth)?,
             };
-            let url = chart_url(&index, entry.url(), name, version.as_deref(), repo)?;
-            Ok((url.clone(), client.get(&url, &auth)?))
+            let found =
+                repo_index::find_chart(&index, entry.url(), name, version.as_deref(), repo)?;
+            let bytes = client.get(&found.url, &auth)?;
+            found.verify(&bytes)?;
+            Ok((found.url, bytes))
         }
         ChartRef::Oci { reference, version } => {
             let bytes = oci::pull(&client, reference, version.as_deref())?;
@@ -183,114 +189,11 @@ fn offline_error(url: &str, e: &ureq::Error) -> Error {
     ))
 }
 
-#[derive(Deserialize)]
-struct Index {
-    #[serde(default)]
-    entries: std::collections::BTreeMap<String, Vec<IndexEntry>>,
-}
-
-#[derive(Deserialize)]
-struct IndexEntry {
-    version: String,
-    #[serde(default)]
-    urls: Vec<String>,
-}
-
-/// The archive URL of chart `name` (at `version`, or the newest stable one) in a
-/// repository index. `repo` names the repository in messages.
-fn chart_url(
-    index: &[u8],
-    repo_url: &str,
-    name: &str,
-    version: Option<&str>,
-    repo: &str,
-) -> Result<String> {
-    let index: Index = serde_yaml::from_slice(index).map_err(|e| {
-        Error::invalid(format!(
-            "the index of Helm repository {repo} is not valid ({e}); check the repository URL"
-        ))
-    })?;
-    let entries = index.entries.get(name).ok_or_else(|| {
-        Error::invalid(format!(
-            "chart {name:?} not found in Helm repository {repo}; check the chart name"
-        ))
-    })?;
-    let entry = pick_version(entries, version).ok_or_else(|| {
-        let wanted = version.unwrap_or("a stable version");
-        Error::invalid(format!(
-            "chart {name:?} has no {wanted} in Helm repository {repo}; pass an existing --helm-chart-version"
-        ))
-    })?;
-    let url = entry.urls.first().ok_or_else(|| {
-        Error::invalid(format!(
-            "chart {name:?} {} in Helm repository {repo} lists no download URL",
-            entry.version
-        ))
-    })?;
-    Ok(if url.contains("://") {
-        url.clone()
-    } else {
-        format!(
-            "{}/{}",
-            repo_url.trim_end_matches('/'),
-            url.trim_start_matches('/')
-        )
-    })
-}
-
-/// The entry with exactly `version` (a leading `v` ignored), or the highest stable semver.
-fn pick_version<'a>(entries: &'a [IndexEntry], version: Option<&str>) -> Option<&'a IndexEntry> {
-    let parse = |v: &str| semver::Version::parse(v.trim_start_matches('v')).ok();
-    match version {
-        Some(wanted) => entries.iter().find(|e| {
-            e.version == wanted
-                || e.version.trim_start_matches('v') == wanted.trim_start_matches('v')
-        }),
-        None => entries
-            .iter()
-            .filter_map(|e| parse(&e.version).map(|v| (v, e)))
-            .filter(|(v, _)| v.pre.is_empty())
-            .max_by(|a, b| a.0.cmp(&b.0))
-            .map(|(_, e)| e),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const INDEX: &str = "apiVersion: v1\nentries:\n  memcached:\n  - version: 1.2.0-rc.1\n    urls: [memcached-1.2.0-rc.1.tgz]\n  - version: 1.10.0\n    urls: [charts/memcached-1.10.0.tgz]\n  - version: 1.9.0\n    urls: [https://cdn.example.com/memcached-1.9.0.tgz]\n";
-
-    #[test]
-    fn newest_stable_version_is_the_default() {
-        let url = chart_url(INDEX.as_bytes(), "http://r/", "memcached", None, "r").unwrap();
-        assert_eq!(url, "http://r/charts/memcached-1.10.0.tgz");
-        let url = chart_url(
-            INDEX.as_bytes(),
-            "http://r",
-            "memcached",
-            Some("v1.9.0"),
-            "r",
-        )
-        .unwrap();
-        assert_eq!(url, "https://cdn.example.com/memcached-1.9.0.tgz");
-    }
-
-    #[test]
-    fn missing_chart_or_version_is_named() {
-        let err = chart_url(INDEX.as_bytes(), "http://r", "redis", None, "r").unwrap_err();
-        assert!(
-            err.to_string()
-                .contains("chart \"redis\" not found in Helm repository r")
-        );
-        let err = chart_url(
-            INDEX.as_bytes(),
-            "http://r",
-            "memcached",
-            Some("9.9.9"),
-            "r",
-        )
-        .unwrap_err();
-        assert!(err.to_string().contains("has no 9.9.9"), "{err}");
-    }
+/// The lower-case hex SHA-256 of `bytes` (what Helm indexes and OCI digests record).
+pub(super) fn sha256_hex(bytes: &[u8]) -> String {
+    ring::digest::digest(&ring::digest::SHA256, bytes)
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
