@@ -2,7 +2,7 @@
 //! `import-values` (Helm's `ProcessDependencies`).
 use serde_json::{Map, Value};
 
-use crate::load::Chart;
+use crate::chart::Chart;
 use crate::values::{self, coalesce_tables, path_value};
 
 /// A copy of `chart` with aliased subcharts renamed and disabled ones removed, and with

@@ -30,7 +30,7 @@ pub enum ChartError {
 /// A chart could not be rendered.
 #[derive(Debug, thiserror::Error)]
 pub enum RenderError {
-    /// A template does not parse; the message starts with `<chart>/templates/<file>:<line>:`.
+    /// A template does not parse: `parse error at (<chart>/templates/<file>:<line>): ...`.
     #[error("parse error at ({template}:{line}): {message}")]
     Parse {
         template: String,
@@ -38,7 +38,9 @@ pub enum RenderError {
         col: usize,
         message: String,
     },
-    /// A template failed while executing (Helm's `template: <file>: executing ...` form).
+    /// A template failed while executing, in Helm's words: `template: <file>:<line>:<col>:
+    /// executing ...`, or `execution error at (<file>:<line>:<col>): <message>` for
+    /// `fail` and `required`.
     #[error("{0}")]
     Execute(String),
     /// The values do not satisfy values.schema.json.
@@ -46,9 +48,6 @@ pub enum RenderError {
         "values don't meet the specifications of the schema(s) in the following chart(s):\n{0}"
     )]
     Schema(String),
-    /// Values or dependencies are inconsistent (e.g. a subchart key that is not a map).
-    #[error("{0}")]
-    Values(String),
 }
 
 /// A rendered manifest is not valid YAML or lacks apiVersion/kind.

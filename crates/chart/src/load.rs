@@ -1,39 +1,13 @@
 //! Loading a chart from a directory or a .tgz archive into memory.
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 
+use crate::chart::{Chart, ChartFile};
 use crate::error::ChartError;
 use crate::helmignore::HelmIgnore;
 use crate::metadata::{ChartMetadata, Dependency};
-
-/// A file of a chart: its chart-relative path and contents.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ChartFile {
-    pub name: String,
-    pub data: Vec<u8>,
-}
-
-impl ChartFile {
-    /// The contents as text (invalid UTF-8 replaced).
-    pub fn text(&self) -> String {
-        String::from_utf8_lossy(&self.data).into_owned()
-    }
-}
-
-/// A loaded Helm chart with its subcharts.
-#[derive(Debug, Clone)]
-pub struct Chart {
-    pub(crate) source: PathBuf,
-    pub(crate) metadata: ChartMetadata,
-    pub(crate) values: Value,
-    pub(crate) values_yaml: String,
-    pub(crate) schema: Option<Value>,
-    pub(crate) templates: Vec<ChartFile>,
-    pub(crate) files: Vec<ChartFile>,
-    pub(crate) dependencies: Vec<Chart>,
-}
 
 impl Chart {
     /// Load a chart from a directory or a `.tgz`/`.tar.gz` archive.
@@ -82,11 +56,13 @@ impl Chart {
             values: Value::Object(Default::default()),
             values_yaml: String::new(),
             schema: None,
-            templates: Vec::new(),
-            files: Vec::new(),
+            templates: Default::default(),
+            render_cache: Default::default(),
+            files: Default::default(),
             dependencies: Vec::new(),
         };
         let mut subchart_files: Vec<(String, ChartFile)> = Vec::new();
+        let (mut templates, mut other_files) = (Vec::new(), Vec::new());
         for file in files {
             let name = file.name.clone();
             match name.as_str() {
@@ -116,11 +92,12 @@ impl Chart {
                         #[serde(default)]
                         dependencies: Vec<Dependency>,
                     }
-                    let reqs: Requirements = serde_yaml::from_str(&file.text())
-                        .map_err(|e| invalid("requirements.yaml", e.to_string()))?;
+                    let reqs: Requirements = crate::yaml::parse(&file.text())
+                        .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+                        .map_err(|e| invalid("requirements.yaml", e))?;
                     metadata.dependencies = reqs.dependencies;
                 }
-                _ if name.starts_with("templates/") => chart.templates.push(file),
+                _ if name.starts_with("templates/") => templates.push(file),
                 _ if name.starts_with("charts/") => {
                     let rest = &name["charts/".len()..];
                     let key = rest.split('/').next().unwrap_or(rest).to_string();
@@ -130,12 +107,14 @@ impl Chart {
                     };
                     subchart_files.push((key, inner));
                 }
-                _ => chart.files.push(file),
+                _ => other_files.push(file),
             }
         }
         chart.metadata = metadata;
         chart.dependencies = load_subcharts(source, subchart_files)?;
-        chart.templates.sort_by(|a, b| a.name.cmp(&b.name));
+        templates.sort_by(|a, b| a.name.cmp(&b.name));
+        chart.templates = templates.into();
+        chart.files = other_files.into();
         Ok(chart)
     }
 }

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use crate::chart::Chart;
 use crate::error::{ManifestError, ObjectsError};
-use crate::load::Chart;
 
 /// One object of a render.
 #[derive(Debug, Clone, PartialEq)]
@@ -163,12 +163,25 @@ pub fn switches_overlay(chart: &Chart) -> Value {
 
 /// Everything a chart can create: the objects of the default render and of the
 /// all-switches-on render, plus the crds/ files; one entry per (apiVersion, kind, source).
+///
+/// Charts may refuse some switch combinations (`required`, `fail`, the schema); when the
+/// all-on render fails, each switch is tried on its own and the renders that work count.
+/// Only a failing default render is an error.
 pub fn all_objects(chart: &Chart) -> Result<Vec<Manifest>, ObjectsError> {
     let opts = crate::RenderOptions::default();
     let defaults = crate::render(chart, &Value::Object(Map::new()), &opts)?;
-    let switched = crate::render(chart, &switches_overlay(chart), &opts)?;
     let mut all = split_manifests(&defaults)?;
-    all.extend(split_manifests(&switched)?);
+    let overlay = switches_overlay(chart);
+    match crate::render(chart, &overlay, &opts) {
+        Ok(switched) => all.extend(split_manifests(&switched)?),
+        Err(_) => {
+            for single in single_switches(&overlay) {
+                if let Ok(switched) = crate::render(chart, &single, &opts) {
+                    all.extend(split_manifests(&switched)?);
+                }
+            }
+        }
+    }
     for crd in chart.crds() {
         split_into(&crd.name, &crd.text(), &mut all)?;
     }
@@ -181,4 +194,25 @@ pub fn all_objects(chart: &Chart) -> Result<Vec<Manifest>, ObjectsError> {
         ))
     });
     Ok(all)
+}
+
+/// One overlay per switch of `overlay`, each turning on just that switch.
+fn single_switches(overlay: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    if let Value::Object(map) = overlay {
+        for (key, val) in map {
+            if val.is_object() {
+                for inner in single_switches(val) {
+                    let mut m = Map::new();
+                    m.insert(key.clone(), inner);
+                    out.push(Value::Object(m));
+                }
+            } else {
+                let mut m = Map::new();
+                m.insert(key.clone(), val.clone());
+                out.push(Value::Object(m));
+            }
+        }
+    }
+    out
 }

@@ -7,23 +7,23 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ChartMetadata {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub api_version: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub version: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub app_version: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub description: String,
-    #[serde(default, rename = "type")]
+    #[serde(default, rename = "type", deserialize_with = "lenient::string")]
     pub chart_type: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub kube_version: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub home: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub icon: String,
     #[serde(default)]
     pub sources: Vec<String>,
@@ -35,9 +35,9 @@ pub struct ChartMetadata {
     pub annotations: BTreeMap<String, String>,
     #[serde(default)]
     pub deprecated: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub condition: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub tags: String,
     #[serde(default)]
     pub dependencies: Vec<Dependency>,
@@ -46,11 +46,11 @@ pub struct ChartMetadata {
 /// One maintainer entry of Chart.yaml.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Maintainer {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub email: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub url: String,
 }
 
@@ -58,17 +58,17 @@ pub struct Maintainer {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct Dependency {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub version: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub repository: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub condition: String,
     #[serde(default)]
     pub tags: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string")]
     pub alias: String,
     /// Strings (`data`, meaning `exports.data`) or `{child, parent}` maps.
     #[serde(default)]
@@ -78,7 +78,11 @@ pub struct Dependency {
 impl ChartMetadata {
     /// Parse and validate Chart.yaml text; the error says which field is wrong.
     pub(crate) fn parse(text: &str) -> Result<ChartMetadata, String> {
-        let meta: ChartMetadata = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        let value = crate::yaml::parse(text)?;
+        if !value.is_object() {
+            return Err("the file must be a YAML map of fields".into());
+        }
+        let meta: ChartMetadata = serde_json::from_value(value).map_err(|e| e.to_string())?;
         meta.validate()?;
         Ok(meta)
     }
@@ -148,4 +152,26 @@ fn is_semver(version: &str) -> bool {
         && v[core_end..]
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.'))
+}
+
+/// sigs.k8s.io/yaml fills a Go string field from any scalar (`name: y` is "true",
+/// `appVersion: 1.10` is "1.1"); so do we.
+mod lenient {
+    use serde::{Deserialize, Deserializer, de::Error};
+    use serde_json::Value;
+
+    pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Null => Ok(String::new()),
+            Value::String(s) => Ok(s),
+            Value::Bool(b) => Ok(b.to_string()),
+            Value::Number(n) => Ok(match n.as_f64() {
+                Some(f) if !(n.is_i64() || n.is_u64()) => crate::gofmt::format_float(f),
+                _ => n.to_string(),
+            }),
+            other => Err(D::Error::custom(format!(
+                "expected a string, found {other}"
+            ))),
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! subcharts see their own section, and `global` flows from parents to subcharts.
 use serde_json::{Map, Value};
 
-use crate::load::Chart;
+use crate::chart::Chart;
 
 /// The values a chart renders with (Helm's `CoalesceValues`): `user` over the defaults of
 /// `chart` and of every subchart (under the subchart's name), globals copied down.
@@ -55,9 +55,25 @@ fn coalesce_defaults(chart: &Chart, dest: &mut Map<String, Value>) {
             }
             Some(_) => {}
             None => {
-                dest.insert(key.clone(), default.clone());
+                if !default.is_null() {
+                    dest.insert(key.clone(), without_nulls(default));
+                }
             }
         }
+    }
+}
+
+/// A default value with its null map entries removed (Helm 4 drops nulls of chart
+/// defaults at any map depth; lists are kept as they are).
+fn without_nulls(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_nulls(v)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 
@@ -70,7 +86,9 @@ pub(crate) fn coalesce_tables(dst: &mut Map<String, Value>, src: &Map<String, Va
                 dst.remove(key);
             }
             None => {
-                dst.insert(key.clone(), val.clone());
+                if !val.is_null() {
+                    dst.insert(key.clone(), without_nulls(val));
+                }
             }
             Some(Value::Object(dv)) => {
                 if let Value::Object(sv) = val {
@@ -121,11 +139,11 @@ mod tests {
 
     fn merged(defaults: Value, user: Value) -> Value {
         let files = vec![
-            crate::load::ChartFile {
+            crate::chart::ChartFile {
                 name: "Chart.yaml".into(),
                 data: b"apiVersion: v2\nname: t\nversion: 0.1.0\n".to_vec(),
             },
-            crate::load::ChartFile {
+            crate::chart::ChartFile {
                 name: "values.yaml".into(),
                 data: serde_json::to_vec(&defaults).unwrap(),
             },
@@ -153,9 +171,37 @@ mod tests {
     }
 
     #[test]
+    fn null_defaults_are_dropped_but_user_nulls_for_new_keys_stay() {
+        let out = merged(
+            json!({"top": null, "m": {"a": null, "b": 1}, "l": [null, {"e": null}]}),
+            json!({"extra": null, "m": {"new": null}}),
+        );
+        assert_eq!(
+            out,
+            json!({"extra": null, "m": {"new": null, "b": 1}, "l": [null, {"e": null}]})
+        );
+    }
+
+    #[test]
     fn a_user_scalar_replaces_a_default_map() {
         let out = merged(json!({"m": {"x": 1}}), json!({"m": "flat"}));
         assert_eq!(out, json!({"m": "flat"}));
+    }
+
+    #[test]
+    fn merged_values_fill_subchart_sections_and_globals() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/charts/parent");
+        let chart = Chart::load(&dir).unwrap();
+        let merged = chart.merged_values(&json!({"child": {"replicas": 5}}));
+        assert_eq!(merged["child"]["replicas"], json!(5));
+        assert_eq!(merged["child"]["greeting"], json!("hello from parent"));
+        assert_eq!(merged["child"]["global"]["env"], json!("production"));
+        assert_eq!(merged["child"]["global"]["region"], json!("eu-west-1"));
+        assert_eq!(merged["exportedValue"], json!("from-child-exports"));
+        assert!(
+            merged.get("extra").is_none(),
+            "extra is disabled by its tag"
+        );
     }
 
     #[test]

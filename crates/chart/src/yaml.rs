@@ -1,64 +1,269 @@
-//! The one place that parses YAML: into `serde_json::Value` the way Helm sees it
-//! (map keys become strings, key order kept).
+//! The one place that reads YAML. It reads it the way Helm does (go-yaml v2 behind
+//! sigs.k8s.io/yaml): YAML 1.1 plain scalars (`yes`/`on`/`y` are booleans, `0755` is
+//! octal), map keys turned into strings, anchors, aliases and `<<` merge keys; key order
+//! is kept.
+use std::collections::HashMap;
+
 use serde_json::{Map, Number, Value};
+use yaml_rust2::parser::{Event, EventReceiver, Parser, Tag};
+use yaml_rust2::scanner::TScalarStyle;
 
-/// Parse one YAML document; an empty document is `null`.
+/// Parse the first document; an empty text is `null`.
 pub fn parse(text: &str) -> Result<Value, String> {
-    let doc: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
-    Ok(convert(doc))
+    Ok(parse_all_raw(text)?
+        .into_iter()
+        .next()
+        .unwrap_or(Value::Null))
 }
 
-/// Parse every document of a multi-document stream, skipping empty ones.
+/// Parse every document of a stream, skipping empty (null) ones.
 pub fn parse_all(text: &str) -> Result<Vec<Value>, String> {
-    let mut out = Vec::new();
-    for doc in serde_yaml::Deserializer::from_str(text) {
-        let value: serde_yaml::Value =
-            serde::Deserialize::deserialize(doc).map_err(|e: serde_yaml::Error| e.to_string())?;
-        if !value.is_null() {
-            out.push(convert(value));
-        }
-    }
-    Ok(out)
+    Ok(parse_all_raw(text)?
+        .into_iter()
+        .filter(|d| !d.is_null())
+        .collect())
 }
 
-fn convert(value: serde_yaml::Value) -> Value {
-    match value {
-        serde_yaml::Value::Null => Value::Null,
-        serde_yaml::Value::Bool(b) => Value::Bool(b),
-        serde_yaml::Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::Number(i.into())
-            } else if let Some(u) = n.as_u64() {
-                Value::Number(u.into())
-            } else {
-                n.as_f64()
-                    .and_then(Number::from_f64)
-                    .map_or(Value::Null, Value::Number)
-            }
-        }
-        serde_yaml::Value::String(s) => Value::String(s),
-        serde_yaml::Value::Sequence(items) => {
-            Value::Array(items.into_iter().map(convert).collect())
-        }
-        serde_yaml::Value::Mapping(map) => {
-            let mut out = Map::new();
-            for (k, v) in map {
-                out.insert(key_string(k), convert(v));
-            }
-            Value::Object(out)
-        }
-        serde_yaml::Value::Tagged(tagged) => convert(tagged.value),
+fn parse_all_raw(text: &str) -> Result<Vec<Value>, String> {
+    let mut loader = Loader::default();
+    Parser::new_from_str(text)
+        .load(&mut loader, true)
+        .map_err(|e| e.to_string())?;
+    match loader.error {
+        Some(e) => Err(e),
+        None => Ok(loader.docs),
     }
 }
 
-fn key_string(key: serde_yaml::Value) -> String {
+enum Frame {
+    Seq(usize, Vec<Value>),
+    Map(usize, Map<String, Value>, Option<Key>),
+}
+
+enum Key {
+    Name(String),
+    Merge,
+}
+
+#[derive(Default)]
+struct Loader {
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Value>,
+    docs: Vec<Value>,
+    error: Option<String>,
+}
+
+impl EventReceiver for Loader {
+    fn on_event(&mut self, ev: Event) {
+        match ev {
+            Event::Scalar(text, style, anchor, tag) => {
+                let merge_key = style == TScalarStyle::Plain && text == "<<";
+                let value = match resolve(&text, style, tag.as_ref()) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.error.get_or_insert(e);
+                        Value::Null
+                    }
+                };
+                self.remember(anchor, &value);
+                self.push(value, merge_key);
+            }
+            Event::Alias(id) => {
+                let value = self.anchors.get(&id).cloned().unwrap_or(Value::Null);
+                self.push(value, false);
+            }
+            Event::SequenceStart(anchor, _) => self.stack.push(Frame::Seq(anchor, Vec::new())),
+            Event::MappingStart(anchor, _) => self.stack.push(Frame::Map(anchor, Map::new(), None)),
+            Event::SequenceEnd | Event::MappingEnd => {
+                let (anchor, value) = match self.stack.pop() {
+                    Some(Frame::Seq(a, items)) => (a, Value::Array(items)),
+                    Some(Frame::Map(a, map, _)) => (a, Value::Object(map)),
+                    None => return,
+                };
+                self.remember(anchor, &value);
+                self.push(value, false);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Loader {
+    fn remember(&mut self, anchor: usize, value: &Value) {
+        if anchor > 0 {
+            self.anchors.insert(anchor, value.clone());
+        }
+    }
+
+    fn push(&mut self, value: Value, merge_key: bool) {
+        match self.stack.last_mut() {
+            None => self.docs.push(value),
+            Some(Frame::Seq(_, items)) => items.push(value),
+            Some(Frame::Map(_, map, key)) => match key.take() {
+                None if merge_key => *key = Some(Key::Merge),
+                None => *key = Some(Key::Name(key_string(&value))),
+                Some(Key::Name(name)) => {
+                    map.insert(name, value);
+                }
+                Some(Key::Merge) => {
+                    let sources = match value {
+                        Value::Array(items) => items,
+                        other => vec![other],
+                    };
+                    for source in sources {
+                        if let Value::Object(m) = source {
+                            for (k, v) in m {
+                                map.entry(k).or_insert(v);
+                            }
+                        }
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// sigs.k8s.io/yaml's key conversion: every key becomes its string form.
+fn key_string(key: &Value) -> String {
     match key {
-        serde_yaml::Value::String(s) => s,
-        serde_yaml::Value::Bool(b) => b.to_string(),
-        serde_yaml::Value::Number(n) => n.to_string(),
-        serde_yaml::Value::Null => "null".to_string(),
-        other => serde_yaml::to_string(&other)
-            .map(|s| s.trim_end().to_string())
-            .unwrap_or_default(),
+        Value::String(s) => s.clone(),
+        Value::Null => "null".into(),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if !(n.is_i64() || n.is_u64()) => crate::gofmt::format_float(f),
+            _ => n.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// go-yaml v2's resolution of a scalar: quoted ones are strings, plain ones may be
+/// null, booleans (YAML 1.1 words), integers (Go's ParseInt base 0) or floats.
+fn resolve(text: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Value, String> {
+    if style != TScalarStyle::Plain
+        || tag.is_some_and(|t| t.suffix == "str" || t.suffix == "binary")
+    {
+        return Ok(Value::String(text.to_string()));
+    }
+    Ok(match text {
+        "" | "~" | "null" | "Null" | "NULL" => Value::Null,
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "true" | "True" | "TRUE" => {
+            Value::Bool(true)
+        }
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
+            Value::Bool(false)
+        }
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => return Err(format!("json: unsupported value: {text}")),
+        _ => number(text).unwrap_or_else(|| Value::String(text.to_string())),
+    })
+}
+
+fn number(text: &str) -> Option<Value> {
+    let first = text.chars().next()?;
+    if !(first.is_ascii_digit() || matches!(first, '-' | '+' | '.')) {
+        return None;
+    }
+    let plain = text.replace('_', "");
+    if let Some(v) = go_int(&plain) {
+        return Some(v);
+    }
+    if is_yaml_float(&plain) {
+        let f: f64 = plain.parse().ok()?;
+        return Number::from_f64(f).map(Value::Number);
+    }
+    None
+}
+
+/// `strconv.ParseInt(s, 0, 64)`, then `ParseUint`: 0x, 0o, 0b prefixes, a leading 0 is octal.
+fn go_int(s: &str) -> Option<Value> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (digits, radix) =
+        if let Some(r) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+            (r, 16)
+        } else if let Some(r) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
+            (r, 8)
+        } else if let Some(r) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+            (r, 2)
+        } else if body.len() > 1 && body.starts_with('0') {
+            (&body[1..], 8)
+        } else {
+            (body, 10)
+        };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let magnitude = u128::from_str_radix(digits, radix).ok()?;
+    if neg {
+        let v = i64::try_from(magnitude)
+            .ok()
+            .map(|m| -m)
+            .or((magnitude == 1u128 << 63).then_some(i64::MIN))?;
+        Some(Value::Number(v.into()))
+    } else if let Ok(v) = i64::try_from(magnitude) {
+        Some(Value::Number(v.into()))
+    } else {
+        u64::try_from(magnitude)
+            .ok()
+            .map(|v| Value::Number(v.into()))
+    }
+}
+
+/// go-yaml's float pattern `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn is_yaml_float(s: &str) -> bool {
+    let b = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let (mantissa, exp) = match b.find(['e', 'E']) {
+        Some(i) => (&b[..i], Some(&b[i + 1..])),
+        None => (b, None),
+    };
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some(("", frac)) => digits(frac),
+        Some((int, frac)) => digits(int) && (frac.is_empty() || digits(frac)),
+        None => digits(mantissa),
+    };
+    mantissa_ok && exp.is_none_or(|e| digits(e.strip_prefix(['-', '+']).unwrap_or(e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn plain_scalars_resolve_as_yaml_1_1() {
+        let v = parse("a: yes\nb: Off\nc: 0755\nd: 0x1F\ne: 1_000\nf: .5\ng: 1e3\nh: '0755'\ni: \"yes\"\nj: 1:20\nk: ~\nl: 2001-12-14\nm: !!str 12\nbig: 123456789012345678901234\n").unwrap();
+        assert_eq!(
+            v,
+            json!({"a": true, "b": false, "c": 493, "d": 31, "e": 1000, "f": 0.5, "g": 1000.0, "h": "0755",
+                   "i": "yes", "j": "1:20", "k": null, "l": "2001-12-14", "m": "12", "big": 1.2345678901234568e23})
+        );
+    }
+
+    #[test]
+    fn keys_become_strings_and_anchors_merge() {
+        let v = parse("y: 1\n1: a\nbase: &b {x: 1, z: 2}\ncopy: *b\nmerged:\n  <<: *b\n  z: 3\n")
+            .unwrap();
+        assert_eq!(
+            v,
+            json!({"true": 1, "1": "a", "base": {"x": 1, "z": 2}, "copy": {"x": 1, "z": 2}, "merged": {"x": 1, "z": 3}})
+        );
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["true", "1", "base", "copy", "merged"]);
+    }
+
+    #[test]
+    fn documents_split_and_errors_report_position() {
+        assert_eq!(
+            parse_all("a: 1\n---\n# only a comment\n---\nb: 2\n")
+                .unwrap()
+                .len(),
+            2
+        );
+        let err = parse("a: [1, 2\nb: 3\n").unwrap_err();
+        assert!(err.contains("line"), "{err}");
     }
 }

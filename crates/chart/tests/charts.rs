@@ -55,3 +55,19 @@ fn user_null_reaches_into_subcharts_and_tags_enable_charts() {
     assert!(deployment.contains("greeting: \n"), "{deployment}");
     assert!(out.contains_key("parent/charts/extra/templates/secret.yaml"));
 }
+
+#[test]
+fn one_loaded_chart_renders_many_times_with_different_values() {
+    // Parsed template sets are cached per set of enabled templates; reuse must not leak
+    // between renders with other subcharts enabled.
+    let chart = Chart::load(&common::testdata().join("charts/parent")).unwrap();
+    let overlay = common::switches(&chart);
+    for _ in 0..2 {
+        common::assert_matches_helm(
+            &chart,
+            &serde_json::json!({}),
+            &common::expected("parent", "defaults"),
+        );
+        common::assert_matches_helm(&chart, &overlay, &common::expected("parent", "switches"));
+    }
+}

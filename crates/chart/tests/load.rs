@@ -189,7 +189,7 @@ fn template_parse_errors_name_file_and_line() {
 }
 
 #[test]
-fn execution_errors_name_the_template_and_the_message() {
+fn execution_errors_name_template_line_and_column_like_helm() {
     let tmp = tempfile::tempdir().unwrap();
     write(
         tmp.path(),
@@ -200,18 +200,28 @@ fn execution_errors_name_the_template_and_the_message() {
             ),
             (
                 "templates/x.yaml",
-                "{{ required \"image.tag is required\" .Values.image }}\n",
+                "a: 1\n{{- if true }}\nb: {{ .Values.image | required \"image is required\" }}\n{{- end }}\n",
             ),
+            ("templates/y.yaml", "{{ index .Values.list 5 }}\n"),
         ],
     );
     let chart = Chart::load(tmp.path()).unwrap();
-    let err = render(&chart, &serde_json::json!({}), &Default::default()).unwrap_err();
-    let msg = err.to_string();
-    assert!(
-        msg.starts_with("template: mychart/templates/x.yaml"),
-        "{msg}"
+    // Helm's own messages for this chart (checked with the real engine).
+    let values = serde_json::json!({"list": [0, 1, 2, 3, 4, 5]});
+    let err = render(&chart, &values, &Default::default()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "execution error at (mychart/templates/x.yaml:3:22): image is required"
     );
-    assert!(msg.contains("image.tag is required"), "{msg}");
+    let err = render(
+        &chart,
+        &serde_json::json!({"image": "x", "list": [1]}),
+        &Default::default(),
+    )
+    .unwrap_err();
+    let msg = err.to_string();
+    let helm_prefix = "template: mychart/templates/y.yaml:1:3: executing \"mychart/templates/y.yaml\" at <index .Values.list 5>: ";
+    assert!(msg.starts_with(helm_prefix), "{msg}");
 }
 
 #[test]
@@ -221,4 +231,30 @@ fn crds_of_chart_and_subcharts_are_listed() {
     assert_eq!(crds.len(), 1);
     assert_eq!(crds[0].name, "hooks-crds/crds/widgets.yaml");
     assert!(crds[0].text().contains("kind: CustomResourceDefinition"));
+}
+
+#[test]
+fn runaway_include_recursion_is_an_error_not_a_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        &[
+            ("Chart.yaml", "apiVersion: v2\nname: r\nversion: 0.1.0\n"),
+            (
+                "templates/a.yaml",
+                "{{- define \"loop\" }}{{ include \"loop\" . }}{{ end }}\nx: {{ include \"loop\" . }}\n",
+            ),
+        ],
+    );
+    let chart = Chart::load(tmp.path()).unwrap();
+    let err = render(&chart, &serde_json::json!({}), &Default::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("template: r/templates/a.yaml:2:6:"),
+        "{err}"
+    );
+    assert!(
+        err.to_string().contains("nested reference name: loop"),
+        "{err}"
+    );
 }

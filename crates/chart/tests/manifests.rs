@@ -107,3 +107,42 @@ fn all_objects_unites_default_and_switched_renders_and_crds() {
     // Two Roles from one template count once.
     assert_eq!(summary.iter().filter(|(k, _, _)| k == "Role").count(), 1);
 }
+
+#[test]
+fn all_objects_tries_switches_one_by_one_when_all_on_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "Chart.yaml",
+            "apiVersion: v2\nname: picky\nversion: 0.1.0\n",
+        ),
+        (
+            "values.yaml",
+            "a:\n  enabled: false\nb:\n  enabled: false\n",
+        ),
+        (
+            "templates/a.yaml",
+            "{{- if .Values.a.enabled }}\n{{- if .Values.b.enabled }}{{ fail \"a and b exclude each other\" }}{{ end }}\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n{{- end }}\n",
+        ),
+        (
+            "templates/b.yaml",
+            "{{- if .Values.b.enabled }}\napiVersion: v1\nkind: Secret\nmetadata:\n  name: b\n{{- end }}\n",
+        ),
+        (
+            "templates/svc.yaml",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n",
+        ),
+    ];
+    for (name, text) in files {
+        let path = tmp.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let chart = Chart::load(tmp.path()).unwrap();
+    let kinds: Vec<String> = all_objects(&chart)
+        .unwrap()
+        .iter()
+        .map(|m| m.kind().to_string())
+        .collect();
+    assert_eq!(kinds, ["Service", "ConfigMap", "Secret"]);
+}

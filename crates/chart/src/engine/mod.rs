@@ -3,143 +3,22 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gotmpl::{Template, TemplateError, Value};
+use gotmpl::{TemplateError, Value};
 
+use crate::chart::Chart;
 use crate::convert::{map, string, to_template};
 use crate::error::RenderError;
-use crate::funcs::{self, TemplateHandle};
-use crate::load::Chart;
 
 mod check;
+mod locate;
 mod objects;
+mod options;
+mod template_set;
+
+pub(crate) use template_set::RenderCache;
+
+pub use options::{Capabilities, HelmVersion, KubeVersion, RenderOptions};
 pub(crate) mod rewrite;
-
-/// Release settings of a render. `Default` is what `helm template` uses.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RenderOptions {
-    pub release_name: String,
-    pub namespace: String,
-    pub revision: i64,
-    pub is_install: bool,
-    pub is_upgrade: bool,
-    pub capabilities: Capabilities,
-}
-
-impl Default for RenderOptions {
-    fn default() -> Self {
-        RenderOptions {
-            release_name: "release-name".into(),
-            namespace: "default".into(),
-            revision: 1,
-            is_install: true,
-            is_upgrade: false,
-            capabilities: Capabilities::default(),
-        }
-    }
-}
-
-/// `.Capabilities`. `Default` is Helm 4.2's built-in set (no cluster).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Capabilities {
-    pub kube_version: KubeVersion,
-    pub api_versions: Vec<String>,
-    pub helm_version: HelmVersion,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct KubeVersion {
-    pub version: String,
-    pub major: String,
-    pub minor: String,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct HelmVersion {
-    pub version: String,
-    pub git_commit: String,
-    pub git_tree_state: String,
-    pub go_version: String,
-    pub kube_client_version: String,
-}
-
-/// Helm's `common.DefaultCapabilities` API versions, in Helm's order.
-const DEFAULT_API_VERSIONS: &[&str] = &[
-    "v1",
-    "admissionregistration.k8s.io/v1",
-    "admissionregistration.k8s.io/v1alpha1",
-    "admissionregistration.k8s.io/v1beta1",
-    "internal.apiserver.k8s.io/v1alpha1",
-    "apps/v1",
-    "apps/v1beta1",
-    "apps/v1beta2",
-    "authentication.k8s.io/v1",
-    "authentication.k8s.io/v1alpha1",
-    "authentication.k8s.io/v1beta1",
-    "authorization.k8s.io/v1",
-    "authorization.k8s.io/v1beta1",
-    "autoscaling/v1",
-    "autoscaling/v2",
-    "batch/v1",
-    "batch/v1beta1",
-    "certificates.k8s.io/v1",
-    "certificates.k8s.io/v1beta1",
-    "certificates.k8s.io/v1alpha1",
-    "coordination.k8s.io/v1alpha2",
-    "coordination.k8s.io/v1beta1",
-    "coordination.k8s.io/v1",
-    "discovery.k8s.io/v1",
-    "discovery.k8s.io/v1beta1",
-    "events.k8s.io/v1",
-    "events.k8s.io/v1beta1",
-    "extensions/v1beta1",
-    "flowcontrol.apiserver.k8s.io/v1",
-    "flowcontrol.apiserver.k8s.io/v1beta1",
-    "flowcontrol.apiserver.k8s.io/v1beta2",
-    "flowcontrol.apiserver.k8s.io/v1beta3",
-    "networking.k8s.io/v1",
-    "networking.k8s.io/v1beta1",
-    "node.k8s.io/v1",
-    "node.k8s.io/v1alpha1",
-    "node.k8s.io/v1beta1",
-    "policy/v1",
-    "policy/v1beta1",
-    "rbac.authorization.k8s.io/v1",
-    "rbac.authorization.k8s.io/v1beta1",
-    "rbac.authorization.k8s.io/v1alpha1",
-    "resource.k8s.io/v1",
-    "resource.k8s.io/v1beta2",
-    "resource.k8s.io/v1beta1",
-    "resource.k8s.io/v1alpha3",
-    "scheduling.k8s.io/v1alpha2",
-    "scheduling.k8s.io/v1beta1",
-    "scheduling.k8s.io/v1",
-    "storage.k8s.io/v1beta1",
-    "storage.k8s.io/v1",
-    "storage.k8s.io/v1alpha1",
-    "storagemigration.k8s.io/v1beta1",
-    "apiextensions.k8s.io/v1beta1",
-    "apiextensions.k8s.io/v1",
-];
-
-impl Default for Capabilities {
-    fn default() -> Self {
-        Capabilities {
-            kube_version: KubeVersion {
-                version: "v1.36.0".into(),
-                major: "1".into(),
-                minor: "36".into(),
-            },
-            api_versions: DEFAULT_API_VERSIONS.iter().map(|s| s.to_string()).collect(),
-            helm_version: HelmVersion {
-                version: "v4.2".into(),
-                git_commit: String::new(),
-                git_tree_state: String::new(),
-                go_version: "go1.26.6".into(),
-                kube_client_version: "v1.36".into(),
-            },
-        }
-    }
-}
 
 /// One template file of the chart tree with the objects it renders with.
 struct Renderable {
@@ -161,93 +40,88 @@ pub fn render(
     let chart = crate::dependencies::process(chart, values);
     let merged = crate::values::coalesce(&chart, values);
     crate::schema::validate_chart_values(&chart, &merged)?;
-    let caps = objects::capabilities_object(&opts.capabilities);
-    let release = objects::release_object(opts);
+    let shared = SharedObjects {
+        release: objects::release_object(opts),
+        capabilities: objects::capabilities_object(&opts.capabilities),
+    };
     let mut renderables = Vec::new();
-    collect(&chart, &merged, "", true, &caps, &release, &mut renderables);
+    collect(&chart, &merged, "", true, &shared, &mut renderables);
     // Helm parses deepest paths first and, at equal depth, in reverse name order, so
     // a parent chart's `define` wins over a subchart's.
     renderables.sort_by(|a, b| {
         let (da, db) = (a.name.matches('/').count(), b.name.matches('/').count());
         db.cmp(&da).then_with(|| b.name.cmp(&a.name))
     });
-    let handle = TemplateHandle::default();
-    let funcs = funcs::all(&handle);
-    let mut set = Template::new("").funcs(funcs.clone());
-    for r in &renderables {
-        let parsed = Template::new(&r.name)
-            .funcs(funcs.clone())
-            .parse(&rewrite::rewrite(&r.source))
-            .map_err(|e| parse_error(&r.name, e))?;
-        for def in parsed.templates() {
-            if let Some((line, func)) = parsed
-                .lookup(def)
-                .and_then(|t| check::undefined_function(t, &funcs))
-            {
-                return Err(RenderError::Parse {
-                    template: r.name.clone(),
-                    line,
-                    col: 0,
-                    message: format!("function {func:?} not defined"),
-                });
-            }
-        }
-        for def in parsed.templates() {
-            if let Some(tree) = parsed.lookup(def) {
-                set = set.add_parse_tree(def, tree.clone());
-            }
-        }
-    }
-    let set = Arc::new(set);
-    handle.set(&set);
+    let parsed = chart.render_cache.get_or_parse(&renderables)?;
+    let set = &parsed.set;
     let mut out = BTreeMap::new();
     for r in renderables.iter().filter(|r| r.render) {
+        if let Some(text) = parsed.static_output.get(&r.name) {
+            out.insert(r.name.clone(), text.clone());
+            continue;
+        }
         let mut top = r.top.clone();
-        top.insert(
-            Arc::from("Template"),
-            map([
-                ("Name", string(&r.name)),
-                ("BasePath", string(&r.base_path)),
-            ]),
-        );
+        let template = map([
+            ("Name", string(&r.name)),
+            ("BasePath", string(&r.base_path)),
+        ]);
+        top.insert(Arc::from("Template"), template);
+        let data = Value::Map(Arc::new(top));
         let text = set
-            .execute_template_to_string(&r.name, &Value::Map(Arc::new(top)))
-            .map_err(|e| exec_error(&r.name, e))?;
+            .execute_template_to_string(&r.name, &data)
+            .map_err(|e| {
+                let located = |hint: Option<&str>| {
+                    let map = parsed.action_maps.get(&r.name)?;
+                    locate::error_location(set, &r.name, &data, &r.source, map, hint)
+                };
+                exec_error(&r.name, e, located)
+            })?;
         out.insert(r.name.clone(), text.replace("<no value>", ""));
     }
     Ok(out)
 }
 
+/// Gather the templates of `chart` and its subcharts with the objects each renders with;
+/// returns `chart`'s own top-level object (its parent's `.Subcharts.<name>`).
 fn collect(
     chart: &Chart,
     values: &serde_json::Value,
     parent_path: &str,
     is_root: bool,
-    caps: &Value,
-    release: &Value,
+    shared: &SharedObjects,
     out: &mut Vec<Renderable>,
-) {
+) -> Value {
     let path = if parent_path.is_empty() {
         chart.name().to_string()
     } else {
         format!("{parent_path}/charts/{}", chart.name())
     };
+    let mut subcharts = BTreeMap::new();
+    for sub in &chart.dependencies {
+        let sub_values = values
+            .get(sub.name())
+            .cloned()
+            .unwrap_or(serde_json::Value::Null);
+        let sub_top = collect(sub, &sub_values, &path, false, shared, out);
+        subcharts.insert(Arc::from(sub.name()), sub_top);
+    }
     let scoped = match values {
         serde_json::Value::Object(_) => values.clone(),
         _ => serde_json::Value::Object(Default::default()),
     };
     let top: BTreeMap<Arc<str>, Value> = [
         ("Values", to_template(&scoped)),
-        ("Release", release.clone()),
+        ("Release", shared.release.clone()),
         ("Chart", objects::chart_object(&chart.metadata, is_root)),
-        ("Capabilities", caps.clone()),
+        ("Capabilities", shared.capabilities.clone()),
         ("Files", objects::files_object(chart)),
+        ("Subcharts", Value::Map(Arc::new(subcharts))),
     ]
     .into_iter()
     .map(|(k, v)| (Arc::from(k), v))
     .collect();
     let library = chart.metadata.is_library();
-    for t in &chart.templates {
+    for t in chart.templates.iter() {
         let partial = t
             .name
             .rsplit('/')
@@ -264,41 +138,46 @@ fn collect(
             render: !partial,
         });
     }
-    for sub in &chart.dependencies {
-        let sub_values = values
-            .get(sub.name())
-            .cloned()
-            .unwrap_or(serde_json::Value::Null);
-        collect(sub, &sub_values, &path, false, caps, release, out);
-    }
+    Value::Map(Arc::new(top))
 }
 
-fn parse_error(name: &str, e: TemplateError) -> RenderError {
-    match e {
-        TemplateError::Parse {
-            line, col, message, ..
-        }
-        | TemplateError::Lex {
-            line, col, message, ..
-        } => RenderError::Parse {
-            template: name.to_string(),
-            line,
-            col,
-            message,
-        },
-        other => RenderError::Parse {
-            template: name.to_string(),
-            line: 0,
-            col: 0,
-            message: other.to_string(),
-        },
-    }
+/// Objects every template of a render shares.
+struct SharedObjects {
+    release: Value,
+    capabilities: Value,
 }
 
-fn exec_error(name: &str, e: TemplateError) -> RenderError {
+fn exec_error(
+    name: &str,
+    e: TemplateError,
+    located: impl Fn(Option<&str>) -> Option<(usize, usize, String)>,
+) -> RenderError {
     let message = match e {
         TemplateError::Exec(m) => m,
         other => other.to_string(),
     };
-    RenderError::Execute(format!("template: {name}: executing \"{name}\": {message}"))
+    // The call Go would point at: the include/tpl that failed, or fail/required.
+    let mut parts = message.split(crate::funcs::helm::FAIL_MARK);
+    let (head, function, user_message) = (parts.next(), parts.next(), parts.next());
+    let hint = if message.starts_with("error calling include") {
+        Some("include")
+    } else if message.starts_with("error calling tpl") {
+        Some("tpl")
+    } else {
+        function
+    };
+    let location = located(hint);
+    match (user_message, location) {
+        (Some(msg), Some((line, col, _))) => {
+            RenderError::Execute(format!("execution error at ({name}:{line}:{col}): {msg}"))
+        }
+        (Some(msg), None) => RenderError::Execute(format!("execution error at ({name}): {msg}")),
+        (None, Some((line, col, action))) => RenderError::Execute(format!(
+            "template: {name}:{line}:{col}: executing \"{name}\" at <{action}>: {}",
+            head.unwrap_or_default()
+        )),
+        (None, None) => {
+            RenderError::Execute(format!("template: {name}: executing \"{name}\": {message}"))
+        }
+    }
 }

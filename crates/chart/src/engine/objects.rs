@@ -5,8 +5,8 @@ use std::sync::Arc;
 use gotmpl::Value;
 
 use super::{Capabilities, RenderOptions};
+use crate::chart::Chart;
 use crate::convert::{map, string, to_template};
-use crate::load::Chart;
 use crate::metadata::ChartMetadata;
 
 fn strings(items: &[String]) -> Value {
@@ -114,13 +114,23 @@ pub fn capabilities_object(caps: &Capabilities) -> Value {
 }
 
 /// `.Files`: every file of the chart outside templates/, charts/ and the chart's own
-/// Chart.yaml/values files, by chart-relative path.
+/// Chart.yaml/values files, by chart-relative path. Text files are strings; a file that
+/// is not UTF-8 is kept as its bytes (a list of integers), so `b64enc` and `AsSecrets`
+/// see the real bytes.
 pub fn files_object(chart: &Chart) -> Value {
     Value::Map(Arc::new(
         chart
             .files
             .iter()
-            .map(|f| (Arc::from(f.name.as_str()), string(&f.text())))
+            .map(|f| {
+                let content = match std::str::from_utf8(&f.data) {
+                    Ok(text) => string(text),
+                    Err(_) => {
+                        Value::List(f.data.iter().map(|b| Value::Int(i64::from(*b))).collect())
+                    }
+                };
+                (Arc::from(f.name.as_str()), content)
+            })
             .collect(),
     ))
 }

@@ -3,34 +3,69 @@
 //! * method calls on Helm objects become functions taking the object:
 //!   `.Files.Get "x"` → `helmFilesGet .Files "x"`, `(…).AsConfig` → `(helmFilesAsConfig (…))`,
 //!   `$.Capabilities.APIVersions.Has "v"` → `helmAPIVersionsHas $.Capabilities.APIVersions "v"`;
-//! * output actions get `| helmPrint` so numbers print as Go prints them (`1e+06`).
+//! * output actions get `| helmPrint` so numbers print as Go prints them (`1e+06`);
+//! * comments become empty actions (gotmpl trims after `{{- /* */}}` where Go does not);
+//! * `$_ := set $d …` (and unset/merge) is followed by `$d = $_`, since gotmpl's dicts are
+//!   values where Go's are shared references;
+//! * `.Files.Get x | b64enc` reads the file's bytes (binary files are not strings).
 //!
 //! Only text inside `{{ }}` changes and no line breaks are added, so parse errors keep
 //! their line numbers.
 
-const FILE_METHODS: &[&str] = &["GetBytes", "Get", "Glob", "Lines", "AsConfig", "AsSecrets"];
+mod methods;
+
 const KEYWORDS: &[&str] = &[
     "if", "else", "end", "range", "with", "define", "template", "block", "break", "continue",
 ];
 
 /// Rewrite a template's source (see the module docs).
 pub fn rewrite(src: &str) -> String {
+    rewrite_with_map(src).0
+}
+
+/// Where each action starts, in the rewritten and in the original source: lets an error
+/// position in the rewritten text point back at the chart's own file.
+#[derive(Debug, Default, Clone)]
+pub struct ActionMap {
+    /// (offset in rewritten text, offset in original text, length of the original action)
+    starts: Vec<(usize, usize, usize)>,
+}
+
+impl ActionMap {
+    /// The original action (offset and text including `{{ }}`) containing `offset` of the
+    /// rewritten text.
+    pub fn original_action<'a>(
+        &self,
+        original: &'a str,
+        offset: usize,
+    ) -> Option<(usize, &'a str)> {
+        let idx = self.starts.partition_point(|(rew, _, _)| *rew <= offset);
+        let (_, orig, len) = *self.starts.get(idx.checked_sub(1)?)?;
+        Some((orig, original.get(orig..orig + len)?))
+    }
+}
+
+/// [`rewrite`] plus the map from rewritten to original action positions.
+pub fn rewrite_with_map(src: &str) -> (String, ActionMap) {
     let mut out = String::with_capacity(src.len() + src.len() / 8);
+    let mut map = ActionMap::default();
     let mut rest = src;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(len) = action_len(after) else {
             out.push_str(&rest[start..]);
-            return out;
+            return (out, map);
         };
+        let original_offset = src.len() - rest.len() + start;
+        map.starts.push((out.len(), original_offset, len + 4));
         out.push_str("{{");
         out.push_str(&rewrite_action(&after[..len]));
         out.push_str("}}");
         rest = &after[len + 2..];
     }
     out.push_str(rest);
-    out
+    (out, map)
 }
 
 /// Length of the action body up to (not including) its closing `}}`.
@@ -56,7 +91,7 @@ fn action_len(s: &str) -> Option<usize> {
 }
 
 /// Index of the closing quote of a literal starting at `i`.
-fn skip_quoted(b: &[u8], mut i: usize, quote: u8) -> Option<usize> {
+pub(super) fn skip_quoted(b: &[u8], mut i: usize, quote: u8) -> Option<usize> {
     i += 1;
     while i < b.len() {
         match b[i] {
@@ -86,12 +121,25 @@ fn rewrite_action(body: &str) -> String {
     let core = &body[lead..body.len() - trail];
     let trimmed = core.trim();
     if trimmed.starts_with("/*") {
-        return body.to_string();
+        // gotmpl trims after `{{- /* c */}}` as if it were `-}}`; an empty string action
+        // trims exactly as the comment should. Newlines are kept for line numbers.
+        let newlines = "\n".repeat(core.matches('\n').count());
+        return format!(
+            "{} \"\"{newlines} {}",
+            &body[..lead],
+            &body[body.len() - trail..]
+        );
     }
-    let mut new_core = rewrite_methods(core);
+    let mut new_core = binary_safe_base64(&methods::rewrite_methods(core));
     if is_output_action(trimmed) {
         let end = new_core.trim_end().len();
         new_core.insert_str(end, " | helmPrint");
+    }
+    if let Some((declared, target)) = mutation_of_variable(trimmed) {
+        // Go's dicts are shared references: `set $d …` changes `$d` itself. gotmpl's
+        // values are immutable, so store the result back: `{{ $_ := set $d … }}{{ $d = $_ }}`.
+        new_core.truncate(new_core.trim_end().len());
+        new_core.push_str(&format!(" }}}}{{{{ {target} = {declared} "));
     }
     format!(
         "{}{}{}",
@@ -99,6 +147,61 @@ fn rewrite_action(body: &str) -> String {
         new_core,
         &body[body.len() - trail..]
     )
+}
+
+/// `helmFilesGet F X | b64enc` → `helmFilesGetBase64 F X`: the bytes of a binary file do
+/// not survive being a template string, so encode them straight from the file.
+fn binary_safe_base64(core: &str) -> String {
+    let Some(start) = core.find("helmFilesGet ") else {
+        return core.to_string();
+    };
+    let after = &core[start..];
+    let Some(pipe) = after.find('|') else {
+        return core.to_string();
+    };
+    let rest = after[pipe + 1..].trim_start();
+    let is_b64 = rest
+        .strip_prefix("b64enc")
+        .is_some_and(|r| r.is_empty() || r.starts_with([' ', '|', ')']));
+    // Only a plain call: no nested pipeline, and the `|` not inside a string literal.
+    let call_text = &after[..pipe];
+    if !is_b64 || call_text.contains('(') || call_text.matches('"').count() % 2 == 1 {
+        return core.to_string();
+    }
+    let call = after[..pipe]
+        .trim_end()
+        .replacen("helmFilesGet ", "helmFilesGetBase64 ", 1);
+    let tail = &rest["b64enc".len()..];
+    format!("{}{call}{tail}", &core[..start])
+}
+
+/// Functions that change the dict given as their first argument, in Go.
+const MUTATORS: &[&str] = &[
+    "set",
+    "unset",
+    "merge",
+    "mergeOverwrite",
+    "mustMerge",
+    "mustMergeOverwrite",
+];
+
+/// `$a := set $d …` (one command, `$d` a plain variable): the two variable names.
+fn mutation_of_variable(trimmed: &str) -> Option<(String, String)> {
+    if trimmed.contains('|') || trimmed.contains('(') {
+        return None;
+    }
+    let mut words = trimmed.split_whitespace();
+    let declared = words.next().filter(|w| is_variable(w))?;
+    let op = words.next().filter(|w| *w == ":=" || *w == "=")?;
+    let func = words.next().filter(|w| MUTATORS.contains(w))?;
+    let target = words.next().filter(|w| is_variable(w) && *w != "$")?;
+    let _ = (op, func);
+    (declared != target).then(|| (declared.to_string(), target.to_string()))
+}
+
+fn is_variable(word: &str) -> bool {
+    word.strip_prefix('$')
+        .is_some_and(|rest| rest.chars().all(|c| c.is_alphanumeric() || c == '_'))
 }
 
 fn is_output_action(trimmed: &str) -> bool {
@@ -125,129 +228,6 @@ fn is_declaration(trimmed: &str) -> bool {
     rest.starts_with(":=") || (rest.starts_with('=') && !rest.starts_with("=="))
 }
 
-/// Turn Helm object method calls into function calls, outside string literals.
-fn rewrite_methods(core: &str) -> String {
-    let mut out = String::with_capacity(core.len() + 32);
-    let b = core.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'"' | b'\'' | b'`' => {
-                let end = match b[i] {
-                    b'`' => core[i + 1..].find('`').map(|j| i + 1 + j),
-                    q => skip_quoted(b, i, q),
-                }
-                .unwrap_or(b.len() - 1);
-                out.push_str(&core[i..=end]);
-                i = end + 1;
-            }
-            b'.' => {
-                if let Some((consumed, replaced)) = method_at(core, i, &mut out) {
-                    out.push_str(&replaced);
-                    i += consumed;
-                } else {
-                    out.push('.');
-                    i += 1;
-                }
-            }
-            _ => {
-                let c = core[i..].chars().next().unwrap_or(' ');
-                out.push(c);
-                i += c.len_utf8();
-            }
-        }
-    }
-    out
-}
-
-/// At a `.` in `core[i..]`: recognise `.Files.<M>`, `.Capabilities.APIVersions.Has` and
-/// `).As<Config|Secrets>`. The receiver text already copied to `out` is moved into the
-/// call. Returns the bytes consumed and the replacement text.
-fn method_at(core: &str, i: usize, out: &mut String) -> Option<(usize, String)> {
-    let rest = &core[i..];
-    if let Some(after) = rest.strip_prefix(".Files.") {
-        let method = FILE_METHODS.iter().find(|m| word_at(after, m))?;
-        let receiver = take_receiver(out);
-        let call = format!("helmFiles{method} {receiver}.Files");
-        let consumed = ".Files.".len() + method.len();
-        return Some((
-            consumed,
-            wrap_if_argument(out, &call, method.starts_with("As")),
-        ));
-    }
-    if rest.starts_with(".Capabilities.APIVersions.Has")
-        && word_at(&rest[".Capabilities.APIVersions.".len()..], "Has")
-    {
-        let receiver = take_receiver(out);
-        let call = format!("helmAPIVersionsHas {receiver}.Capabilities.APIVersions");
-        return Some((".Capabilities.APIVersions.Has".len(), call));
-    }
-    if out.ends_with(')') {
-        for method in ["AsConfig", "AsSecrets"] {
-            if rest.len() > method.len() && word_at(&rest[1..], method) {
-                let open = matching_open(out)?;
-                let group = out.split_off(open);
-                return Some((1 + method.len(), format!("(helmFiles{method} {group})")));
-            }
-        }
-    }
-    None
-}
-
-/// Is `word` at the start of `s`, not followed by more identifier characters?
-fn word_at(s: &str, word: &str) -> bool {
-    s.starts_with(word)
-        && !s[word.len()..]
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_')
-}
-
-/// Remove and return the receiver operand just before a `.`: `$`, `$root`, `$.Values` or
-/// nothing (dot).
-fn take_receiver(out: &mut String) -> String {
-    let start = out
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| c.is_alphanumeric() || matches!(c, '_' | '$' | '.'))
-        .last()
-        .map_or(out.len(), |(i, _)| i);
-    out.split_off(start)
-}
-
-/// Zero-argument methods used as an argument need parentheses once they are calls.
-fn wrap_if_argument(out: &str, call: &str, zero_args: bool) -> String {
-    let before = out.trim_end();
-    let command_start = before.is_empty()
-        || before.ends_with('(')
-        || before.ends_with('|')
-        || before.ends_with(":=")
-        || before.ends_with('=');
-    if zero_args && !command_start {
-        format!("({call})")
-    } else {
-        call.to_string()
-    }
-}
-
-/// Byte index in `s` of the `(` matching its final `)`.
-fn matching_open(s: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, c) in s.char_indices().rev() {
-        match c {
-            ')' => depth += 1,
-            '(' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::rewrite;
@@ -263,8 +243,42 @@ mod tests {
             rewrite("{{ $x := 1 }}{{ if .a }}{{ end }}"),
             "{{ $x := 1 }}{{ if .a }}{{ end }}"
         );
-        assert_eq!(rewrite("{{/* }} */}}"), "{{/* }} */}}");
+        assert_eq!(rewrite("{{/* }} */}}"), "{{ \"\" }}");
+        assert_eq!(rewrite("{{- /* a\nb */}}"), "{{- \"\"\n }}");
+        assert_eq!(rewrite("{{- /* c */ -}}"), "{{- \"\" -}}");
         assert_eq!(rewrite("{{ \"}}\" }}"), "{{ \"}}\" | helmPrint }}");
+    }
+
+    #[test]
+    fn base64_of_a_file_reads_its_bytes() {
+        assert_eq!(
+            rewrite("{{ .Files.Get \"f.bz2\" | b64enc }}"),
+            "{{ helmFilesGetBase64 .Files \"f.bz2\" | helmPrint }}"
+        );
+        assert_eq!(
+            rewrite("{{ .Files.Get $p | b64enc | quote }}"),
+            "{{ helmFilesGetBase64 .Files $p | quote | helmPrint }}"
+        );
+    }
+
+    #[test]
+    fn dict_mutations_are_stored_back_in_the_variable() {
+        assert_eq!(
+            rewrite("{{- $_ := set $d \"k\" 1 -}}"),
+            "{{- $_ := set $d \"k\" 1 }}{{ $d = $_ -}}"
+        );
+        assert_eq!(
+            rewrite("{{ $m = merge $dst $src }}"),
+            "{{ $m = merge $dst $src }}{{ $dst = $m }}"
+        );
+        assert_eq!(
+            rewrite("{{ $_ := set . \"k\" 1 }}"),
+            "{{ $_ := set . \"k\" 1 }}"
+        );
+        assert_eq!(
+            rewrite("{{ $_ := set $d.x \"k\" 1 }}"),
+            "{{ $_ := set $d.x \"k\" 1 }}"
+        );
     }
 
     #[test]

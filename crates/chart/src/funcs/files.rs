@@ -19,13 +19,34 @@ fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-fn as_yaml_map(files: &Value, encode: impl Fn(&str) -> String) -> Value {
+/// A file's bytes: text files are strings, binary files lists of byte values.
+fn file_bytes(v: &Value) -> Vec<u8> {
+    match v {
+        Value::String(s) => s.as_bytes().to_vec(),
+        Value::List(items) => items.iter().map(|b| super::int_arg(b) as u8).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A file as Go's `string(bytes)` ends up in output (invalid UTF-8 replaced).
+fn file_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.to_string(),
+        other => String::from_utf8_lossy(&file_bytes(other)).into_owned(),
+    }
+}
+
+fn lookup<'a>(files: &'a Value, name: &Value) -> Option<&'a Value> {
+    file_map(files).and_then(|m| m.get(strval(name).as_str()))
+}
+
+fn as_yaml_map(files: &Value, encode: impl Fn(&Value) -> String) -> Value {
     let Some(m) = file_map(files).filter(|m| !m.is_empty()) else {
         return super::string("");
     };
     let out: BTreeMap<Arc<str>, Value> = m
         .iter()
-        .map(|(k, v)| (Arc::from(base_name(k)), super::string(encode(&strval(v)))))
+        .map(|(k, v)| (Arc::from(base_name(k)), super::string(encode(v))))
         .collect();
     let yaml = yaml_emit::to_yaml(&Value::Map(Arc::new(out)));
     super::string(yaml.strip_suffix('\n').unwrap_or(&yaml))
@@ -56,20 +77,26 @@ pub(crate) fn base64(data: &[u8]) -> String {
 pub fn funcs() -> FuncMap {
     let mut m = FuncMap::new();
     add(&mut m, "helmFilesGet", |a| {
-        let name = strval(arg(a, 1));
-        Ok(file_map(arg(a, 0))
-            .and_then(|m| m.get(name.as_str()))
-            .cloned()
-            .unwrap_or_else(|| super::string("")))
+        Ok(super::string(
+            lookup(arg(a, 0), arg(a, 1))
+                .map(file_text)
+                .unwrap_or_default(),
+        ))
+    });
+    // `.Files.Get x | b64enc`, rewritten so binary files keep their bytes.
+    add(&mut m, "helmFilesGetBase64", |a| {
+        Ok(super::string(base64(
+            &lookup(arg(a, 0), arg(a, 1))
+                .map(file_bytes)
+                .unwrap_or_default(),
+        )))
     });
     add(&mut m, "helmFilesGetBytes", |a| {
-        let name = strval(arg(a, 1));
-        let text = file_map(arg(a, 0))
-            .and_then(|m| m.get(name.as_str()))
-            .map(strval)
+        let bytes = lookup(arg(a, 0), arg(a, 1))
+            .map(file_bytes)
             .unwrap_or_default();
         Ok(Value::List(
-            text.bytes().map(|b| Value::Int(i64::from(b))).collect(),
+            bytes.iter().map(|b| Value::Int(i64::from(*b))).collect(),
         ))
     });
     add(&mut m, "helmFilesGlob", |a| {
@@ -85,21 +112,17 @@ pub fn funcs() -> FuncMap {
         Ok(Value::Map(Arc::new(picked)))
     });
     add(&mut m, "helmFilesLines", |a| {
-        let name = strval(arg(a, 1));
-        let Some(text) = file_map(arg(a, 0))
-            .and_then(|m| m.get(name.as_str()))
-            .map(strval)
-        else {
+        let Some(text) = lookup(arg(a, 0), arg(a, 1)).map(file_text) else {
             return Ok(Value::List(Arc::from([])));
         };
         let text = text.strip_suffix('\n').unwrap_or(&text);
         Ok(Value::List(text.split('\n').map(super::string).collect()))
     });
     add(&mut m, "helmFilesAsConfig", |a| {
-        Ok(as_yaml_map(arg(a, 0), |s| s.to_string()))
+        Ok(as_yaml_map(arg(a, 0), file_text))
     });
     add(&mut m, "helmFilesAsSecrets", |a| {
-        Ok(as_yaml_map(arg(a, 0), |s| base64(s.as_bytes())))
+        Ok(as_yaml_map(arg(a, 0), |v| base64(&file_bytes(v))))
     });
     add(&mut m, "helmAPIVersionsHas", |a| {
         let wanted = strval(arg(a, 1));

@@ -26,8 +26,18 @@ impl TemplateHandle {
     }
 }
 
+/// Marks errors from `fail` and `required` (`\u{E000}<function>\u{E000}<message>`), which
+/// Helm reports as `execution error at (<file>:<line>:<col>): <message>`.
+pub const FAIL_MARK: char = '\u{E000}';
+
+fn user_error(function: &str, message: String) -> gotmpl::TemplateError {
+    fail(format!("{FAIL_MARK}{function}{FAIL_MARK}{message}"))
+}
+
 /// Helm stops runaway recursion of include/tpl.
 const MAX_INCLUDE_DEPTH: usize = 1000;
+const STACK_RED_ZONE: usize = 512 * 1024;
+const STACK_SEGMENT: usize = 8 * 1024 * 1024;
 
 thread_local! {
     static DEPTH: Cell<usize> = const { Cell::new(0) };
@@ -46,7 +56,8 @@ fn nested<T>(
             "rendering template has a nested reference name: {name}: unable to execute template"
         )))
     } else {
-        f()
+        // Deep include chains would overflow a thread's stack; grow it on the heap.
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
     };
     DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
     result
@@ -93,11 +104,13 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
         })
     });
     add(&mut m, "required", |a| match arg(a, 1) {
-        Value::Nil => Err(fail(strval(arg(a, 0)))),
-        Value::String(s) if s.is_empty() => Err(fail(strval(arg(a, 0)))),
+        Value::Nil => Err(user_error("required", strval(arg(a, 0)))),
+        Value::String(s) if s.is_empty() => Err(user_error("required", strval(arg(a, 0)))),
         v => Ok(v.clone()),
     });
-    add(&mut m, "fail", |a| Err(fail(strval(arg(a, 0)))));
+    add(&mut m, "fail", |a| {
+        Err(user_error("fail", strval(arg(a, 0))))
+    });
     add(&mut m, "lookup", |_| Ok(convert::map([])));
     add(&mut m, "toYaml", |a| {
         Ok(super::string(yaml_text(arg(a, 0))))
@@ -106,7 +119,14 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
         Ok(super::string(yaml_text(arg(a, 0))))
     });
     add(&mut m, "toYamlPretty", |a| {
-        Ok(super::string(yaml_text(arg(a, 0))))
+        let yaml = yaml_emit::to_yaml_pretty(arg(a, 0));
+        Ok(super::string(yaml.strip_suffix('\n').unwrap_or(&yaml)))
+    });
+    add(&mut m, "toToml", |a| {
+        Ok(super::string(super::toml::to_toml(arg(a, 0))))
+    });
+    add(&mut m, "fromToml", |a| {
+        Ok(super::toml::from_toml(&strval(arg(a, 0))))
     });
     add(&mut m, "toJson", |a| {
         Ok(super::string(go_json::to_json(arg(a, 0))))

@@ -8,7 +8,10 @@ pub mod basic;
 pub mod files;
 pub mod go_json;
 pub mod helm;
+mod printf;
+pub mod toml;
 pub mod yaml_emit;
+mod yaml_scalar;
 
 pub use helm::TemplateHandle;
 
@@ -16,6 +19,7 @@ pub use helm::TemplateHandle;
 pub fn all(handle: &TemplateHandle) -> FuncMap {
     let mut funcs = basic::funcs();
     funcs.extend(crate::sprig::funcs());
+    funcs.extend(printf::funcs());
     funcs.extend(files::funcs());
     funcs.extend(helm::funcs(handle));
     funcs

@@ -3,8 +3,8 @@
 //! values.schema.json).
 use serde_json::Value;
 
+use crate::chart::Chart;
 use crate::error::RenderError;
-use crate::load::Chart;
 
 mod convert;
 mod infer;

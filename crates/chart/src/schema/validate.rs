@@ -53,6 +53,22 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// The kind named in messages ("number" for every number, as Helm's validator says).
+fn got_kind(v: &Value) -> &'static str {
+    match kind(v) {
+        "integer" => "number",
+        other => other,
+    }
+}
+
+/// A value as Helm's validator quotes it: strings in single quotes, the rest as JSON.
+fn quoted(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("'{s}'"),
+        other => other.to_string(),
+    }
+}
+
 fn type_matches(want: &str, v: &Value) -> bool {
     let got = kind(v);
     got == want || (want == "number" && got == "integer")
@@ -97,7 +113,7 @@ impl<'a> Validator<'a> {
             if !wanted.is_empty() && !wanted.iter().any(|w| type_matches(w, value)) {
                 self.errors.push(format!(
                     "at '{path}': got {}, want {}",
-                    kind(value),
+                    got_kind(value),
                     wanted.join(" or ")
                 ));
                 self.depth -= 1;
@@ -119,14 +135,17 @@ impl<'a> Validator<'a> {
         if let Some(Value::Array(options)) = s.get("enum")
             && !options.contains(value)
         {
-            let options = Value::Array(options.clone());
-            self.errors
-                .push(format!("at '{path}': value must be one of {options}"));
+            let options: Vec<String> = options.iter().map(quoted).collect();
+            self.errors.push(format!(
+                "at '{path}': value must be one of {}",
+                options.join(", ")
+            ));
         }
         if let Some(c) = s.get("const")
             && c != value
         {
-            self.errors.push(format!("at '{path}': value must be {c}"));
+            self.errors
+                .push(format!("at '{path}': value must be {}", quoted(c)));
         }
         if let Some(n) = value.as_f64() {
             if let Some(min) = s.get("minimum").and_then(Value::as_f64)
@@ -144,37 +163,29 @@ impl<'a> Validator<'a> {
         }
         if let Some(text) = value.as_str() {
             let len = text.chars().count() as u64;
-            if s.get("minLength")
-                .and_then(Value::as_u64)
-                .is_some_and(|m| len < m)
-            {
-                self.errors
-                    .push(format!("at '{path}': minLength: got {len}"));
-            }
-            if s.get("maxLength")
-                .and_then(Value::as_u64)
-                .is_some_and(|m| len > m)
-            {
-                self.errors
-                    .push(format!("at '{path}': maxLength: got {len}"));
-            }
+            self.bound(path, "minLength", len, s.get("minLength"), |n, m| n < m);
+            self.bound(path, "maxLength", len, s.get("maxLength"), |n, m| n > m);
         }
         if let Some(items) = value.as_array() {
             let len = items.len() as u64;
-            if s.get("minItems")
-                .and_then(Value::as_u64)
-                .is_some_and(|m| len < m)
-            {
-                self.errors
-                    .push(format!("at '{path}': minItems: got {len}"));
-            }
-            if s.get("maxItems")
-                .and_then(Value::as_u64)
-                .is_some_and(|m| len > m)
-            {
-                self.errors
-                    .push(format!("at '{path}': maxItems: got {len}"));
-            }
+            self.bound(path, "minItems", len, s.get("minItems"), |n, m| n < m);
+            self.bound(path, "maxItems", len, s.get("maxItems"), |n, m| n > m);
+        }
+    }
+
+    fn bound(
+        &mut self,
+        path: &str,
+        keyword: &str,
+        got: u64,
+        limit: Option<&Value>,
+        violated: fn(u64, u64) -> bool,
+    ) {
+        if let Some(want) = limit.and_then(Value::as_u64)
+            && violated(got, want)
+        {
+            self.errors
+                .push(format!("at '{path}': {keyword}: got {got}, want {want}"));
         }
     }
 
@@ -192,6 +203,7 @@ impl<'a> Validator<'a> {
         }
         let props = s.get("properties").and_then(Value::as_object);
         let preserve = s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+        let mut not_allowed = Vec::new();
         for (key, item) in map {
             let item_path = format!("{path}/{key}");
             if let Some(prop) = props.and_then(|p| p.get(key)) {
@@ -199,11 +211,7 @@ impl<'a> Validator<'a> {
                 continue;
             }
             match s.get("additionalProperties") {
-                Some(Value::Bool(false)) => {
-                    self.errors.push(format!(
-                        "at '{path}': additional property '{key}' not allowed"
-                    ));
-                }
+                Some(Value::Bool(false)) => not_allowed.push(format!("'{key}'")),
                 Some(extra @ Value::Object(_)) => self.check(item, extra, &item_path),
                 _ if self.structural && !preserve => {
                     self.errors.push(format!(
@@ -212,6 +220,12 @@ impl<'a> Validator<'a> {
                 }
                 _ => {}
             }
+        }
+        if !not_allowed.is_empty() {
+            let names = not_allowed.join(", ");
+            self.errors.push(format!(
+                "at '{path}': additional properties {names} not allowed"
+            ));
         }
     }
 
@@ -259,4 +273,51 @@ fn with_root(sub: &Value, root: &Value) -> Value {
         }
     }
     copy
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Messages as Helm 4.2's validator words them (checked with the real engine).
+    #[test]
+    fn violations_read_like_helms() {
+        let schema = json!({"type": "object", "required": ["must"], "additionalProperties": false,
+            "properties": {"e": {"enum": ["a", "b"]}, "n": {"type": "integer", "minimum": 3},
+                "s": {"type": "string", "maxLength": 3}, "l": {"type": "array", "minItems": 2, "items": {"type": "string"}},
+                "c": {"const": "k"}, "o": {"type": "object", "properties": {"i": {"type": "boolean"}}}}});
+        let value = json!({"e": "z", "n": 1, "s": "abcd", "l": [1], "c": "q", "o": {"i": "no"}, "bogus": 1});
+        let errors = validate_json_schema(&value, &schema).unwrap_err();
+        for wanted in [
+            "at '': missing property 'must'",
+            "at '/e': value must be one of 'a', 'b'",
+            "at '/n': minimum: got 1, want 3",
+            "at '/s': maxLength: got 4, want 3",
+            "at '/l': minItems: got 1, want 2",
+            "at '/l/0': got number, want string",
+            "at '/c': value must be 'k'",
+            "at '/o/i': got string, want boolean",
+            "at '': additional properties 'bogus' not allowed",
+        ] {
+            assert!(
+                errors.iter().any(|e| e == wanted),
+                "missing {wanted:?} in {errors:?}"
+            );
+        }
+        assert_eq!(errors.len(), 9);
+    }
+
+    #[test]
+    fn structural_validation_flags_fields_that_would_be_pruned() {
+        let schema = json!({"type": "object", "properties": {"a": {"type": "integer"},
+            "open": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            "maybe": {"type": "string", "nullable": true}}});
+        assert!(
+            validate_against_schema(&json!({"a": 1, "open": {"x": [1]}, "maybe": null}), &schema)
+                .is_ok()
+        );
+        let errors = validate_against_schema(&json!({"zzz": 1}), &schema).unwrap_err();
+        assert_eq!(errors, ["at '': unknown field 'zzz' would be pruned"]);
+    }
 }

@@ -1,0 +1,21 @@
+//! Render a chart and print the output map as JSON (the shape Helm's engine returns),
+//! for comparing with the chart corpus.
+//!
+//! `cargo run -p rusty-sdk-chart --example render_json -- <chart> ['{"json":"values"}']`
+use std::path::Path;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let Some(path) = args.next() else {
+        eprintln!("usage: render_json <chart dir or .tgz> [values as JSON]");
+        std::process::exit(2);
+    };
+    let values: serde_json::Value = match args.next() {
+        Some(json) => serde_json::from_str(&json)?,
+        None => serde_json::json!({}),
+    };
+    let chart = rusty_sdk_chart::Chart::load(Path::new(&path))?;
+    let rendered = rusty_sdk_chart::render(&chart, &values, &Default::default())?;
+    println!("{}", serde_json::to_string(&rendered)?);
+    Ok(())
+}
