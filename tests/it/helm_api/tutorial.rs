@@ -172,3 +172,22 @@ fn helm_layout_takes_helm_apis_without_plugins_flag() {
             .is_file()
     );
 }
+
+#[test]
+fn dry_run_lists_the_plan_and_writes_nothing() {
+    let (_dir, root) = hybrid_project();
+    let before = read_tree(&root);
+    let mut args: Vec<&str> = CREATE_MEMCACHED.to_vec();
+    args.push("--dry-run");
+    let output = run_ok(&root, &args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for path in [
+        "create  config/crd/bases/cache.my.domain_memcacheds.yaml",
+        "create  helm-charts/memcached/values.yaml",
+        "update  watches.yaml",
+        "update  PROJECT",
+    ] {
+        assert!(stdout.contains(path), "{path} missing from\n{stdout}");
+    }
+    assert_eq!(read_tree(&root), before);
+}
