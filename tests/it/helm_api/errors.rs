@@ -72,6 +72,19 @@ fn error_messages() {
             "api_already_exists",
             &["--group", "cache", "--version", "v1", "--kind", "Memcached"],
         ),
+        (
+            "api_already_exists_before_any_download",
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Memcached",
+                "--helm-chart",
+                "http://127.0.0.1:9/memcached-1.0.0.tgz",
+            ],
+        ),
         ("invalid_kind", &["--kind", "memcached"]),
         (
             "offline_archive_url",

@@ -33,15 +33,12 @@ pub const DEFAULT_VERSION: &str = "v1alpha1";
 
 pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Result<()> {
     let request = Request::from_args(args, &session.root)?;
-    if args.helm_chart_version.is_some()
-        && matches!(
-            request.chart,
-            Some(ChartRef::Local { .. } | ChartRef::ArchiveUrl(_))
-        )
-    {
-        session.shell.warn(
-            "--helm-chart-version is ignored: it selects a version in a repository or registry, not of a local chart or an archive URL",
-        );
+    warn_if_version_is_ignored(session, &request);
+    if let Some(kind) = &request.kind {
+        // Known names: refuse an existing API before any download.
+        request
+            .spec(&project, kind.clone())?
+            .check_new(&project, session.force)?;
     }
     let fetched = match (&request.chart, &request.kind) {
         (Some(chart), _) => source::fetch(chart, &session.shell)?,
@@ -51,31 +48,11 @@ pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Res
     let chart = load(&fetched)?;
     check_renders(&chart, &fetched.origin, session)?;
 
-    let kind = match request.kind {
-        Some(kind) => kind,
-        None => Kind::from_chart_name(chart.name()).map_err(|_| {
-            Error::invalid(format!(
-                "the chart name {:?} does not make a valid kind; pass --kind (PascalCase, e.g. Memcached)",
-                chart.name()
-            ))
-        })?,
+    let kind = match &request.kind {
+        Some(kind) => kind.clone(),
+        None => kind_from_chart(&chart)?,
     };
-    let group = match request.group {
-        Some(group) => group,
-        None => Group::parse(DEFAULT_GROUP)?,
-    };
-    let version = match request.version {
-        Some(version) => version,
-        None => Version::parse(DEFAULT_VERSION)?,
-    };
-    let spec = ApiSpec::new(
-        &project,
-        group,
-        version,
-        kind,
-        args.plural.as_deref(),
-        args.namespaced,
-    )?;
+    let spec = request.spec(&project, kind)?;
     spec.check_new(&project, session.force)?;
 
     let project_dir = session
@@ -95,12 +72,16 @@ pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Res
     Ok(())
 }
 
-/// The flags, validated, before anything is read or downloaded.
+/// The flags, validated, before anything is read or downloaded; group and version carry
+/// operator-sdk's defaults.
 struct Request {
-    group: Option<Group>,
-    version: Option<Version>,
+    group: Group,
+    version: Version,
     kind: Option<Kind>,
     chart: Option<ChartRef>,
+    chart_version: Option<String>,
+    plural: Option<String>,
+    namespaced: bool,
 }
 
 impl Request {
@@ -134,12 +115,49 @@ impl Request {
             return Err(neither_kind_nor_chart());
         }
         Ok(Request {
-            group: args.group.as_deref().map(Group::parse).transpose()?,
-            version: args.version.as_deref().map(Version::parse).transpose()?,
+            group: Group::parse(args.group.as_deref().unwrap_or(DEFAULT_GROUP))?,
+            version: Version::parse(args.version.as_deref().unwrap_or(DEFAULT_VERSION))?,
             kind,
             chart,
+            chart_version: args.helm_chart_version.clone(),
+            plural: args.plural.clone(),
+            namespaced: args.namespaced,
         })
     }
+
+    fn spec(&self, project: &Project, kind: Kind) -> Result<ApiSpec> {
+        ApiSpec::new(
+            project,
+            self.group.clone(),
+            self.version.clone(),
+            kind,
+            self.plural.as_deref(),
+            self.namespaced,
+        )
+    }
+}
+
+/// operator-sdk ignores the version of a local chart or an archive URL; say so.
+fn warn_if_version_is_ignored(session: &Session, request: &Request) {
+    let fixed = matches!(
+        request.chart,
+        Some(ChartRef::Local { .. } | ChartRef::ArchiveUrl(_))
+    );
+    if fixed && request.chart_version.is_some() {
+        session.shell.warn(
+            "--helm-chart-version is ignored: it selects a version in a repository or registry, not of a local chart or an archive URL",
+        );
+    }
+}
+
+/// operator-sdk's default kind: the chart name in CamelCase (`web-app` -> `WebApp`).
+fn kind_from_chart(chart: &Chart) -> Result<Kind> {
+    Kind::from_chart_name(chart.name()).map_err(|_| {
+        Error::invalid(format!(
+            "the chart name {:?} does not make a valid kind; pass --kind (PascalCase, e.g. Memcached)",
+            chart.name()
+        ))
+    })
 }
 
 fn neither_kind_nor_chart() -> Error {
