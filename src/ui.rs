@@ -38,6 +38,11 @@ impl Shell {
         }
     }
 
+    /// Whether `-q` asked for nothing but errors.
+    pub fn is_quiet(&self) -> bool {
+        self.quiet
+    }
+
     fn paint(&self, style: Style, text: &str) -> String {
         style.force_styling(self.color).apply_to(text).to_string()
     }

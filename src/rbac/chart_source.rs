@@ -41,7 +41,7 @@ fn load(tree: &Tree, chart_dir: &str) -> Result<Chart> {
         let mut files = disk_files(&path)?;
         for name in staged {
             let rel = &name[prefix.len()..];
-            let data = tree.read(name)?.unwrap_or_default().into_bytes();
+            let data = tree.read_bytes(name)?.unwrap_or_default();
             files.retain(|f| f.name != rel);
             files.push(ChartFile {
                 name: rel.to_string(),

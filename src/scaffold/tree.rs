@@ -61,6 +61,19 @@ impl Tree {
         );
     }
 
+    /// The file's current bytes: staged content first, then the disk; `None` if neither has it.
+    pub fn read_bytes(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        if let Some(staged) = self.staged.get(path) {
+            return Ok(Some(staged.content.clone()));
+        }
+        let full = self.root.join(path);
+        match std::fs::read(&full) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io(full, e)),
+        }
+    }
+
     /// The file's current text: staged content first, then the disk; `None` if neither has it.
     pub fn read(&self, path: &str) -> Result<Option<String>> {
         if let Some(staged) = self.staged.get(path) {

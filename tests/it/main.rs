@@ -3,6 +3,7 @@ mod support;
 
 mod cli;
 mod e2e;
+mod helm_api;
 mod init;
 mod rbac;
 mod rust_api;

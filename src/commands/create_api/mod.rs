@@ -2,6 +2,7 @@
 //! this module resolves the plugin, checks the layout and the API's existence, stages what
 //! every API gets (kustomize entries, roles, PROJECT entry) and applies the plan.
 pub mod common;
+pub mod helm;
 pub mod rust;
 
 use crate::cli::CreateApiArgs;
@@ -15,10 +16,7 @@ pub fn run(session: &Session, args: &CreateApiArgs) -> Result<()> {
     let plugin = resolve_plugin(args.plugins.as_deref(), layout)?;
     match plugin {
         ApiPlugin::Rust => rust::run(session, args, project),
-        ApiPlugin::Helm => Err(Error::invalid(format!(
-            "create api --plugins {} is not available in this build yet",
-            plugin.short_name()
-        ))),
+        ApiPlugin::Helm => helm::run(session, project, args),
     }
 }
 

@@ -1,0 +1,218 @@
+//! `rusty-sdk create api --plugins helm`: an API whose custom resources are reconciled by
+//! installing a Helm chart per resource. It stages the chart under `helm-charts/<name>/`,
+//! the watches.yaml entry, a CRD whose spec schema comes from the chart's values, a sample
+//! CR holding the chart's default values, what every API gets (kustomize entries, roles)
+//! and the PROJECT resource with the chart recorded as helm plugin data.
+mod block_yaml;
+mod crd;
+mod helmignore;
+mod remote;
+mod sample;
+pub mod source;
+mod stage;
+
+use std::path::Path;
+
+use rusty_sdk_chart::{Chart, ChartError, RenderError};
+
+use super::common::ApiSpec;
+use crate::cli::CreateApiArgs;
+use crate::error::{Error, Result};
+use crate::model::{Group, Kind, Version};
+use crate::project::Project;
+use crate::scaffold::Tree;
+use crate::session::Session;
+use source::{ChartRef, FetchedChart};
+pub use stage::stage;
+
+/// Where charts live in a project.
+pub const CHARTS_DIR: &str = "helm-charts";
+/// operator-sdk's defaults when a chart is given without --group / --version.
+pub const DEFAULT_GROUP: &str = "charts";
+pub const DEFAULT_VERSION: &str = "v1alpha1";
+
+pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Result<()> {
+    let request = Request::from_args(args, &session.root)?;
+    warn_if_version_is_ignored(session, &request);
+    if let Some(kind) = &request.kind {
+        // Known names: refuse an existing API before any download.
+        request
+            .spec(&project, kind.clone())?
+            .check_new(&project, session.force)?;
+    }
+    let fetched = match (&request.chart, &request.kind) {
+        (Some(chart), _) => source::fetch(chart, &session.shell)?,
+        (None, Some(kind)) => source::starter(&kind.lower()),
+        (None, None) => return Err(neither_kind_nor_chart()),
+    };
+    let chart = load(&fetched)?;
+    check_renders(&chart, &fetched.origin, session)?;
+
+    let kind = match &request.kind {
+        Some(kind) => kind.clone(),
+        None => kind_from_chart(&chart)?,
+    };
+    let spec = request.spec(&project, kind)?;
+    spec.check_new(&project, session.force)?;
+
+    let project_dir = session
+        .root
+        .file_name()
+        .map_or_else(|| ".".to_string(), |n| n.to_string_lossy().into_owned());
+    let mut tree = Tree::new(&session.root);
+    stage(
+        &mut tree,
+        &spec,
+        &chart,
+        &fetched,
+        &mut project,
+        &project_dir,
+    )?;
+    super::common::apply(session, tree, &project)?;
+    Ok(())
+}
+
+/// The flags, validated, before anything is read or downloaded; group and version carry
+/// operator-sdk's defaults.
+struct Request {
+    group: Group,
+    version: Version,
+    kind: Option<Kind>,
+    chart: Option<ChartRef>,
+    chart_version: Option<String>,
+    plural: Option<String>,
+    namespaced: bool,
+}
+
+impl Request {
+    fn from_args(args: &CreateApiArgs, root: &Path) -> Result<Request> {
+        if args.helm_chart.is_none() {
+            for (flag, value) in [
+                ("--helm-chart-repo", &args.helm_chart_repo),
+                ("--helm-chart-version", &args.helm_chart_version),
+            ] {
+                if value.is_some() {
+                    return Err(Error::invalid(format!(
+                        "value of {flag} can only be used with --helm-chart (the chart to take from that repository)"
+                    )));
+                }
+            }
+        }
+        let kind = args.kind.as_deref().map(Kind::parse).transpose()?;
+        let chart = args
+            .helm_chart
+            .as_deref()
+            .map(|chart| {
+                ChartRef::parse(
+                    chart,
+                    args.helm_chart_repo.as_deref(),
+                    args.helm_chart_version.as_deref(),
+                    root,
+                )
+            })
+            .transpose()?;
+        if kind.is_none() && chart.is_none() {
+            return Err(neither_kind_nor_chart());
+        }
+        Ok(Request {
+            group: Group::parse(args.group.as_deref().unwrap_or(DEFAULT_GROUP))?,
+            version: Version::parse(args.version.as_deref().unwrap_or(DEFAULT_VERSION))?,
+            kind,
+            chart,
+            chart_version: args.helm_chart_version.clone(),
+            plural: args.plural.clone(),
+            namespaced: args.namespaced,
+        })
+    }
+
+    fn spec(&self, project: &Project, kind: Kind) -> Result<ApiSpec> {
+        ApiSpec::new(
+            project,
+            self.group.clone(),
+            self.version.clone(),
+            kind,
+            self.plural.as_deref(),
+            self.namespaced,
+        )
+    }
+}
+
+/// operator-sdk ignores the version of a local chart or an archive URL; say so.
+fn warn_if_version_is_ignored(session: &Session, request: &Request) {
+    let fixed = matches!(
+        request.chart,
+        Some(ChartRef::Local { .. } | ChartRef::ArchiveUrl(_))
+    );
+    if fixed && request.chart_version.is_some() {
+        session.shell.warn(
+            "--helm-chart-version is ignored: it selects a version in a repository or registry, not of a local chart or an archive URL",
+        );
+    }
+}
+
+/// operator-sdk's default kind: the chart name in CamelCase (`web-app` -> `WebApp`).
+fn kind_from_chart(chart: &Chart) -> Result<Kind> {
+    Kind::from_chart_name(chart.name()).map_err(|_| {
+        Error::invalid(format!(
+            "the chart name {:?} does not make a valid kind; pass --kind (PascalCase, e.g. Memcached)",
+            chart.name()
+        ))
+    })
+}
+
+fn neither_kind_nor_chart() -> Error {
+    Error::invalid(
+        "either --kind or --helm-chart need to be provided: --kind alone scaffolds Helm's starter chart named after the kind",
+    )
+}
+
+/// Load the fetched files as Helm would, with Helm's checks on Chart.yaml.
+fn load(fetched: &FetchedChart) -> Result<Chart> {
+    let chart = Chart::from_files(&fetched.origin, fetched.files.clone()).map_err(chart_error)?;
+    let origin = fetched.origin.display();
+    let metadata = chart.metadata();
+    for (field, value) in [
+        ("apiVersion", &metadata.api_version),
+        ("name", &metadata.name),
+        ("version", &metadata.version),
+    ] {
+        if value.trim().is_empty() {
+            return Err(Error::invalid(format!(
+                "invalid Chart.yaml in {origin}: `{field}` is required; fix the chart's Chart.yaml"
+            )));
+        }
+    }
+    let name = chart.name();
+    if name.contains(['/', '\\']) || name.starts_with('.') {
+        return Err(Error::invalid(format!(
+            "invalid Chart.yaml in {origin}: the name {name:?} cannot be a folder name under {CHARTS_DIR}/"
+        )));
+    }
+    Ok(chart)
+}
+
+fn chart_error(e: ChartError) -> Error {
+    Error::invalid(e.to_string())
+}
+
+/// Render the chart once with its defaults, so a template that does not parse is found now
+/// (with its file and line) rather than by the operator at run time. Other failures may be
+/// values only a real CR supplies (`required`), so they are warnings.
+fn check_renders(chart: &Chart, origin: &Path, session: &Session) -> Result<()> {
+    let options = rusty_sdk_chart::RenderOptions::default();
+    match rusty_sdk_chart::render(chart, &serde_json::json!({}), &options) {
+        Ok(_) => Ok(()),
+        Err(e @ RenderError::Parse { .. }) => Err(Error::invalid(format!(
+            "template parse error in the chart {}: {e}; fix the template and run the command again",
+            origin.display()
+        ))),
+        Err(e) => {
+            session.shell.warn(&format!(
+                "the chart {} does not render with its default values ({e}); each {} must set what it needs",
+                origin.display(),
+                chart.name()
+            ));
+            Ok(())
+        }
+    }
+}

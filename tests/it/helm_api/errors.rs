@@ -1,0 +1,133 @@
+//! Every error of `create api --plugins helm`, as one transcript.
+use super::*;
+
+/// A chart directory holding `files`, next to the project.
+fn broken_chart(dir: &Path, name: &str, files: &[(&str, &str)]) {
+    write_files(&dir.join(name), files);
+}
+
+#[test]
+fn error_messages() {
+    let (dir, root) = hybrid_project();
+    let parent = dir.path();
+    std::fs::create_dir_all(parent.join("empty")).unwrap();
+    broken_chart(
+        parent,
+        "badyaml",
+        &[("Chart.yaml", "apiVersion: v2\nname: [oops\n")],
+    );
+    broken_chart(
+        parent,
+        "noversion",
+        &[("Chart.yaml", "apiVersion: v2\nname: noversion\n")],
+    );
+    broken_chart(
+        parent,
+        "badtemplate",
+        &[
+            (
+                "Chart.yaml",
+                "apiVersion: v2\nname: badtemplate\nversion: 0.1.0\n",
+            ),
+            ("templates/ok.yaml", "kind: ConfigMap\n"),
+            (
+                "templates/broken.yaml",
+                "apiVersion: v1\nkind: ConfigMap\n{{ if .Values.x }\n",
+            ),
+        ],
+    );
+    std::fs::write(parent.join("notachart.tgz"), b"plain text").unwrap();
+    std::fs::write(
+        root.join("repositories.yaml"),
+        "repositories:\n- name: stable\n  url: http://127.0.0.1:9\n",
+    )
+    .unwrap();
+    run_ok(&root, CREATE_MEMCACHED);
+
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "repo_without_chart",
+            &[
+                "--helm-chart-repo",
+                "https://charts.example.com",
+                "--kind",
+                "A",
+            ],
+        ),
+        (
+            "version_without_chart",
+            &["--helm-chart-version", "1.0.0", "--kind", "A"],
+        ),
+        ("neither_kind_nor_chart", &[]),
+        ("missing_chart_path", &["--helm-chart", "../nowhere"]),
+        ("not_a_chart", &["--helm-chart", "../empty"]),
+        ("not_a_chart_archive", &["--helm-chart", "../notachart.tgz"]),
+        ("invalid_chart_yaml", &["--helm-chart", "../badyaml"]),
+        (
+            "chart_yaml_without_version",
+            &["--helm-chart", "../noversion"],
+        ),
+        ("template_parse_error", &["--helm-chart", "../badtemplate"]),
+        (
+            "api_already_exists",
+            &["--group", "cache", "--version", "v1", "--kind", "Memcached"],
+        ),
+        (
+            "api_already_exists_before_any_download",
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Memcached",
+                "--helm-chart",
+                "http://127.0.0.1:9/memcached-1.0.0.tgz",
+            ],
+        ),
+        ("invalid_kind", &["--kind", "memcached"]),
+        (
+            "offline_archive_url",
+            &["--helm-chart", "http://127.0.0.1:9/x-1.0.0.tgz"],
+        ),
+        (
+            "offline_chart_repo",
+            &[
+                "--helm-chart",
+                "x",
+                "--helm-chart-repo",
+                "http://127.0.0.1:9/charts",
+            ],
+        ),
+        (
+            "offline_oci",
+            &["--helm-chart", "oci://127.0.0.1:9/charts/x:1.0.0"],
+        ),
+        ("offline_repo_name", &["--helm-chart", "stable/x"]),
+        ("unknown_repo_name", &["--helm-chart", "nosuchrepo/x"]),
+    ];
+    let before = read_tree(&root);
+    let mut all = String::new();
+    for (name, args) in cases {
+        let args = helm_api(args);
+        let output = rusty(&root)
+            .env("HELM_REPOSITORY_CONFIG", root.join("repositories.yaml"))
+            .env("HELM_REPOSITORY_CACHE", root.join("no-cache"))
+            .args(&args)
+            .output()
+            .unwrap();
+        let text = transcript(&output, &root).replace(&parent.display().to_string(), "[TMP]");
+        assert!(text.starts_with("exit: 1\n"), "{name}: {text}");
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("error:")).count(),
+            1,
+            "{name}: one error line\n{text}"
+        );
+        all.push_str(&format!(
+            "### {name}: rusty-sdk {}\n{text}\n",
+            args.join(" ")
+        ));
+    }
+    assert_eq!(read_tree(&root), before, "a failed command wrote something");
+    snapshot_settings().bind(|| insta::assert_snapshot!("helm_api_errors", all));
+}
