@@ -129,24 +129,32 @@ fn http_get(port: u16, path: &str) -> Option<String> {
     Some(response)
 }
 
-#[test]
-fn built_operator_serves_health_and_stops_on_sigterm() {
-    if skip() {
-        return;
-    }
-    let (_dir, root) = project("hybrid.helm");
-    {
-        let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
-        must(&root, "cargo", &["build", "--quiet"]);
-    }
-    let binary = target_dir().join("debug/memcached-operator");
-    let help = must(&root, binary.to_str().unwrap(), &["--help"]);
-    assert!(
-        help.contains("--leader-elect") && help.contains("--watches-file"),
-        "{help}"
-    );
+/// `cargo run` in a generated project, holding the lock so no other project's build
+/// replaces the binary between its build and its start (they share a target dir).
+pub fn cargo_run(root: &Path, args: &[&str]) -> String {
+    let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    let mut full = vec!["run", "--quiet"];
+    full.extend_from_slice(args);
+    must(root, "cargo", &full)
+}
 
-    // A kubeconfig whose API server nobody listens on.
+/// Build the operator binary of the project at `root` and copy it into the project, so
+/// later builds of other projects in the shared target dir cannot swap it.
+pub fn built_operator(root: &Path) -> PathBuf {
+    let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    must(
+        root,
+        "cargo",
+        &["build", "--quiet", "--bin", "memcached-operator"],
+    );
+    let copy = root.join("memcached-operator.bin");
+    std::fs::copy(target_dir().join("debug/memcached-operator"), &copy).unwrap();
+    copy
+}
+
+/// Start the operator against an API server nobody listens on, wait until /healthz answers
+/// 200, stop it with SIGTERM and require a clean exit. Returns what it logged.
+pub fn run_until_healthy_then_stop(root: &Path, binary: &Path) -> String {
     let kubeconfig = root.join("unreachable.kubeconfig");
     std::fs::write(
         &kubeconfig,
@@ -154,20 +162,24 @@ fn built_operator_serves_health_and_stops_on_sigterm() {
     )
     .unwrap();
     let health = free_port();
-    let mut child = Command::new(&binary)
-        .current_dir(&root)
+    let log_path = root.join("operator.log");
+    let log_file = std::fs::File::create(&log_path).unwrap();
+    let mut child = Command::new(binary)
+        .current_dir(root)
         .env("KUBECONFIG", &kubeconfig)
+        .env("NO_COLOR", "1")
         .args([
             "--health-probe-bind-address",
             &format!("127.0.0.1:{health}"),
         ])
         .args(["--metrics-bind-address", "0"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stdout(Stdio::from(log_file.try_clone().unwrap()))
+        .stderr(Stdio::from(log_file))
         .spawn()
         .unwrap();
+    let log = || std::fs::read_to_string(&log_path).unwrap_or_default();
 
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(60);
     let mut healthy = None;
     while Instant::now() < deadline {
         if let Some(response) = http_get(health, "/healthz") {
@@ -175,11 +187,11 @@ fn built_operator_serves_health_and_stops_on_sigterm() {
             break;
         }
         if let Ok(Some(status)) = child.try_wait() {
-            panic!("operator exited early with {status}");
+            panic!("operator exited early with {status}:\n{}", log());
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let healthy = healthy.expect("/healthz never answered");
+    let healthy = healthy.unwrap_or_else(|| panic!("/healthz never answered:\n{}", log()));
     assert!(healthy.starts_with("HTTP/1.1 200"), "{healthy}");
 
     let kill = Command::new("kill")
@@ -194,19 +206,26 @@ fn built_operator_serves_health_and_stops_on_sigterm() {
         }
         assert!(
             Instant::now() < deadline,
-            "operator did not stop after SIGTERM"
+            "operator did not stop after SIGTERM:\n{}",
+            log()
         );
         std::thread::sleep(Duration::from_millis(100));
     };
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
+    assert!(status.success(), "exit {status} after SIGTERM:\n{}", log());
+    log()
+}
+
+#[test]
+fn built_operator_serves_health_and_stops_on_sigterm() {
+    if skip() {
+        return;
+    }
+    let (_dir, root) = project("hybrid.helm");
+    let binary = built_operator(&root);
+    let help = must(&root, binary.to_str().unwrap(), &["--help"]);
     assert!(
-        status.success(),
-        "exit {status} after SIGTERM; stderr:\n{stderr}"
+        help.contains("--leader-elect") && help.contains("--watches-file"),
+        "{help}"
     );
+    run_until_healthy_then_stop(&root, &binary);
 }

@@ -7,3 +7,4 @@ mod helm_api;
 mod init;
 mod rbac;
 mod rust_api;
+mod tutorial;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::e2e::{self, check_project, kustomize, must};
+use crate::e2e::{self, check_project, kustomize};
 use crate::support::{read_tree, rusty, snapshot_settings, transcript};
 
 type Files = BTreeMap<String, Vec<u8>>;
@@ -420,11 +420,7 @@ fn errors_name_what_to_fix_and_write_nothing() {
 fn assert_crdgen_matches(root: &Path) {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().to_str().unwrap();
-    must(
-        root,
-        "cargo",
-        &["run", "--quiet", "--bin", "crdgen", "--", dir],
-    );
+    e2e::cargo_run(root, &["--bin", "crdgen", "--", dir]);
     let generated = read_tree(out.path());
     let scaffolded: Files = read_tree(&root.join("config/crd/bases"));
     assert_eq!(

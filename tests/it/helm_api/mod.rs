@@ -9,7 +9,6 @@ mod remote;
 mod tutorial;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
