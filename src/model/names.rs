@@ -6,7 +6,8 @@ use heck::{ToKebabCase, ToSnakeCase, ToUpperCamelCase};
 
 use crate::error::{Error, Result};
 
-fn is_dns_label(s: &str) -> bool {
+/// A DNS-1123 label: at most 63 lower-case letters, digits and '-', alphanumeric at both ends.
+pub(crate) fn is_dns_label(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 63
         && s.bytes()

@@ -7,6 +7,7 @@
 //! ```
 //!
 //! Arguments are separated by `,`, list items by `;`. `core` (or `""`) is the core group.
+use crate::model::names::is_dns_label;
 use std::collections::BTreeSet;
 
 use crate::error::{Error, Result};
@@ -155,15 +156,6 @@ fn namespace(value: &str) -> Result<String, String> {
             "namespace {ns:?} is not a DNS-1123 label (lower-case letters, digits and '-')"
         ))
     }
-}
-
-fn is_dns_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && !s.starts_with('-')
-        && !s.ends_with('-')
 }
 
 fn is_group(s: &str) -> bool {

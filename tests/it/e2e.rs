@@ -48,8 +48,35 @@ pub fn must(dir: &Path, program: &str, args: &[&str]) -> String {
     text
 }
 
+/// Project names already built in this test run.
+static NAMES: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// The project's name (its directory's name, which `init` takes by default). Every project
+/// built here must have its own: cargo hashes path packages relative to their workspace
+/// root, so two projects with the same package names would share (and reuse) artifacts in
+/// the shared target dir, and one could be tested with the other's code.
+fn claim_name(root: &Path) -> String {
+    let name = root.file_name().unwrap().to_string_lossy().into_owned();
+    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    assert!(
+        !names.contains(&name),
+        "two end-to-end projects are named {name}; give each its own (see e2e::project_dir)"
+    );
+    names.push(name.clone());
+    name
+}
+
+/// A temp directory holding an empty folder `name` for a project built end to end.
+pub fn project_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join(name);
+    std::fs::create_dir(&root).unwrap();
+    (dir, root)
+}
+
 /// cargo build, test, clippy -D warnings and fmt --check; kustomize when kubectl exists.
 pub fn check_project(root: &Path) {
+    claim_name(root);
     let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
     must(root, "cargo", &["build", "--quiet"]);
     must(root, "cargo", &["test", "--quiet"]);
@@ -89,10 +116,8 @@ fn init(root: &Path, layout: &str) {
     assert!(output.status.success(), "{}", transcript(&output, root));
 }
 
-fn project(layout: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("memcached-operator");
-    std::fs::create_dir(&root).unwrap();
+fn project(layout: &str, name: &str) -> (tempfile::TempDir, PathBuf) {
+    let (dir, root) = project_dir(name);
     init(&root, layout);
     (dir, root)
 }
@@ -103,7 +128,7 @@ fn init_projects_build_test_and_lint() {
         return;
     }
     for layout in ["hybrid.helm", "helm", "rust"] {
-        let (_dir, root) = project(layout);
+        let (_dir, root) = project(layout, &format!("e2e-init-{}", layout.replace('.', "-")));
         check_project(&root);
     }
 }
@@ -141,14 +166,11 @@ pub fn cargo_run(root: &Path, args: &[&str]) -> String {
 /// Build the operator binary of the project at `root` and copy it into the project, so
 /// later builds of other projects in the shared target dir cannot swap it.
 pub fn built_operator(root: &Path) -> PathBuf {
+    let name = root.file_name().unwrap().to_string_lossy().into_owned();
     let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
-    must(
-        root,
-        "cargo",
-        &["build", "--quiet", "--bin", "memcached-operator"],
-    );
-    let copy = root.join("memcached-operator.bin");
-    std::fs::copy(target_dir().join("debug/memcached-operator"), &copy).unwrap();
+    must(root, "cargo", &["build", "--quiet", "--bin", &name]);
+    let copy = root.join(format!("{name}.bin"));
+    std::fs::copy(target_dir().join("debug").join(&name), &copy).unwrap();
     copy
 }
 
@@ -220,7 +242,8 @@ fn built_operator_serves_health_and_stops_on_sigterm() {
     if skip() {
         return;
     }
-    let (_dir, root) = project("hybrid.helm");
+    let (_dir, root) = project("hybrid.helm", "e2e-smoke");
+    claim_name(&root);
     let binary = built_operator(&root);
     let help = must(&root, binary.to_str().unwrap(), &["--help"]);
     assert!(

@@ -61,9 +61,11 @@ const CLUSTER_SCOPED: &[&str] = &[
 ];
 
 fn project(layout: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("memcached-operator");
-    std::fs::create_dir(&root).unwrap();
+    project_named(layout, "memcached-operator")
+}
+
+fn project_named(layout: &str, name: &str) -> (tempfile::TempDir, PathBuf) {
+    let (dir, root) = e2e::project_dir(name);
     let output = rusty(&root)
         .args(["init", "--plugins", layout])
         .args(["--repo", "github.com/example/memcached-operator"])
@@ -443,7 +445,7 @@ fn rust_project_with_three_apis_builds_tests_lints_and_agrees_with_crdgen() {
         return;
     }
     // Namespaced, cluster-scoped, and deploy-image with every image flag.
-    let (_dir, root) = project("rust");
+    let (_dir, root) = project_named("rust", "e2e-rust-three-apis");
     created(&root, BACKUP, "y\ny\n");
     created(&root, CLUSTER_SCOPED, "");
     created(&root, IMAGE, "");
@@ -459,7 +461,7 @@ fn hybrid_project_with_a_rust_api_builds_tests_lints_and_agrees_with_crdgen() {
     if e2e::skip() {
         return;
     }
-    let (_dir, root) = project("hybrid.helm");
+    let (_dir, root) = project_named("hybrid.helm", "e2e-hybrid-rust-api");
     let mut args: Vec<&str> = BACKUP.to_vec();
     args.extend(["--resource", "--controller"]);
     created(&root, &args, "");

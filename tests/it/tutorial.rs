@@ -53,9 +53,11 @@ fn run_ok(root: &Path, args: &[&str], stdin: &str) -> String {
 
 /// The tutorial's commands, in order, answering `y` to both prompts of the Rust API.
 pub fn tutorial() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("memcached-operator");
-    std::fs::create_dir(&root).unwrap();
+    tutorial_in("memcached-operator")
+}
+
+fn tutorial_in(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let (dir, root) = crate::e2e::project_dir(name);
     run_ok(&root, INIT, "");
     run_ok(&root, HELM_API, "");
     let prompts = run_ok(&root, RUST_API, "y\ny\n");
@@ -203,7 +205,7 @@ fn tutorial_project_builds_passes_its_tests_and_lints() {
     if crate::e2e::skip() {
         return;
     }
-    let (_dir, root) = tutorial();
+    let (_dir, root) = tutorial_in("e2e-tutorial");
     crate::e2e::check_project(&root);
     // The Rust API's scaffolded CRD is exactly what the project's crdgen prints.
     let printed = crate::e2e::cargo_run(&root, &["--bin", "crdgen"]);

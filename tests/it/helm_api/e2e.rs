@@ -6,7 +6,7 @@ fn hybrid_project_with_memcached_helm_api_builds_and_loads_its_watch() {
     if crate::e2e::skip() {
         return;
     }
-    let (_dir, root) = hybrid_project();
+    let (_dir, root) = hybrid_project_named("e2e-hybrid-helm-api");
     run_ok(&root, CREATE_MEMCACHED);
     crate::e2e::check_project(&root);
 

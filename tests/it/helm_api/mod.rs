@@ -30,9 +30,11 @@ const CREATE_MEMCACHED: &[&str] = &[
 
 /// A fresh hybrid project, as the tutorial's `init` makes it.
 fn hybrid_project() -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().join("memcached-operator");
-    std::fs::create_dir(&root).unwrap();
+    hybrid_project_named("memcached-operator")
+}
+
+fn hybrid_project_named(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let (dir, root) = crate::e2e::project_dir(name);
     let output = rusty(&root)
         .args(["init", "--plugins=hybrid.helm", "--domain", "my.domain"])
         .args(["--repo", "github.com/example/memcached-operator"])

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Prints rusty-sdk's own speed figures: median wall time of init and create api (release
+# build, N runs each, fresh directories), and with --cold-build the cold `cargo build` time
+# of a generated hybrid project in an empty target directory.
+#
+#   scripts/measure.sh [runs] [--cold-build]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-21}
+cargo build --release --quiet
+bin="$PWD/target/release/rusty-sdk"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# median of the millisecond figures given on stdin
+median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f ms (n=%d, min %.1f, max %.1f)\n", m, NR, a[1], a[NR]}'; }
+
+time_ms() { local start end; start=$(date +%s%N); "$@" >/dev/null 2>&1; end=$(date +%s%N); echo $(( (end - start) / 1000 )) | awk '{printf "%.3f\n", $1/1000}'; }
+
+init_times=(); helm_times=(); rust_times=()
+for i in $(seq "$runs"); do
+  dir="$work/run$i/memcached-operator"
+  init_times+=("$(time_ms "$bin" -q -C "$dir" init --plugins hybrid.helm --domain my.domain --repo github.com/example/memcached-operator)")
+  helm_times+=("$(time_ms "$bin" -q -C "$dir" create api --plugins helm --group cache --version v1 --kind Memcached)")
+  rust_times+=("$(time_ms "$bin" -q -C "$dir" create api --plugins rust --group cache --version v1 --kind MemcachedBackup --resource --controller)")
+done
+echo "rusty-sdk $("$bin" version | cut -d' ' -f2), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+printf 'init --plugins hybrid.helm           median %s' "$(printf '%s\n' "${init_times[@]}" | median)"
+printf 'create api --plugins helm (starter)  median %s' "$(printf '%s\n' "${helm_times[@]}" | median)"
+printf 'create api --plugins rust            median %s' "$(printf '%s\n' "${rust_times[@]}" | median)"
+
+if [[ " $* " == *" --cold-build "* ]]; then
+  project="$work/run1/memcached-operator"
+  target="$work/cold-target"
+  start=$(date +%s)
+  (cd "$project" && CARGO_TARGET_DIR="$target" cargo build --quiet)
+  end=$(date +%s)
+  echo "cold cargo build of the tutorial project (helm + rust API): $((end - start)) s"
+  ls -l "$target/debug/memcached-operator" | awk '{printf "debug binary: %.1f MiB\n", $5/1048576}'
+fi
