@@ -47,6 +47,11 @@ fn defaults_breaking_the_schema_fail_like_helm() {
 }
 
 #[test]
+fn set_merge_unset_change_values_and_dot_in_place_like_go_maps() {
+    check("mutation");
+}
+
+#[test]
 fn user_null_reaches_into_subcharts_and_tags_enable_charts() {
     let chart = Chart::load(&common::testdata().join("charts/parent")).unwrap();
     let values = serde_json::json!({"child": {"greeting": null}, "tags": {"optional": true}});

@@ -15,7 +15,7 @@ fn has_float(v: &Value) -> bool {
     match v {
         Value::Float(_) => true,
         Value::List(items) => items.iter().any(has_float),
-        Value::Map(m) => m.values().any(has_float),
+        Value::Map(m) => m.snapshot().values().any(has_float),
         _ => false,
     }
 }
@@ -133,7 +133,7 @@ fn go_printf(args: &[Value]) -> Result<Value, gotmpl::TemplateError> {
         data.insert(Arc::from(format!("a{i}").as_str()), arg);
     }
     template
-        .execute_to_string(&Value::Map(Arc::new(data)))
+        .execute_to_string(&Value::Map(gotmpl::MapRef::new(data)))
         .map(super::string)
 }
 
