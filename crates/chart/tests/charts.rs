@@ -76,3 +76,29 @@ fn one_loaded_chart_renders_many_times_with_different_values() {
         common::assert_matches_helm(&chart, &overlay, &common::expected("parent", "switches"));
     }
 }
+
+#[test]
+fn tpl_of_a_missing_value_fails_like_helm_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("templates")).unwrap();
+    std::fs::write(
+        dir.path().join("Chart.yaml"),
+        "apiVersion: v2\nname: t\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("values.yaml"), "host: null\n").unwrap();
+    std::fs::write(
+        dir.path().join("templates/ingress.yaml"),
+        "kind: Ingress\nrules:\n  - host: {{ tpl .Values.host . | quote }}\n",
+    )
+    .unwrap();
+    let chart = Chart::load(dir.path()).unwrap();
+    let err = rusty_sdk_chart::render(&chart, &serde_json::json!({}), &Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("t/templates/ingress.yaml:3:"), "{err}");
+    assert!(
+        err.contains("wrong type for value; expected string; got interface {}"),
+        "{err}"
+    );
+}

@@ -10,11 +10,7 @@ mod corpus_support;
 use corpus_support::{ValueSet, Verdict, cases, compare, corpus_dir, render};
 
 /// Chart, value set, reason. Keep in step with the fidelity example's report.
-const KNOWN_GAPS: &[(&str, &str, &str)] = &[(
-    "jenkins",
-    "switches",
-    "Helm's `tpl` refuses a nil template (`wrong type for value; expected string; got interface {}` at secondary-ingress.yaml:30:26); ours renders",
-)];
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
 
 fn known_gap(chart: &str, set: ValueSet) -> Option<&'static str> {
     KNOWN_GAPS

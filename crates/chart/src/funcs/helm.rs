@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::sync::{Arc, OnceLock, Weak};
 
-use gotmpl::{FuncMap, Template, Value};
+use gotmpl::{FuncMap, Template, TemplateError, Value};
 
 use super::{add, arg, fail, go_json, strval, yaml_emit};
 use crate::convert;
@@ -63,6 +63,21 @@ fn nested<T>(
     result
 }
 
+/// `tpl`'s first parameter is a Go `string`: Go refuses anything else before calling, a
+/// missing or null value included (its type is then `interface {}`).
+fn template_text(v: &Value) -> Result<String, TemplateError> {
+    match v {
+        Value::String(s) => Ok(s.to_string()),
+        Value::Nil => Err(TemplateError::Exec(
+            "wrong type for value; expected string; got interface {}".to_string(),
+        )),
+        other => Err(TemplateError::Exec(format!(
+            "wrong type for value; expected string; got {}",
+            crate::sprig::go_type(other)
+        ))),
+    }
+}
+
 fn yaml_text(v: &Value) -> String {
     let yaml = yaml_emit::to_yaml(v);
     yaml.strip_suffix('\n').unwrap_or(&yaml).to_string()
@@ -86,7 +101,7 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
     });
     let h = handle.clone();
     add(&mut m, "tpl", move |a| {
-        let text = strval(arg(a, 0));
+        let text = template_text(arg(a, 0))?;
         let set = h.get()?;
         nested("tpl", || {
             let parsed = (*set)
