@@ -483,6 +483,8 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
                 }
                 _ => write_bad_verb(out, verb, arg),
             },
+            // rusty-sdk change: Go has no integer verbs for floats (`%!d(float64=1e+06)`).
+            'd' | 'o' | 'c' if matches!(arg, Value::Float(_)) => write_bad_verb(out, verb, arg),
             'd' => match arg {
                 // Match Uint before the as_int() path: a u64 above i64::MAX
                 // must print its true magnitude, not the wrapped signed value.
@@ -542,7 +544,7 @@ fn sprintf_into(out: &mut String, fmt_str: &str, args: &[Value]) -> Result<()> {
                 None => write_bad_verb(out, verb, arg),
             },
             'v' => {
-                let _ = write!(out, "{}", arg);
+                write_go_v(out, arg);
                 spec.pad_in_place(out, start, false);
             }
             'U' => {
@@ -726,8 +728,38 @@ fn write_bad_arg(out: &mut String, arg: &Value) {
         return;
     }
     let _ = write!(out, "{}=", arg.type_name());
+    write_go_v(out, arg);
+}
+
+/// Go's `%v` text of a value (rusty-sdk change): floats, also inside lists and maps,
+/// print as Go's shortest `%g` (`1e+06`, not `1000000`); everything else as `Display`.
+fn write_go_v(out: &mut String, arg: &Value) {
     match arg {
-        Value::String(s) => out.push_str(s),
+        Value::Float(f) if f.is_nan() => out.push_str("NaN"),
+        Value::Float(f) if f.is_infinite() => out.push_str(if *f > 0.0 { "+Inf" } else { "-Inf" }),
+        Value::Float(f) => write_g_default(out, *f, false),
+        Value::List(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                write_go_v(out, item);
+            }
+            out.push(']');
+        }
+        Value::Map(m) => {
+            out.push_str("map[");
+            for (i, (k, v)) in m.snapshot().iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(k);
+                out.push(':');
+                write_go_v(out, v);
+            }
+            out.push(']');
+        }
         other => {
             let _ = write!(out, "{}", other);
         }
@@ -1719,6 +1751,22 @@ mod tests {
     #[test]
     fn sprintf_s_basic() {
         assert_eq!(sf("%s", &[Value::String("hello".into())]), "hello");
+    }
+
+    #[test]
+    fn sprintf_floats_print_as_go_does() {
+        // rusty-sdk: Go's `%v` of a float64 is the shortest `%g`, also in bad-verb
+        // markers and inside lists and maps; integer verbs refuse floats.
+        const BIG: Value = Value::Float(1e6);
+        assert_eq!(sf("%v", &[BIG]), "1e+06");
+        assert_eq!(sf("%v", &[Value::Float(123456.0)]), "123456");
+        assert_eq!(sf("%s", &[BIG]), "%!s(float64=1e+06)");
+        assert_eq!(sf("%d", &[BIG]), "%!d(float64=1e+06)");
+        assert_eq!(sf("%d", &[Value::Float(3.0)]), "%!d(float64=3)");
+        assert_eq!(sf("%v", &[Value::Float(f64::INFINITY)]), "+Inf");
+        let list = Value::List(vec![BIG, Value::Float(0.5)].into());
+        assert_eq!(sf("%v", &[list]), "[1e+06 0.5]");
+        assert_eq!(sf("%d", &[Value::Int(3)]), "3");
     }
 
     #[test]
