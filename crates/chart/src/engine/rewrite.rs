@@ -239,6 +239,18 @@ mod tests {
             "{{ (helmFilesAsConfig (helmFilesGlob .Files \"x/*\")) | indent 2 | helmPrint }}"
         );
         assert_eq!(
+            rewrite("{{ .Capabilities.HelmVersion }}"),
+            "{{ helmBuildInfo .Capabilities.HelmVersion | helmPrint }}"
+        );
+        assert_eq!(
+            rewrite("{{ printf \"%v\" $.Capabilities.HelmVersion }}"),
+            "{{ printf \"%v\" (helmBuildInfo $.Capabilities.HelmVersion) | helmPrint }}"
+        );
+        assert_eq!(
+            rewrite("{{ .Capabilities.HelmVersion.Version }}"),
+            "{{ .Capabilities.HelmVersion.Version | helmPrint }}"
+        );
+        assert_eq!(
             rewrite("{{ \".Files.Get\" }}"),
             "{{ \".Files.Get\" | helmPrint }}"
         );

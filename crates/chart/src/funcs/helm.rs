@@ -78,6 +78,19 @@ fn template_text(v: &Value) -> Result<String, TemplateError> {
     }
 }
 
+/// How Go's fmt prints Helm's `BuildInfo` struct: its fields in declaration order.
+fn build_info_text(v: &Value) -> String {
+    let fields = [
+        "Version",
+        "GitCommit",
+        "GitTreeState",
+        "GoVersion",
+        "KubeClientVersion",
+    ]
+    .map(|f| v.field(f).map(|x| strval(&x)).unwrap_or_default());
+    format!("{{{}}}", fields.join(" "))
+}
+
 fn yaml_text(v: &Value) -> String {
     let yaml = yaml_emit::to_yaml(v);
     yaml.strip_suffix('\n').unwrap_or(&yaml).to_string()
@@ -184,6 +197,9 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
                 Err(e) => Value::List(Arc::from([super::string(e.to_string())])),
             },
         )
+    });
+    add(&mut m, "helmBuildInfo", |a| {
+        Ok(super::string(build_info_text(arg(a, 0))))
     });
     add(&mut m, "helmPrint", |a| {
         let v = arg(a, 0);
