@@ -140,6 +140,13 @@ mod tests {
     }
 
     #[test]
+    fn values_stay_send_and_sync() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<Value>();
+        shareable::<MapRef>();
+    }
+
+    #[test]
     fn separate_maps_with_same_entries_are_equal_but_not_identical() {
         let a: MapRef = [(Arc::from("k"), Value::Bool(true))].into_iter().collect();
         let b: MapRef = [(Arc::from("k"), Value::Bool(true))].into_iter().collect();
