@@ -13,11 +13,11 @@ pub fn to_template(v: &serde_json::Value) -> Value {
         serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
         serde_json::Value::String(s) => Value::String(Arc::from(s.as_str())),
         serde_json::Value::Array(items) => Value::List(items.iter().map(to_template).collect()),
-        serde_json::Value::Object(map) => Value::Map(Arc::new(
+        serde_json::Value::Object(map) => Value::Map(
             map.iter()
                 .map(|(k, v)| (Arc::from(k.as_str()), to_template(v)))
                 .collect(),
-        )),
+        ),
     }
 }
 
@@ -27,7 +27,7 @@ pub fn map(entries: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
         .into_iter()
         .map(|(k, v)| (Arc::from(k), v))
         .collect();
-    Value::Map(Arc::new(m))
+    Value::Map(m.into())
 }
 
 /// A template string value.

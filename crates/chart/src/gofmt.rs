@@ -113,7 +113,7 @@ pub fn sprint_if_different(v: &Value) -> Option<String> {
         match v {
             Value::Float(_) => true,
             Value::List(items) => items.iter().any(has_float),
-            Value::Map(m) => m.values().any(has_float),
+            Value::Map(m) => m.snapshot().values().any(has_float),
             _ => false,
         }
     }
@@ -130,6 +130,7 @@ pub fn sprint(v: &Value) -> String {
         }
         Value::Map(m) => {
             let inner: Vec<String> = m
+                .snapshot()
                 .iter()
                 .map(|(k, v)| format!("{k}:{}", sprint(v)))
                 .collect();

@@ -47,6 +47,11 @@ fn defaults_breaking_the_schema_fail_like_helm() {
 }
 
 #[test]
+fn set_merge_unset_change_values_and_dot_in_place_like_go_maps() {
+    check("mutation");
+}
+
+#[test]
 fn user_null_reaches_into_subcharts_and_tags_enable_charts() {
     let chart = Chart::load(&common::testdata().join("charts/parent")).unwrap();
     let values = serde_json::json!({"child": {"greeting": null}, "tags": {"optional": true}});
@@ -70,4 +75,30 @@ fn one_loaded_chart_renders_many_times_with_different_values() {
         );
         common::assert_matches_helm(&chart, &overlay, &common::expected("parent", "switches"));
     }
+}
+
+#[test]
+fn tpl_of_a_missing_value_fails_like_helm_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("templates")).unwrap();
+    std::fs::write(
+        dir.path().join("Chart.yaml"),
+        "apiVersion: v2\nname: t\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("values.yaml"), "host: null\n").unwrap();
+    std::fs::write(
+        dir.path().join("templates/ingress.yaml"),
+        "kind: Ingress\nrules:\n  - host: {{ tpl .Values.host . | quote }}\n",
+    )
+    .unwrap();
+    let chart = Chart::load(dir.path()).unwrap();
+    let err = rusty_sdk_chart::render(&chart, &serde_json::json!({}), &Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("t/templates/ingress.yaml:3:"), "{err}");
+    assert!(
+        err.contains("wrong type for value; expected string; got interface {}"),
+        "{err}"
+    );
 }

@@ -10,28 +10,7 @@ mod corpus_support;
 use corpus_support::{ValueSet, Verdict, cases, compare, corpus_dir, render};
 
 /// Chart, value set, reason. Keep in step with the fidelity example's report.
-const KNOWN_GAPS: &[(&str, &str, &str)] = &[
-    (
-        "bitnami-redis",
-        "defaults",
-        "`set .Values.global.redis \"password\" ...` must change .Values in place (engine stores back only variables): redis-password renders empty",
-    ),
-    (
-        "jenkins",
-        "switches",
-        "Helm's `tpl` refuses a nil template (`wrong type for value; expected string; got interface {}` at secondary-ingress.yaml:30:26); ours renders",
-    ),
-    (
-        "vault",
-        "defaults",
-        "`set . \"injectorEnabled\" ...` inside a define must change the caller's dot in place (engine stores back only variables)",
-    ),
-    (
-        "vault",
-        "switches",
-        "`set . \"mode\"` inside vault.mode must change the caller's dot; without it Helm's failure at server-statefulset.yaml:10 is skipped and server-httproute.yaml:11 fails instead",
-    ),
-];
+const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
 
 fn known_gap(chart: &str, set: ValueSet) -> Option<&'static str> {
     KNOWN_GAPS

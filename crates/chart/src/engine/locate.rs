@@ -52,7 +52,11 @@ fn fails(set: &Template, data: &Value, nodes: Vec<Node>) -> bool {
             nodes,
         },
     );
-    probe.execute_template_to_string(PROBE, data).is_err()
+    // Templates change maps in place (Go semantics): each probe starts from its own copy
+    // so that one probe's `set` cannot change the outcome of the next.
+    probe
+        .execute_template_to_string(PROBE, &crate::sprig::deep_copy(data))
+        .is_err()
 }
 
 /// The position of the innermost node whose execution first fails; `build` turns a list

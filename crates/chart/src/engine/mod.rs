@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gotmpl::{TemplateError, Value};
+use gotmpl::{MapRef, TemplateError, Value};
 
 use crate::chart::Chart;
 use crate::convert::{map, string, to_template};
@@ -25,7 +25,9 @@ struct Renderable {
     name: String,
     source: String,
     base_path: String,
-    top: BTreeMap<Arc<str>, Value>,
+    /// The chart's top-level object, one map shared by all templates of the chart
+    /// (Helm sets its `Template` entry before running each one).
+    top: MapRef,
     /// Partials and library-chart templates are parsed but not rendered.
     render: bool,
 }
@@ -45,7 +47,14 @@ pub fn render(
         capabilities: objects::capabilities_object(&opts.capabilities),
     };
     let mut renderables = Vec::new();
-    collect(&chart, &merged, "", true, &shared, &mut renderables);
+    collect(
+        &chart,
+        &to_template(&merged),
+        "",
+        true,
+        &shared,
+        &mut renderables,
+    );
     // Helm parses deepest paths first and, at equal depth, in reverse name order, so
     // a parent chart's `define` wins over a subchart's.
     renderables.sort_by(|a, b| {
@@ -60,13 +69,12 @@ pub fn render(
             out.insert(r.name.clone(), text.clone());
             continue;
         }
-        let mut top = r.top.clone();
         let template = map([
             ("Name", string(&r.name)),
             ("BasePath", string(&r.base_path)),
         ]);
-        top.insert(Arc::from("Template"), template);
-        let data = Value::Map(Arc::new(top));
+        r.top.insert(Arc::from("Template"), template);
+        let data = Value::Map(r.top.clone());
         let text = set
             .execute_template_to_string(&r.name, &data)
             .map_err(|e| {
@@ -83,9 +91,13 @@ pub fn render(
 
 /// Gather the templates of `chart` and its subcharts with the objects each renders with;
 /// returns `chart`'s own top-level object (its parent's `.Subcharts.<name>`).
+///
+/// As in Helm, a subchart's `.Values` is the very map its parent sees as
+/// `.Values.<subchart>`, and one chart's templates share one `.Values`: a template's
+/// `set` on them is seen by the templates rendered after it.
 fn collect(
     chart: &Chart,
-    values: &serde_json::Value,
+    values: &Value,
     parent_path: &str,
     is_root: bool,
     shared: &SharedObjects,
@@ -98,24 +110,21 @@ fn collect(
     };
     let mut subcharts = BTreeMap::new();
     for sub in &chart.dependencies {
-        let sub_values = values
-            .get(sub.name())
-            .cloned()
-            .unwrap_or(serde_json::Value::Null);
+        let sub_values = values.field(sub.name()).unwrap_or(Value::Nil);
         let sub_top = collect(sub, &sub_values, &path, false, shared, out);
         subcharts.insert(Arc::from(sub.name()), sub_top);
     }
     let scoped = match values {
-        serde_json::Value::Object(_) => values.clone(),
-        _ => serde_json::Value::Object(Default::default()),
+        Value::Map(_) => values.clone(),
+        _ => Value::Map(MapRef::default()),
     };
-    let top: BTreeMap<Arc<str>, Value> = [
-        ("Values", to_template(&scoped)),
+    let top: MapRef = [
+        ("Values", scoped),
         ("Release", shared.release.clone()),
         ("Chart", objects::chart_object(&chart.metadata, is_root)),
         ("Capabilities", shared.capabilities.clone()),
         ("Files", objects::files_object(chart)),
-        ("Subcharts", Value::Map(Arc::new(subcharts))),
+        ("Subcharts", Value::Map(MapRef::new(subcharts))),
     ]
     .into_iter()
     .map(|(k, v)| (Arc::from(k), v))
@@ -138,7 +147,7 @@ fn collect(
             render: !partial,
         });
     }
-    Value::Map(Arc::new(top))
+    Value::Map(top)
 }
 
 /// Objects every template of a render shares.

@@ -5,8 +5,6 @@
 //!   `$.Capabilities.APIVersions.Has "v"` → `helmAPIVersionsHas $.Capabilities.APIVersions "v"`;
 //! * output actions get `| helmPrint` so numbers print as Go prints them (`1e+06`);
 //! * comments become empty actions (gotmpl trims after `{{- /* */}}` where Go does not);
-//! * `$_ := set $d …` (and unset/merge) is followed by `$d = $_`, since gotmpl's dicts are
-//!   values where Go's are shared references;
 //! * `.Files.Get x | b64enc` reads the file's bytes (binary files are not strings).
 //!
 //! Only text inside `{{ }}` changes and no line breaks are added, so parse errors keep
@@ -135,12 +133,6 @@ fn rewrite_action(body: &str) -> String {
         let end = new_core.trim_end().len();
         new_core.insert_str(end, " | helmPrint");
     }
-    if let Some((declared, target)) = mutation_of_variable(trimmed) {
-        // Go's dicts are shared references: `set $d …` changes `$d` itself. gotmpl's
-        // values are immutable, so store the result back: `{{ $_ := set $d … }}{{ $d = $_ }}`.
-        new_core.truncate(new_core.trim_end().len());
-        new_core.push_str(&format!(" }}}}{{{{ {target} = {declared} "));
-    }
     format!(
         "{}{}{}",
         &body[..lead],
@@ -173,35 +165,6 @@ fn binary_safe_base64(core: &str) -> String {
         .replacen("helmFilesGet ", "helmFilesGetBase64 ", 1);
     let tail = &rest["b64enc".len()..];
     format!("{}{call}{tail}", &core[..start])
-}
-
-/// Functions that change the dict given as their first argument, in Go.
-const MUTATORS: &[&str] = &[
-    "set",
-    "unset",
-    "merge",
-    "mergeOverwrite",
-    "mustMerge",
-    "mustMergeOverwrite",
-];
-
-/// `$a := set $d …` (one command, `$d` a plain variable): the two variable names.
-fn mutation_of_variable(trimmed: &str) -> Option<(String, String)> {
-    if trimmed.contains('|') || trimmed.contains('(') {
-        return None;
-    }
-    let mut words = trimmed.split_whitespace();
-    let declared = words.next().filter(|w| is_variable(w))?;
-    let op = words.next().filter(|w| *w == ":=" || *w == "=")?;
-    let func = words.next().filter(|w| MUTATORS.contains(w))?;
-    let target = words.next().filter(|w| is_variable(w) && *w != "$")?;
-    let _ = (op, func);
-    (declared != target).then(|| (declared.to_string(), target.to_string()))
-}
-
-fn is_variable(word: &str) -> bool {
-    word.strip_prefix('$')
-        .is_some_and(|rest| rest.chars().all(|c| c.is_alphanumeric() || c == '_'))
 }
 
 fn is_output_action(trimmed: &str) -> bool {
@@ -262,26 +225,6 @@ mod tests {
     }
 
     #[test]
-    fn dict_mutations_are_stored_back_in_the_variable() {
-        assert_eq!(
-            rewrite("{{- $_ := set $d \"k\" 1 -}}"),
-            "{{- $_ := set $d \"k\" 1 }}{{ $d = $_ -}}"
-        );
-        assert_eq!(
-            rewrite("{{ $m = merge $dst $src }}"),
-            "{{ $m = merge $dst $src }}{{ $dst = $m }}"
-        );
-        assert_eq!(
-            rewrite("{{ $_ := set . \"k\" 1 }}"),
-            "{{ $_ := set . \"k\" 1 }}"
-        );
-        assert_eq!(
-            rewrite("{{ $_ := set $d.x \"k\" 1 }}"),
-            "{{ $_ := set $d.x \"k\" 1 }}"
-        );
-    }
-
-    #[test]
     fn method_calls_become_functions() {
         assert_eq!(
             rewrite("{{ .Files.Get \"a\" }}"),
@@ -294,6 +237,18 @@ mod tests {
         assert_eq!(
             rewrite("{{ (.Files.Glob \"x/*\").AsConfig | indent 2 }}"),
             "{{ (helmFilesAsConfig (helmFilesGlob .Files \"x/*\")) | indent 2 | helmPrint }}"
+        );
+        assert_eq!(
+            rewrite("{{ .Capabilities.HelmVersion }}"),
+            "{{ helmBuildInfo .Capabilities.HelmVersion | helmPrint }}"
+        );
+        assert_eq!(
+            rewrite("{{ printf \"%v\" $.Capabilities.HelmVersion }}"),
+            "{{ printf \"%v\" (helmBuildInfo $.Capabilities.HelmVersion) | helmPrint }}"
+        );
+        assert_eq!(
+            rewrite("{{ .Capabilities.HelmVersion.Version }}"),
+            "{{ .Capabilities.HelmVersion.Version | helmPrint }}"
         );
         assert_eq!(
             rewrite("{{ \".Files.Get\" }}"),

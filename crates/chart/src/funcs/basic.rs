@@ -150,7 +150,7 @@ pub fn funcs() -> FuncMap {
                 pair.get(1).cloned().unwrap_or(Value::Nil),
             );
         }
-        Ok(Value::Map(Arc::new(map)))
+        Ok(Value::Map(gotmpl::MapRef::new(map)))
     });
     add(&mut m, "hasKey", |a| match arg(a, 0) {
         Value::Map(map) => Ok(Value::Bool(map.contains_key(strval(arg(a, 1)).as_str()))),

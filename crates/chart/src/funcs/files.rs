@@ -8,9 +8,9 @@ use gotmpl::{FuncMap, Value};
 use super::{add, arg, strval};
 use crate::funcs::yaml_emit;
 
-fn file_map(v: &Value) -> Option<&BTreeMap<Arc<str>, Value>> {
+fn file_map(v: &Value) -> Option<Arc<BTreeMap<Arc<str>, Value>>> {
     match v {
-        Value::Map(m) => Some(m),
+        Value::Map(m) => Some(m.snapshot()),
         _ => None,
     }
 }
@@ -36,8 +36,8 @@ fn file_text(v: &Value) -> String {
     }
 }
 
-fn lookup<'a>(files: &'a Value, name: &Value) -> Option<&'a Value> {
-    file_map(files).and_then(|m| m.get(strval(name).as_str()))
+fn lookup(files: &Value, name: &Value) -> Option<Value> {
+    file_map(files).and_then(|m| m.get(strval(name).as_str()).cloned())
 }
 
 fn as_yaml_map(files: &Value, encode: impl Fn(&Value) -> String) -> Value {
@@ -48,7 +48,7 @@ fn as_yaml_map(files: &Value, encode: impl Fn(&Value) -> String) -> Value {
         .iter()
         .map(|(k, v)| (Arc::from(base_name(k)), super::string(encode(v))))
         .collect();
-    let yaml = yaml_emit::to_yaml(&Value::Map(Arc::new(out)));
+    let yaml = yaml_emit::to_yaml(&Value::Map(gotmpl::MapRef::new(out)));
     super::string(yaml.strip_suffix('\n').unwrap_or(&yaml))
 }
 
@@ -79,6 +79,7 @@ pub fn funcs() -> FuncMap {
     add(&mut m, "helmFilesGet", |a| {
         Ok(super::string(
             lookup(arg(a, 0), arg(a, 1))
+                .as_ref()
                 .map(file_text)
                 .unwrap_or_default(),
         ))
@@ -87,12 +88,14 @@ pub fn funcs() -> FuncMap {
     add(&mut m, "helmFilesGetBase64", |a| {
         Ok(super::string(base64(
             &lookup(arg(a, 0), arg(a, 1))
+                .as_ref()
                 .map(file_bytes)
                 .unwrap_or_default(),
         )))
     });
     add(&mut m, "helmFilesGetBytes", |a| {
         let bytes = lookup(arg(a, 0), arg(a, 1))
+            .as_ref()
             .map(file_bytes)
             .unwrap_or_default();
         Ok(Value::List(
@@ -109,10 +112,10 @@ pub fn funcs() -> FuncMap {
                     .collect()
             })
             .unwrap_or_default();
-        Ok(Value::Map(Arc::new(picked)))
+        Ok(Value::Map(gotmpl::MapRef::new(picked)))
     });
     add(&mut m, "helmFilesLines", |a| {
-        let Some(text) = lookup(arg(a, 0), arg(a, 1)).map(file_text) else {
+        let Some(text) = lookup(arg(a, 0), arg(a, 1)).as_ref().map(file_text) else {
             return Ok(Value::List(Arc::from([])));
         };
         let text = text.strip_suffix('\n').unwrap_or(&text);

@@ -31,7 +31,7 @@ fn write_value(out: &mut String, v: &Value) {
         }
         Value::Map(m) => {
             out.push('{');
-            for (i, (k, item)) in m.iter().enumerate() {
+            for (i, (k, item)) in m.snapshot().iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }

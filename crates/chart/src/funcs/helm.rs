@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::sync::{Arc, OnceLock, Weak};
 
-use gotmpl::{FuncMap, Template, Value};
+use gotmpl::{FuncMap, Template, TemplateError, Value};
 
 use super::{add, arg, fail, go_json, strval, yaml_emit};
 use crate::convert;
@@ -63,6 +63,34 @@ fn nested<T>(
     result
 }
 
+/// `tpl`'s first parameter is a Go `string`: Go refuses anything else before calling, a
+/// missing or null value included (its type is then `interface {}`).
+fn template_text(v: &Value) -> Result<String, TemplateError> {
+    match v {
+        Value::String(s) => Ok(s.to_string()),
+        Value::Nil => Err(TemplateError::Exec(
+            "wrong type for value; expected string; got interface {}".to_string(),
+        )),
+        other => Err(TemplateError::Exec(format!(
+            "wrong type for value; expected string; got {}",
+            crate::sprig::go_type(other)
+        ))),
+    }
+}
+
+/// How Go's fmt prints Helm's `BuildInfo` struct: its fields in declaration order.
+fn build_info_text(v: &Value) -> String {
+    let fields = [
+        "Version",
+        "GitCommit",
+        "GitTreeState",
+        "GoVersion",
+        "KubeClientVersion",
+    ]
+    .map(|f| v.field(f).map(|x| strval(&x)).unwrap_or_default());
+    format!("{{{}}}", fields.join(" "))
+}
+
 fn yaml_text(v: &Value) -> String {
     let yaml = yaml_emit::to_yaml(v);
     yaml.strip_suffix('\n').unwrap_or(&yaml).to_string()
@@ -86,7 +114,7 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
     });
     let h = handle.clone();
     add(&mut m, "tpl", move |a| {
-        let text = strval(arg(a, 0));
+        let text = template_text(arg(a, 0))?;
         let set = h.get()?;
         nested("tpl", || {
             let parsed = (*set)
@@ -169,6 +197,9 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
                 Err(e) => Value::List(Arc::from([super::string(e.to_string())])),
             },
         )
+    });
+    add(&mut m, "helmBuildInfo", |a| {
+        Ok(super::string(build_info_text(arg(a, 0))))
     });
     add(&mut m, "helmPrint", |a| {
         let v = arg(a, 0);

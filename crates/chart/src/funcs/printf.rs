@@ -1,6 +1,7 @@
-//! `printf`, `print` and `println` with Go's float64 text (`1e+06`): gotmpl's builtins
-//! print floats the Rust way. `printf` hands `%v` float arguments over as Go's text and
-//! then runs gotmpl's own printf (through a one-action template per argument count).
+//! `printf`, `print` and `println` with Go's float64 text (`1e+06`). `print` and
+//! `println` join operands as `fmt.Sprint` does; `printf` runs gotmpl's own printf
+//! (which prints floats as Go does: `%v` → `1e+06`, `%d` → `%!d(float64=1e+06)`)
+//! through a one-action template per argument count.
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
@@ -10,15 +11,6 @@ use super::add;
 use crate::gofmt;
 
 const MAX_ARGS: usize = 24;
-
-fn has_float(v: &Value) -> bool {
-    match v {
-        Value::Float(_) => true,
-        Value::List(items) => items.iter().any(has_float),
-        Value::Map(m) => m.values().any(has_float),
-        _ => false,
-    }
-}
 
 /// `fmt.Sprint`: operands joined, with a space between two that are not strings.
 fn sprint(args: &[Value], spaces: bool) -> String {
@@ -33,63 +25,6 @@ fn sprint(args: &[Value], spaces: bool) -> String {
             Value::Nil => out.push_str("<nil>"),
             other => out.push_str(&gofmt::sprint(other)),
         }
-    }
-    out
-}
-
-/// Which argument each plain `%v` (no `+`, `#` or precision) of `format` consumes.
-fn plain_v_args(format: &str) -> Vec<usize> {
-    let chars: Vec<char> = format.chars().collect();
-    let (mut i, mut next_arg, mut out) = (0, 0usize, Vec::new());
-    while i < chars.len() {
-        if chars[i] != '%' {
-            i += 1;
-            continue;
-        }
-        i += 1;
-        let mut plain = true;
-        while i < chars.len() && "+-# 0".contains(chars[i]) {
-            plain &= chars[i] != '+' && chars[i] != '#';
-            i += 1;
-        }
-        let mut take_star = |i: &mut usize| {
-            if chars.get(*i) == Some(&'*') {
-                next_arg += 1;
-                *i += 1;
-            } else {
-                while chars.get(*i).is_some_and(char::is_ascii_digit) {
-                    *i += 1;
-                }
-            }
-        };
-        take_star(&mut i);
-        if chars.get(i) == Some(&'.') {
-            plain = false;
-            i += 1;
-            take_star(&mut i);
-        }
-        if chars.get(i) == Some(&'[') {
-            let close = chars[i..].iter().position(|c| *c == ']').map(|p| i + p);
-            let index: Option<usize> =
-                close.and_then(|c| chars[i + 1..c].iter().collect::<String>().parse().ok());
-            match (close, index) {
-                (Some(c), Some(n)) if n >= 1 => {
-                    next_arg = n - 1;
-                    i = c + 1;
-                }
-                _ => return out,
-            }
-        }
-        match chars.get(i) {
-            Some('%') | None => {}
-            Some(verb) => {
-                if *verb == 'v' && plain {
-                    out.push(next_arg);
-                }
-                next_arg += 1;
-            }
-        }
-        i += 1;
     }
     out
 }
@@ -115,25 +50,17 @@ fn go_printf(args: &[Value]) -> Result<Value, gotmpl::TemplateError> {
             "wrong number of args for printf: want at least 1 got 0",
         ));
     };
-    let mut rest: Vec<Value> = rest.to_vec();
-    if let Value::String(f) = format {
-        for i in plain_v_args(f) {
-            if let Some(arg) = rest.get_mut(i).filter(|a| has_float(a)) {
-                *arg = super::string(gofmt::sprint(arg));
-            }
-        }
-    }
     let template = printf_templates()
         .get(rest.len())
         .and_then(Option::as_ref)
         .ok_or_else(|| super::fail(format!("printf with more than {MAX_ARGS} arguments")))?;
     let mut data: BTreeMap<Arc<str>, Value> = BTreeMap::new();
     data.insert(Arc::from("f"), format.clone());
-    for (i, arg) in rest.into_iter().enumerate() {
-        data.insert(Arc::from(format!("a{i}").as_str()), arg);
+    for (i, arg) in rest.iter().enumerate() {
+        data.insert(Arc::from(format!("a{i}").as_str()), arg.clone());
     }
     template
-        .execute_to_string(&Value::Map(Arc::new(data)))
+        .execute_to_string(&Value::Map(gotmpl::MapRef::new(data)))
         .map(super::string)
 }
 
@@ -152,13 +79,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plain_v_verbs_are_found() {
-        assert_eq!(plain_v_args("%v %d %s %v"), [0, 3]);
-        assert_eq!(plain_v_args("%% %+v %.2v %5v %[1]v"), [2, 0]);
-        assert_eq!(plain_v_args("%*d %v"), [2]);
-    }
-
-    #[test]
     fn floats_print_like_go() {
         let big = Value::Float(1e6);
         assert_eq!(
@@ -170,6 +90,17 @@ mod tests {
             ])
             .unwrap(),
             super::super::string("1e+06-3-x")
+        );
+        // Go refuses string and integer verbs for a float64, showing its %v text.
+        assert_eq!(
+            go_printf(&[
+                super::super::string("%s|%d|%5.1f"),
+                big.clone(),
+                big.clone(),
+                Value::Float(2.25)
+            ])
+            .unwrap(),
+            super::super::string("%!s(float64=1e+06)|%!d(float64=1e+06)|  2.2")
         );
         assert_eq!(
             sprint(

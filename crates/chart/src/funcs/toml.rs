@@ -31,6 +31,7 @@ fn table(out: &mut String, path: &[String], v: &Value) {
     let Value::Map(m) = v else {
         return;
     };
+    let m = m.snapshot();
     let inner_indent = "  ".repeat(path.len());
     for (k, item) in m
         .iter()
@@ -126,7 +127,7 @@ pub fn from_toml(text: &str) -> Value {
 }
 
 fn table_value(table: &toml::Table) -> Value {
-    Value::Map(std::sync::Arc::new(
+    Value::Map(gotmpl::MapRef::new(
         table
             .iter()
             .map(|(k, v)| (std::sync::Arc::from(k.as_str()), toml_value(v)))

@@ -123,6 +123,7 @@ impl Emitter {
                 } else {
                     indent + BEST_INDENT
                 };
+                let m = m.snapshot();
                 let mut keys: Vec<&str> = m.keys().map(|k| k.as_ref()).collect();
                 keys.sort_by(|a, b| key_order(a, b));
                 for key in keys {

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gotmpl::{FuncMap, Result, TemplateError, Value};
+use gotmpl::{FuncMap, MapRef, Result, TemplateError, Value};
 
 /// A sprig function as gotmpl calls it.
 pub(crate) fn add(
@@ -98,8 +98,14 @@ pub(crate) fn boolean(v: &Value) -> Result<bool> {
 /// The map type every sprig dict function takes.
 pub(crate) type Dict = BTreeMap<Arc<str>, Value>;
 
-/// A Go `map[string]interface{}` parameter; nil is an empty (nil) map as in Go.
-pub(crate) fn dict(v: &Value) -> Result<Option<&Dict>> {
+/// A Go `map[string]interface{}` parameter to read: its entries as they are now; nil is
+/// an empty (nil) map as in Go.
+pub(crate) fn dict(v: &Value) -> Result<Option<Arc<Dict>>> {
+    Ok(shared_dict(v)?.map(MapRef::snapshot))
+}
+
+/// A Go `map[string]interface{}` parameter to change in place (Go maps are references).
+pub(crate) fn shared_dict(v: &Value) -> Result<Option<&MapRef>> {
     match v {
         Value::Map(m) => Ok(Some(m)),
         Value::Nil => Ok(None),
@@ -119,5 +125,5 @@ pub(crate) fn list(items: Vec<Value>) -> Value {
 
 /// A map value.
 pub(crate) fn map(entries: Dict) -> Value {
-    Value::Map(Arc::new(entries))
+    Value::Map(MapRef::new(entries))
 }

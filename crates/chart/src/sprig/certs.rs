@@ -192,7 +192,11 @@ fn signed(
     key: KeyPair,
 ) -> std::result::Result<Value, String> {
     let field = |k: &str| match ca {
-        Value::Map(m) => m.get(k).and_then(Value::as_str).map(str::to_string),
+        Value::Map(m) => m
+            .get(k)
+            .as_ref()
+            .and_then(Value::as_str)
+            .map(str::to_string),
         _ => None,
     };
     let (Some(ca_cert), Some(ca_key)) = (field("Cert"), field("Key")) else {
@@ -333,6 +337,7 @@ mod tests {
         let Value::Map(ca_map) = &ca_value else {
             panic!("not a map")
         };
+        let ca_map = ca_map.snapshot();
         let cert = ca_map["Cert"].as_str().unwrap();
         let key = ca_map["Key"].as_str().unwrap();
         assert!(
@@ -346,6 +351,7 @@ mod tests {
         let Value::Map(leaf) = leaf else {
             panic!("not a map")
         };
+        let leaf = leaf.snapshot();
         assert!(
             leaf["Cert"]
                 .as_str()

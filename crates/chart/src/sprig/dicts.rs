@@ -1,11 +1,11 @@
-//! sprig's dict functions. Go's `set`, `unset`, `merge` and `mergeOverwrite` change
-//! the map they are given; gotmpl's maps are shared immutable values, so these return
-//! the changed map instead (charts that use the result, as most do, see the same).
+//! sprig's dict functions. As in Go, `set`, `unset`, `merge` and `mergeOverwrite`
+//! change the map they are given in place (every holder of it, `.Values` included,
+//! sees the change) and return it; `deepCopy` gives maps nobody else holds.
 use std::sync::Arc;
 
-use gotmpl::{FuncMap, Result, Value};
+use gotmpl::{FuncMap, MapRef, Result, Value};
 
-use super::args::{self, Dict, add, at_least, call_error, dict, exact, string};
+use super::args::{self, Dict, add, at_least, call_error, dict, exact, shared_dict, string};
 use super::cast::{empty, strval};
 
 pub(crate) fn register(m: &mut FuncMap) {
@@ -20,26 +20,29 @@ pub(crate) fn register(m: &mut FuncMap) {
     add(m, "get", |a| {
         let a = exact("get", a, 2)?;
         let (d, key) = (dict(&a[0])?, string(&a[1])?);
-        Ok(d.and_then(|d| d.get(key))
-            .cloned()
+        Ok(d.and_then(|d| d.get(key).cloned())
             .unwrap_or_else(|| args::s("")))
     });
     add(m, "set", |a| {
         let a = exact("set", a, 3)?;
         let key = string(&a[1])?;
-        let Some(d) = dict(&a[0])? else {
+        let Some(d) = shared_dict(&a[0])? else {
             return Err(call_error("set", "assignment to entry in nil map"));
         };
-        let mut out = d.clone();
-        out.insert(key.into(), a[2].clone());
-        Ok(args::map(out))
+        d.insert(key.into(), a[2].clone());
+        Ok(a[0].clone())
     });
     add(m, "unset", |a| {
         let a = exact("unset", a, 2)?;
         let key = string(&a[1])?;
-        let mut out = dict(&a[0])?.cloned().unwrap_or_default();
-        out.remove(key);
-        Ok(args::map(out))
+        match shared_dict(&a[0])? {
+            Some(d) => {
+                d.remove(key);
+                Ok(a[0].clone())
+            }
+            // Go's delete on a nil map does nothing; the result prints as an empty map.
+            None => Ok(args::map(Dict::new())),
+        }
     });
     add(m, "hasKey", |a| {
         let a = exact("hasKey", a, 2)?;
@@ -51,8 +54,8 @@ pub(crate) fn register(m: &mut FuncMap) {
         let key = string(&a[0])?;
         let mut out = Vec::new();
         for d in &a[1..] {
-            if let Some(v) = dict(d)?.and_then(|d| d.get(key)) {
-                out.push(v.clone());
+            if let Some(v) = dict(d)?.and_then(|d| d.get(key).cloned()) {
+                out.push(v);
             }
         }
         Ok(args::list(out))
@@ -62,7 +65,7 @@ pub(crate) fn register(m: &mut FuncMap) {
         for d in a {
             out.extend(
                 dict(d)?
-                    .into_iter()
+                    .iter()
                     .flat_map(|d| d.keys().map(|k| Value::String(Arc::clone(k)))),
             );
         }
@@ -80,7 +83,7 @@ pub(crate) fn register(m: &mut FuncMap) {
         let mut out = Dict::new();
         for k in &a[1..] {
             let k = string(k)?;
-            if let Some((key, v)) = d.and_then(|d| d.get_key_value(k)) {
+            if let Some((key, v)) = d.as_ref().and_then(|d| d.get_key_value(k)) {
                 out.insert(Arc::clone(key), v.clone());
             }
         }
@@ -89,7 +92,7 @@ pub(crate) fn register(m: &mut FuncMap) {
     add(m, "omit", |a| {
         let a = at_least("omit", a, 1)?;
         let drop = a[1..].iter().map(string).collect::<Result<Vec<_>>>()?;
-        let mut out = dict(&a[0])?.cloned().unwrap_or_default();
+        let mut out = dict(&a[0])?.map(|d| (*d).clone()).unwrap_or_default();
         out.retain(|k, _| !drop.contains(&k.as_ref()));
         Ok(args::map(out))
     });
@@ -101,25 +104,32 @@ pub(crate) fn register(m: &mut FuncMap) {
     ] {
         add(m, name, move |a| {
             let a = at_least(name, a, 1)?;
-            let mut out = dict(&a[0])?.cloned().unwrap_or_default();
+            // A nil destination gets a new map, as mergo's pointer-to-nil-map does.
+            let dst = match shared_dict(&a[0])? {
+                Some(d) => d.clone(),
+                None => MapRef::default(),
+            };
             for src in &a[1..] {
                 if let Some(src) = dict(src)? {
-                    merge_into(&mut out, src, overwrite);
+                    merge_into(&dst, &src, overwrite);
                 }
             }
-            Ok(args::map(out))
+            Ok(Value::Map(dst))
         });
     }
     for name in ["deepCopy", "mustDeepCopy"] {
-        add(m, name, move |a| Ok(exact(name, a, 1)?[0].clone()));
+        add(m, name, move |a| Ok(deep_copy(&exact(name, a, 1)?[0])));
     }
     add(m, "dig", dig);
 }
 
-/// mergo.Merge / mergo.MergeWithOverwrite on `map[string]interface{}`: maps merge
-/// key by key; otherwise a source value replaces a missing or empty destination
-/// value (always, with `overwrite`); nil sources are skipped unless overwriting.
-pub fn merge_into(dst: &mut Dict, src: &Dict, overwrite: bool) {
+/// mergo.Merge / mergo.MergeWithOverwrite on `map[string]interface{}`, in place: maps
+/// merge key by key (nested destination maps change in place too); otherwise a source
+/// value replaces a missing or empty destination value (always, with `overwrite`); nil
+/// sources are skipped unless overwriting.
+///
+/// No lock is held across the recursion, so a source may share maps with `dst`.
+pub fn merge_into(dst: &MapRef, src: &Dict, overwrite: bool) {
     for (key, sv) in src {
         if matches!(sv, Value::Nil) {
             if overwrite {
@@ -127,18 +137,31 @@ pub fn merge_into(dst: &mut Dict, src: &Dict, overwrite: bool) {
             }
             continue;
         }
-        if let (Some(Value::Map(dm)), Value::Map(sm)) = (dst.get(key), sv)
+        let current = dst.get(key);
+        if let (Some(Value::Map(dm)), Value::Map(sm)) = (&current, sv)
             && !dm.is_empty()
         {
-            let mut merged = (**dm).clone();
-            merge_into(&mut merged, sm, overwrite);
-            dst.insert(Arc::clone(key), args::map(merged));
+            merge_into(dm, &sm.snapshot(), overwrite);
             continue;
         }
-        let replace = overwrite || dst.get(key).is_none_or(empty);
-        if replace {
+        if overwrite || current.as_ref().is_none_or(empty) {
             dst.insert(Arc::clone(key), sv.clone());
         }
+    }
+}
+
+/// copystructure.Copy: the same value with every map and list newly made, so that
+/// changing the copy never changes the original.
+pub fn deep_copy(v: &Value) -> Value {
+    match v {
+        Value::Map(m) => Value::Map(
+            m.snapshot()
+                .iter()
+                .map(|(k, v)| (Arc::clone(k), deep_copy(v)))
+                .collect(),
+        ),
+        Value::List(items) => Value::List(items.iter().map(deep_copy).collect()),
+        other => other.clone(),
     }
 }
 
@@ -150,7 +173,7 @@ fn dig(a: &[Value]) -> Result<Value> {
     let (keys, rest) = a.split_at(a.len() - 2);
     let default = &rest[0];
     let mut current = match &rest[1] {
-        Value::Map(m) => m,
+        Value::Map(m) => m.clone(),
         other => {
             return Err(call_error(
                 "dig",
@@ -178,7 +201,7 @@ fn dig(a: &[Value]) -> Result<Value> {
             return Ok(default.clone());
         };
         if i + 1 == keys.len() {
-            return Ok(step.clone());
+            return Ok(step);
         }
         current = match step {
             Value::Map(m) => m,
@@ -187,7 +210,7 @@ fn dig(a: &[Value]) -> Result<Value> {
                     "dig",
                     format!(
                         "interface conversion: interface {{}} is {}, not map[string]interface {{}}",
-                        args::go_type(other)
+                        args::go_type(&other)
                     ),
                 ));
             }

@@ -64,7 +64,7 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Op
                 return Some(());
             }
             out.push('{');
-            for (i, (k, item)) in m.iter().enumerate() {
+            for (i, (k, item)) in m.snapshot().iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }

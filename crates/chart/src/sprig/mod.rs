@@ -38,7 +38,8 @@ mod urls;
 #[cfg(test)]
 mod tests;
 
-pub use dicts::merge_into;
+pub(crate) use args::go_type;
+pub use dicts::{deep_copy, merge_into};
 
 /// Every sprig function Helm offers, keyed by its template name.
 pub fn funcs() -> FuncMap {

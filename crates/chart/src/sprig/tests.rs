@@ -384,8 +384,14 @@ fn no_function_panics_on_odd_arguments() {
     for (name, f) in funcs() {
         for arity in 0..=3u32 {
             for combo in 0..samples.len().pow(arity) {
+                // Fresh copies: `set`/`merge` change maps in place, as in Go, and a map
+                // that came to contain itself would recurse forever in later calls.
                 let args: Vec<Value> = (0..arity)
-                    .map(|i| samples[combo / samples.len().pow(i) % samples.len()].clone())
+                    .map(|i| {
+                        super::dicts::deep_copy(
+                            &samples[combo / samples.len().pow(i) % samples.len()],
+                        )
+                    })
                     .collect();
                 let call = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&args)));
                 if call.is_err() {

@@ -179,7 +179,7 @@ pub(crate) fn register(m: &mut FuncMap) {
     });
     add(m, "urlJoin", |a| {
         let d = dict(&exact("urlJoin", a, 1)?[0])?;
-        let field = |k: &str| match d.and_then(|d| d.get(k)) {
+        let field = |k: &str| match d.as_ref().and_then(|d| d.get(k)) {
             Some(Value::String(v)) => v.to_string(),
             _ => String::new(),
         };

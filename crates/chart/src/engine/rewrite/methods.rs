@@ -1,7 +1,9 @@
 //! Method calls on Helm objects rewritten as function calls (gotmpl has no methods):
 //! `.Files.Get "x"` → `helmFilesGet .Files "x"`, `(…).AsConfig` → `(helmFilesAsConfig (…))`,
 //! `.Capabilities.APIVersions.Has "v"` → `helmAPIVersionsHas .Capabilities.APIVersions "v"`,
-//! and a bare `.Capabilities.KubeVersion` → its `.Version`.
+//! a bare `.Capabilities.KubeVersion` → its `.Version` and a bare
+//! `.Capabilities.HelmVersion` → `helmBuildInfo .Capabilities.HelmVersion` (Go's struct
+//! text; so `toYaml` of it gives that text too, where Go gives its JSON fields).
 use super::skip_quoted;
 
 const FILE_METHODS: &[&str] = &["GetBytes", "Get", "Glob", "Lines", "AsConfig", "AsSecrets"];
@@ -70,6 +72,17 @@ fn method_at(core: &str, i: usize, out: &mut String) -> Option<(usize, String)> 
         let receiver = take_receiver(out);
         let text = format!("{receiver}.Capabilities.KubeVersion.Version");
         return Some((".Capabilities.KubeVersion".len(), text));
+    }
+    // Go prints Helm's BuildInfo struct as `{v4.2   go1.26.6 v1.36}` (its fields in order).
+    if let Some(after) = rest.strip_prefix(".Capabilities.HelmVersion")
+        && !after.starts_with(|c: char| c == '.' || c.is_alphanumeric() || c == '_')
+    {
+        let receiver = take_receiver(out);
+        let call = format!("helmBuildInfo {receiver}.Capabilities.HelmVersion");
+        return Some((
+            ".Capabilities.HelmVersion".len(),
+            wrap_if_argument(out, &call, true),
+        ));
     }
     if out.ends_with(')') {
         for method in ["AsConfig", "AsSecrets"] {
