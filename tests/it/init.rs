@@ -178,3 +178,33 @@ fn a_commit_failing_halfway_leaves_the_directory_as_it_was() {
     let entries = std::fs::read_dir(&root).unwrap().count();
     assert_eq!(entries, 1, "only the original file remains");
 }
+
+#[test]
+fn an_unwritable_directory_is_a_one_line_error() {
+    // /sys refuses new entries even to root, unlike a chmod-ed folder.
+    let target = Path::new("/sys/kernel/rusty-sdk-test-project");
+    if !Path::new("/sys/kernel").is_dir() {
+        eprintln!("notice: no /sys/kernel here, skipping the unwritable-directory test");
+        return;
+    }
+    let cwd = tempfile::tempdir().unwrap();
+    let output = rusty(cwd.path())
+        .args([
+            "-C",
+            &target.display().to_string(),
+            "init",
+            "--plugins",
+            "rust",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: /sys/kernel/rusty-sdk-test-project: "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    assert!(!target.exists());
+}
