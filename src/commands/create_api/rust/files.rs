@@ -118,9 +118,7 @@ impl<'a> RustApiFiles<'a> {
             ),
         )?;
         self.register_crd(tree)?;
-        for path in [&types, &group_mod, &version_mod, API_LIB] {
-            rustfmt(tree, path)?;
-        }
+        rustfmt(tree, &[&types, &group_mod, &version_mod, API_LIB])?;
 
         if !self.crd_needs_crdgen(tree) {
             let crd = crd::render(&self.context, renderer)?;
@@ -181,13 +179,10 @@ impl<'a> RustApiFiles<'a> {
                 spec.kind.lower()
             ),
         )?;
-        for path in [
-            format!("src/controller/{snake}.rs"),
-            CONTROLLER_MOD.into(),
-            MAIN.into(),
-        ] {
-            rustfmt(tree, &path)?;
-        }
+        rustfmt(
+            tree,
+            &[&format!("src/controller/{snake}.rs"), CONTROLLER_MOD, MAIN],
+        )?;
         Ok(())
     }
 
@@ -212,15 +207,32 @@ impl<'a> RustApiFiles<'a> {
     }
 }
 
-/// Format a staged Rust file the way `cargo fmt` will (module lists sorted, long lines
+/// Format staged Rust files the way `cargo fmt` will (module lists sorted, long lines
 /// wrapped for the names of this API), so generated projects pass `cargo fmt --check`.
-/// Without a working rustfmt the file stays as rendered: it still compiles.
-fn rustfmt(tree: &mut Tree, path: &str) -> Result<()> {
-    let Some(text) = tree.read(path)? else {
-        return Ok(());
-    };
-    if let Some(formatted) = run_rustfmt(&text).filter(|f| *f != text) {
-        tree.edit(path, |_| Ok(formatted))?;
+/// The rustfmt processes run side by side: one after another they cost more than the rest
+/// of the command. (One process over temp files would not do: rustfmt then follows `mod`
+/// lines to files that are not there.) Without a working rustfmt the files stay as
+/// rendered: they still compile.
+fn rustfmt(tree: &mut Tree, paths: &[&str]) -> Result<()> {
+    let mut texts = Vec::with_capacity(paths.len());
+    for path in paths {
+        if let Some(text) = tree.read(path)? {
+            texts.push((*path, text));
+        }
+    }
+    let formatted: Vec<Option<String>> = std::thread::scope(|scope| {
+        let jobs: Vec<_> = texts
+            .iter()
+            .map(|(_, text)| scope.spawn(move || run_rustfmt(text)))
+            .collect();
+        jobs.into_iter()
+            .map(|job| job.join().ok().flatten())
+            .collect()
+    });
+    for ((path, before), after) in texts.iter().zip(formatted) {
+        if let Some(after) = after.filter(|after| after != before) {
+            tree.edit(path, |_| Ok(after))?;
+        }
     }
     Ok(())
 }
