@@ -1,5 +1,9 @@
-//! Go's number and value formatting, where it differs from Rust's: `fmt.Sprint` of a
-//! float64 (`%v`, e.g. `1e+06`) and `encoding/json` floats.
+//! Go's `fmt` and `strconv` formatting of template values, where it differs from
+//! Rust's: `%v` (what `toString`, `cat`, `join` and template output print), `%q`
+//! (what `quote` prints), float64 as `strconv.FormatFloat` writes it (`1e+06`, not
+//! `1000000`) and `encoding/json` floats. The one home of this logic in the crate.
+use std::fmt::Write;
+
 use gotmpl::Value;
 
 /// Shortest digits and decimal exponent of `f` (f = 0.d1d2d3... × 10^dp), `f` finite.
@@ -89,6 +93,35 @@ pub fn format_float(f: f64) -> String {
     }
 }
 
+/// `strconv.FormatFloat(f, 'f', -1, 64)`.
+pub fn format_float_f(f: f64) -> String {
+    if let Some(s) = special(f) {
+        return s;
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0" } else { "0" }.to_string();
+    }
+    let (digits, dp) = shortest_digits(f);
+    fixed_form(&digits, dp, f < 0.0)
+}
+
+/// `strconv.FormatFloat(f, 'e', -1, 64)`.
+pub fn format_float_e(f: f64) -> String {
+    if let Some(s) = special(f) {
+        return s;
+    }
+    if f == 0.0 {
+        return if f.is_sign_negative() {
+            "-0e+00"
+        } else {
+            "0e+00"
+        }
+        .to_string();
+    }
+    let (digits, dp) = shortest_digits(f);
+    exp_form(&digits, dp, f < 0.0, true)
+}
+
 /// `encoding/json` float64 text: fixed notation unless tiny or huge.
 pub fn json_float(f: f64) -> String {
     if !f.is_finite() {
@@ -140,6 +173,49 @@ pub fn sprint(v: &Value) -> String {
     }
 }
 
+/// Whether Go's `strconv.IsPrint` holds, closely enough for quoting: letters, marks,
+/// numbers, punctuation, symbols and the ASCII space.
+fn go_is_print(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    !matches!(c, '\u{AD}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}' | '\u{FFF9}'..='\u{FFFB}')
+}
+
+/// `strconv.Quote(s)`, which `%q` and sprig's `quote` use.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            c if go_is_print(c) => out.push(c),
+            c if (c as u32) < 0x80 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if (c as u32) < 0x10000 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => {
+                let _ = write!(out, "\\U{:08x}", c as u32);
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +234,30 @@ mod tests {
             "1.2345678901234567e+19"
         );
         assert_eq!(format_float(123456789.0), "1.23456789e+08");
+        assert_eq!(format_float(1234567.0), "1.234567e+06");
+        assert_eq!(format_float_f(1e21), "1000000000000000000000");
+        assert_eq!(format_float_f(0.000123), "0.000123");
+        assert_eq!(format_float_e(1e21), "1e+21");
+        assert_eq!(format_float_e(0.0), "0e+00");
+    }
+
+    #[test]
+    fn values_print_like_go_percent_v() {
+        let v = Value::from(vec![
+            Value::Int(1),
+            Value::from("a"),
+            Value::Nil,
+            Value::Float(1e6),
+        ]);
+        assert_eq!(sprint(&v), "[1 a <nil> 1e+06]");
+    }
+
+    #[test]
+    fn quote_escapes_like_strconv() {
+        assert_eq!(
+            go_quote("a\"b\\c\n\u{1}\u{a0}é"),
+            "\"a\\\"b\\\\c\\n\\x01\\u00a0é\""
+        );
     }
 
     #[test]

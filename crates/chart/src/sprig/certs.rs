@@ -110,7 +110,7 @@ fn base_params(
         let Value::String(text) = ip else {
             return Err(format!(
                 "error parsing ip: {} is not a string",
-                super::gofmt::go_sprint(ip)
+                crate::gofmt::sprint(ip)
             ));
         };
         let addr: IpAddr = text
@@ -122,7 +122,7 @@ fn base_params(
         let Value::String(text) = name else {
             return Err(format!(
                 "error processing alternate dns name: {} is not a string",
-                super::gofmt::go_sprint(name)
+                crate::gofmt::sprint(name)
             ));
         };
         let ia5 = text

@@ -5,7 +5,7 @@ use std::fmt::Write;
 use gotmpl::Value;
 
 use super::args::{self, Dict};
-use super::gofmt::{format_float_e, format_float_f};
+use crate::gofmt::{format_float_e, format_float_f};
 
 /// How to lay out the JSON text.
 #[derive(Clone, Copy)]

@@ -22,7 +22,6 @@ mod dates;
 mod dicts;
 mod duration;
 mod encoding;
-pub mod gofmt;
 mod gotime;
 pub mod json;
 mod layout;
