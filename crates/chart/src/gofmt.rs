@@ -105,38 +105,18 @@ pub fn format_float_f(f: f64) -> String {
     fixed_form(&digits, dp, f < 0.0)
 }
 
-/// `strconv.FormatFloat(f, 'e', -1, 64)`.
-pub fn format_float_e(f: f64) -> String {
-    if let Some(s) = special(f) {
-        return s;
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() {
-            "-0e+00"
-        } else {
-            "0e+00"
-        }
-        .to_string();
-    }
-    let (digits, dp) = shortest_digits(f);
-    exp_form(&digits, dp, f < 0.0, true)
-}
-
-/// `encoding/json` float64 text: fixed notation unless tiny or huge.
-pub fn json_float(f: f64) -> String {
+/// `encoding/json`'s float64: 'f' form, or 'e' form below 1e-6 and from 1e21 with the
+/// exponent's leading zero dropped (`1e-7`); `None` for NaN and ±Inf, which Go refuses.
+pub fn json_float(f: f64) -> Option<String> {
     if !f.is_finite() {
-        return "null".into();
+        return None;
     }
-    if f == 0.0 {
-        return "0".into();
+    let abs = f.abs();
+    if abs == 0.0 || (1e-6..1e21).contains(&abs) {
+        return Some(format_float_f(f));
     }
     let (digits, dp) = shortest_digits(f);
-    let abs = f.abs();
-    if !(1e-6..1e21).contains(&abs) {
-        exp_form(&digits, dp, f < 0.0, false)
-    } else {
-        fixed_form(&digits, dp, f < 0.0)
-    }
+    Some(exp_form(&digits, dp, f < 0.0, false))
 }
 
 /// `fmt.Sprint(v)` for template output: floats and floats inside lists and maps
@@ -237,8 +217,6 @@ mod tests {
         assert_eq!(format_float(1234567.0), "1.234567e+06");
         assert_eq!(format_float_f(1e21), "1000000000000000000000");
         assert_eq!(format_float_f(0.000123), "0.000123");
-        assert_eq!(format_float_e(1e21), "1e+21");
-        assert_eq!(format_float_e(0.0), "0e+00");
     }
 
     #[test]
@@ -262,10 +240,14 @@ mod tests {
 
     #[test]
     fn json_floats_use_fixed_notation_in_range() {
-        assert_eq!(json_float(1e6), "1000000");
-        assert_eq!(json_float(0.00001), "0.00001");
-        assert_eq!(json_float(1.5), "1.5");
-        assert_eq!(json_float(1e21), "1e+21");
-        assert_eq!(json_float(1e-7), "1e-7");
+        let json = |f| json_float(f).unwrap_or_default();
+        assert_eq!(json(1e6), "1000000");
+        assert_eq!(json(0.00001), "0.00001");
+        assert_eq!(json(1.5), "1.5");
+        assert_eq!(json(1e21), "1e+21");
+        assert_eq!(json(1e-7), "1e-7");
+        assert_eq!(json(-2.5e-10), "-2.5e-10");
+        assert_eq!(json(-0.0), "-0");
+        assert_eq!(json_float(f64::NAN), None);
     }
 }

@@ -6,7 +6,6 @@ use gotmpl::{FuncMap, TemplateError, Value};
 
 pub mod basic;
 pub mod files;
-pub mod go_json;
 pub mod helm;
 mod printf;
 pub mod toml;

@@ -23,7 +23,6 @@ mod dicts;
 mod duration;
 mod encoding;
 mod gotime;
-pub mod json;
 mod layout;
 mod lists;
 mod math;
