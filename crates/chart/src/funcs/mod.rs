@@ -1,10 +1,9 @@
-//! Template functions: a few sprig basics (replaced by the full `crate::sprig` library
-//! when it has them), then Helm's own functions, which always win.
+//! Template functions: the sprig library (`crate::sprig`), then Helm's own functions,
+//! which always win.
 use std::sync::Arc;
 
 use gotmpl::{FuncMap, TemplateError, Value};
 
-pub mod basic;
 pub mod files;
 pub mod helm;
 mod printf;
@@ -16,8 +15,7 @@ pub use helm::TemplateHandle;
 
 /// Every function a chart template can call.
 pub fn all(handle: &TemplateHandle) -> FuncMap {
-    let mut funcs = basic::funcs();
-    funcs.extend(crate::sprig::funcs());
+    let mut funcs = crate::sprig::funcs();
     funcs.extend(printf::funcs());
     funcs.extend(files::funcs());
     funcs.extend(helm::funcs(handle));
