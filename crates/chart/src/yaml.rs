@@ -175,7 +175,7 @@ fn number(text: &str) -> Option<Value> {
 }
 
 /// `strconv.ParseInt(s, 0, 64)`, then `ParseUint`: 0x, 0o, 0b prefixes, a leading 0 is octal.
-fn go_int(s: &str) -> Option<Value> {
+pub(crate) fn go_int(s: &str) -> Option<Value> {
     let (neg, body) = match s.as_bytes().first()? {
         b'-' => (true, &s[1..]),
         b'+' => (false, &s[1..]),
@@ -213,7 +213,7 @@ fn go_int(s: &str) -> Option<Value> {
 }
 
 /// go-yaml's float pattern `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn is_yaml_float(s: &str) -> bool {
+pub(crate) fn is_yaml_float(s: &str) -> bool {
     let b = s.strip_prefix(['-', '+']).unwrap_or(s);
     let (mantissa, exp) = match b.find(['e', 'E']) {
         Some(i) => (&b[..i], Some(&b[i + 1..])),
