@@ -6,6 +6,9 @@ use std::fmt::Write;
 
 use gotmpl::Value;
 
+/// `fmt.Sprint(v)` with Go's float formatting at any depth: gotmpl's `%v` text.
+pub use gotmpl::go_sprint as sprint;
+
 /// Shortest digits and decimal exponent of `f` (f = 0.d1d2d3... × 10^dp), `f` finite.
 fn shortest_digits(f: f64) -> (String, i32) {
     // Rust's `{:e}` is the shortest round-trip representation, like Go's.
@@ -131,26 +134,6 @@ pub fn sprint_if_different(v: &Value) -> Option<String> {
         }
     }
     has_float(v).then(|| sprint(v))
-}
-
-/// `fmt.Sprint(v)` with Go's float formatting at any depth.
-pub fn sprint(v: &Value) -> String {
-    match v {
-        Value::Float(f) => format_float(*f),
-        Value::List(items) => {
-            let inner: Vec<String> = items.iter().map(sprint).collect();
-            format!("[{}]", inner.join(" "))
-        }
-        Value::Map(m) => {
-            let inner: Vec<String> = m
-                .snapshot()
-                .iter()
-                .map(|(k, v)| format!("{k}:{}", sprint(v)))
-                .collect();
-            format!("map[{}]", inner.join(" "))
-        }
-        other => other.to_string(),
-    }
 }
 
 /// Whether Go's `strconv.IsPrint` holds, closely enough for quoting: letters, marks,
