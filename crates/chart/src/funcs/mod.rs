@@ -42,13 +42,7 @@ pub(crate) fn fail(message: impl Into<String>) -> TemplateError {
 }
 
 /// Go's `fmt.Sprint` of one value, as sprig's `toString`/`strval` does.
-pub(crate) fn strval(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.to_string(),
-        Value::Nil => "<nil>".into(),
-        other => crate::gofmt::sprint(other),
-    }
-}
+pub(crate) use crate::sprig::strval;
 
 /// An integer argument (Helm passes float64 values and int literals).
 pub(crate) fn int_arg(v: &Value) -> i64 {

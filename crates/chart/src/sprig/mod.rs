@@ -37,6 +37,7 @@ mod urls;
 mod tests;
 
 pub(crate) use args::go_type;
+pub(crate) use cast::strval;
 pub use dicts::{deep_copy, merge_into};
 
 /// Every sprig function Helm offers, keyed by its template name.
