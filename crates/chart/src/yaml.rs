@@ -128,10 +128,7 @@ fn key_string(key: &Value) -> String {
     match key {
         Value::String(s) => s.clone(),
         Value::Null => "null".into(),
-        Value::Number(n) => match n.as_f64() {
-            Some(f) if !(n.is_i64() || n.is_u64()) => crate::gofmt::format_float(f),
-            _ => n.to_string(),
-        },
+        Value::Number(n) => crate::gofmt::number_text(n),
         other => other.to_string(),
     }
 }
