@@ -7,7 +7,7 @@
 #[path = "../tests/corpus_support/mod.rs"]
 mod corpus_support;
 
-use corpus_support::{ValueSet, Verdict, cases, compare, corpus_dir, render};
+use corpus_support::{ValueSet, Verdict, cases, corpus_dir};
 
 fn main() {
     let Some(corpus) = corpus_dir() else {
@@ -22,22 +22,15 @@ fn main() {
         }
         for set in ValueSet::ALL {
             let label = format!("{:<30} {:<9}", case.chart, set.name());
-            let inputs = case
-                .values(set)
-                .and_then(|v| Ok((v, case.expected(set)?, case.nondeterministic(set)?)));
-            let (values, expected, nondeterministic) = match inputs {
-                Ok(inputs) => inputs,
+            let verdict = match case.check(set) {
+                Ok(verdict) => verdict,
                 Err(e) => {
                     println!("{label} unreadable: {e}");
                     errors += 1;
                     continue;
                 }
             };
-            match compare(
-                &expected,
-                &nondeterministic,
-                &render(&case.chart_dir, &values),
-            ) {
+            match verdict {
                 Verdict::Identical => {
                     identical += 1;
                     println!("{label} identical");

@@ -21,6 +21,7 @@ mod error;
 pub mod funcs;
 mod glob;
 mod gofmt;
+mod gojson;
 mod helmignore;
 mod load;
 mod manifests;

@@ -165,10 +165,7 @@ mod lenient {
             Value::Null => Ok(String::new()),
             Value::String(s) => Ok(s),
             Value::Bool(b) => Ok(b.to_string()),
-            Value::Number(n) => Ok(match n.as_f64() {
-                Some(f) if !(n.is_i64() || n.is_u64()) => crate::gofmt::format_float(f),
-                _ => n.to_string(),
-            }),
+            Value::Number(n) => Ok(crate::gofmt::number_text(&n)),
             other => Err(D::Error::custom(format!(
                 "expected a string, found {other}"
             ))),

@@ -63,9 +63,9 @@ fn coalesce_defaults(chart: &Chart, dest: &mut Map<String, Value>) {
     }
 }
 
-/// A default value with its null map entries removed (Helm 4 drops nulls of chart
-/// defaults at any map depth; lists are kept as they are).
-fn without_nulls(v: &Value) -> Value {
+/// A value with its null map entries removed at any map depth; lists are kept as they
+/// are. Helm 4 drops these nulls from chart defaults and before schema validation.
+pub(crate) fn without_nulls(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
             m.iter()

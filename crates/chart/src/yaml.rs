@@ -128,10 +128,7 @@ fn key_string(key: &Value) -> String {
     match key {
         Value::String(s) => s.clone(),
         Value::Null => "null".into(),
-        Value::Number(n) => match n.as_f64() {
-            Some(f) if !(n.is_i64() || n.is_u64()) => crate::gofmt::format_float(f),
-            _ => n.to_string(),
-        },
+        Value::Number(n) => crate::gofmt::number_text(n),
         other => other.to_string(),
     }
 }
@@ -175,7 +172,7 @@ fn number(text: &str) -> Option<Value> {
 }
 
 /// `strconv.ParseInt(s, 0, 64)`, then `ParseUint`: 0x, 0o, 0b prefixes, a leading 0 is octal.
-fn go_int(s: &str) -> Option<Value> {
+pub(crate) fn go_int(s: &str) -> Option<Value> {
     let (neg, body) = match s.as_bytes().first()? {
         b'-' => (true, &s[1..]),
         b'+' => (false, &s[1..]),
@@ -213,7 +210,7 @@ fn go_int(s: &str) -> Option<Value> {
 }
 
 /// go-yaml's float pattern `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn is_yaml_float(s: &str) -> bool {
+pub(crate) fn is_yaml_float(s: &str) -> bool {
     let b = s.strip_prefix(['-', '+']).unwrap_or(s);
     let (mantissa, exp) = match b.find(['e', 'E']) {
         Some(i) => (&b[..i], Some(&b[i + 1..])),

@@ -731,6 +731,14 @@ fn write_bad_arg(out: &mut String, arg: &Value) {
     write_go_v(out, arg);
 }
 
+/// `fmt.Sprint(v)` of one value: Go's `%v` text (rusty-sdk change, exported so the chart
+/// crate prints values the way this crate's printf does instead of keeping a copy).
+pub fn go_sprint(v: &Value) -> String {
+    let mut out = String::new();
+    write_go_v(&mut out, v);
+    out
+}
+
 /// Go's `%v` text of a value (rusty-sdk change): floats, also inside lists and maps,
 /// print as Go's shortest `%g` (`1e+06`, not `1000000`); everything else as `Display`.
 fn write_go_v(out: &mut String, arg: &Value) {

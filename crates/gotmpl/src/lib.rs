@@ -81,7 +81,7 @@ fn col_for_offset(src: &str, offset: usize) -> usize {
     let line_start = src[..end].rfind('\n').map_or(0, |i| i + 1);
     src[line_start..end].chars().count() + 1
 }
-pub use go::{html_escape, js_escape, url_encode};
+pub use go::{go_sprint, html_escape, js_escape, url_encode};
 pub use map::{MapEntries, MapRef};
 #[cfg(feature = "serde")]
 #[cfg_attr(docsrs, doc(cfg(feature = "serde")))]

@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use gotmpl::{FuncMap, Template, TemplateError, Value};
 
-use super::{add, arg, fail, go_json, strval, yaml_emit};
+use super::{add, arg, fail, strval, yaml_emit};
 use crate::convert;
 
 /// Lets `include` and `tpl` reach the template set they are part of, once it is built.
@@ -156,12 +156,7 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
     add(&mut m, "fromToml", |a| {
         Ok(super::toml::from_toml(&strval(arg(a, 0))))
     });
-    add(&mut m, "toJson", |a| {
-        Ok(super::string(go_json::to_json(arg(a, 0))))
-    });
-    add(&mut m, "mustToJson", |a| {
-        Ok(super::string(go_json::to_json(arg(a, 0))))
-    });
+    // toJson and mustToJson are sprig's (crate::gojson), the same json.Marshal Helm uses.
     add(&mut m, "fromYaml", |a| {
         Ok(match crate::yaml::parse(&strval(arg(a, 0))) {
             Ok(v @ serde_json::Value::Object(_)) => convert::to_template(&v),

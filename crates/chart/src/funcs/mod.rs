@@ -1,12 +1,10 @@
-//! Template functions: a few sprig basics (replaced by the full `crate::sprig` library
-//! when it has them), then Helm's own functions, which always win.
+//! Template functions: the sprig library (`crate::sprig`), then Helm's own functions,
+//! which always win.
 use std::sync::Arc;
 
 use gotmpl::{FuncMap, TemplateError, Value};
 
-pub mod basic;
 pub mod files;
-pub mod go_json;
 pub mod helm;
 mod printf;
 pub mod toml;
@@ -17,8 +15,7 @@ pub use helm::TemplateHandle;
 
 /// Every function a chart template can call.
 pub fn all(handle: &TemplateHandle) -> FuncMap {
-    let mut funcs = basic::funcs();
-    funcs.extend(crate::sprig::funcs());
+    let mut funcs = crate::sprig::funcs();
     funcs.extend(printf::funcs());
     funcs.extend(files::funcs());
     funcs.extend(helm::funcs(handle));
@@ -45,13 +42,7 @@ pub(crate) fn fail(message: impl Into<String>) -> TemplateError {
 }
 
 /// Go's `fmt.Sprint` of one value, as sprig's `toString`/`strval` does.
-pub(crate) fn strval(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.to_string(),
-        Value::Nil => "<nil>".into(),
-        other => crate::gofmt::sprint(other),
-    }
-}
+pub(crate) use crate::sprig::strval;
 
 /// An integer argument (Helm passes float64 values and int literals).
 pub(crate) fn int_arg(v: &Value) -> i64 {

@@ -348,10 +348,13 @@ fn plain_text(v: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Uint(u) => u.to_string(),
         // JSON text first (as sigs.k8s.io/yaml does), then go-yaml's own number form.
+        // A whole number is re-read as an integer, so -0 prints as 0.
         Value::Float(f) => {
-            let json = gofmt::json_float(*f);
-            if json.parse::<i64>().is_ok() || json.parse::<u64>().is_ok() {
-                json
+            let json = gofmt::json_float(*f).unwrap_or_default();
+            if let Ok(i) = json.parse::<i64>() {
+                i.to_string()
+            } else if let Ok(u) = json.parse::<u64>() {
+                u.to_string()
             } else if f.is_nan() {
                 ".nan".into()
             } else if f.is_infinite() {

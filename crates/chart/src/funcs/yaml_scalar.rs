@@ -1,6 +1,8 @@
 //! go-yaml v2's view of scalars: which strings it would read back as something else
 //! (so must be quoted), what its emitter's scalar analysis allows, and its map key order.
 
+use crate::yaml;
+
 pub(super) fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
@@ -123,49 +125,13 @@ pub(super) fn resolves_as_string(s: &str) -> bool {
         return true;
     }
     let plain = s.replace('_', "");
-    !(parses_as_go_int(&plain)
-        || is_yaml_float(&plain)
+    // The same number rules the YAML reader applies (crate::yaml), plus the YAML 1.1
+    // forms go-yaml v2 also resolves when it writes.
+    !(yaml::go_int(&plain).is_some()
+        || yaml::is_yaml_float(&plain)
         || is_base60_float(s)
         || is_timestamp(s)
         || is_binary(&plain))
-}
-
-/// `strconv.ParseInt(s, 0, 64)` / `ParseUint`: decimal, 0x, 0o, 0b, or leading-0 octal.
-fn parses_as_go_int(s: &str) -> bool {
-    let body = s.strip_prefix(['-', '+']).unwrap_or(s);
-    if body.is_empty() {
-        return false;
-    }
-    let (digits, radix) =
-        if let Some(rest) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-            (rest, 16)
-        } else if let Some(rest) = body.strip_prefix("0o").or_else(|| body.strip_prefix("0O")) {
-            (rest, 8)
-        } else if let Some(rest) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
-            (rest, 2)
-        } else if body.len() > 1 && body.starts_with('0') {
-            (&body[1..], 8)
-        } else {
-            (body, 10)
-        };
-    !digits.is_empty() && u128::from_str_radix(digits, radix).is_ok_and(|n| n <= u64::MAX as u128)
-}
-
-/// go-yaml's float pattern `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-fn is_yaml_float(s: &str) -> bool {
-    let b = s.strip_prefix(['-', '+']).unwrap_or(s);
-    let (mantissa, exp) = match b.find(['e', 'E']) {
-        Some(i) => (&b[..i], Some(&b[i + 1..])),
-        None => (b, None),
-    };
-    let digits = |t: &str| !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
-    let mantissa_ok = match mantissa.split_once('.') {
-        Some(("", frac)) => digits(frac),
-        Some((int, frac)) => digits(int) && (frac.is_empty() || digits(frac)),
-        None => digits(mantissa),
-    };
-    let exp_ok = exp.is_none_or(|e| digits(e.strip_prefix(['-', '+']).unwrap_or(e)));
-    mantissa_ok && exp_ok
 }
 
 /// `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`
@@ -279,4 +245,31 @@ pub(super) fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
         return ar[i].cmp(&br[i]);
     }
     ar.len().cmp(&br.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolves_as_string;
+
+    #[test]
+    fn numbers_bools_and_yaml_1_1_forms_are_not_strings() {
+        for s in [
+            "0x1F",
+            "0755",
+            "-12",
+            "1_000",
+            "1e3",
+            ".5",
+            "1:20",
+            "yes",
+            "~",
+            "2001-12-14",
+        ] {
+            assert!(!resolves_as_string(s), "{s} should need quoting");
+        }
+        // strconv.ParseInt rejects a sign after the base prefix, so Go writes these plain.
+        for s in ["0x+1", "1.2.3", "v1", "12ab"] {
+            assert!(resolves_as_string(s), "{s} should stay plain");
+        }
+    }
 }

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::chart::Chart;
 use crate::error::RenderError;
+use crate::values::without_nulls;
 
 mod convert;
 mod infer;
@@ -31,18 +32,6 @@ pub(crate) fn validate_chart_values(chart: &Chart, values: &Value) -> Result<(),
         Ok(())
     } else {
         Err(RenderError::Schema(report))
-    }
-}
-
-fn without_nulls(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), without_nulls(v)))
-                .collect(),
-        ),
-        other => other.clone(),
     }
 }
 

@@ -2,7 +2,7 @@
 //! `toFloat64`, `strval`, `strslice` and `empty`.
 use gotmpl::Value;
 
-use super::gofmt::go_sprint;
+use crate::gofmt::sprint;
 
 /// cast.ToInt64: numbers truncate, bools are 0/1, strings parse with Go's base
 /// prefixes (after a trailing `.0` is dropped), anything else is 0.
@@ -100,7 +100,7 @@ pub fn parse_go_float(s: &str) -> Option<f64> {
 pub fn strval(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string(),
-        other => go_sprint(other),
+        other => sprint(other),
     }
 }
 

@@ -110,7 +110,7 @@ fn base_params(
         let Value::String(text) = ip else {
             return Err(format!(
                 "error parsing ip: {} is not a string",
-                super::gofmt::go_sprint(ip)
+                crate::gofmt::sprint(ip)
             ));
         };
         let addr: IpAddr = text
@@ -122,7 +122,7 @@ fn base_params(
         let Value::String(text) = name else {
             return Err(format!(
                 "error processing alternate dns name: {} is not a string",
-                super::gofmt::go_sprint(name)
+                crate::gofmt::sprint(name)
             ));
         };
         let ia5 = text
@@ -150,6 +150,17 @@ fn list_param(v: &Value) -> Result<&Value> {
             args::go_type(other)
         ))),
     }
+}
+
+/// `cn`, `ips`, `alternateDNS` and `daysValid`, the arguments every certificate
+/// generator but genCA starts with.
+fn subject_args(a: &[Value]) -> Result<(&str, &Value, &Value, i64)> {
+    Ok((
+        string(&a[0])?,
+        list_param(&a[1])?,
+        list_param(&a[2])?,
+        int(&a[3])?,
+    ))
 }
 
 fn certificate(cert: String, key: String) -> Value {
@@ -266,12 +277,7 @@ pub(crate) fn register(m: &mut FuncMap) {
     });
     add(m, "genSelfSignedCert", |a| {
         let a = exact("genSelfSignedCert", a, 4)?;
-        let (cn, ips, dns, days) = (
-            string(&a[0])?,
-            list_param(&a[1])?,
-            list_param(&a[2])?,
-            int(&a[3])?,
-        );
+        let (cn, ips, dns, days) = subject_args(a)?;
         wrap(
             "genSelfSignedCert",
             rsa2048().and_then(|k| self_signed(cn, ips, dns, days, k)),
@@ -279,12 +285,7 @@ pub(crate) fn register(m: &mut FuncMap) {
     });
     add(m, "genSelfSignedCertWithKey", |a| {
         let a = exact("genSelfSignedCertWithKey", a, 5)?;
-        let (cn, ips, dns, days) = (
-            string(&a[0])?,
-            list_param(&a[1])?,
-            list_param(&a[2])?,
-            int(&a[3])?,
-        );
+        let (cn, ips, dns, days) = subject_args(a)?;
         let key = string(&a[4])?;
         wrap(
             "genSelfSignedCertWithKey",
@@ -293,12 +294,7 @@ pub(crate) fn register(m: &mut FuncMap) {
     });
     add(m, "genSignedCert", |a| {
         let a = exact("genSignedCert", a, 5)?;
-        let (cn, ips, dns, days) = (
-            string(&a[0])?,
-            list_param(&a[1])?,
-            list_param(&a[2])?,
-            int(&a[3])?,
-        );
+        let (cn, ips, dns, days) = subject_args(a)?;
         wrap(
             "genSignedCert",
             rsa2048().and_then(|k| signed(cn, ips, dns, days, &a[4], k)),
@@ -306,12 +302,7 @@ pub(crate) fn register(m: &mut FuncMap) {
     });
     add(m, "genSignedCertWithKey", |a| {
         let a = exact("genSignedCertWithKey", a, 6)?;
-        let (cn, ips, dns, days) = (
-            string(&a[0])?,
-            list_param(&a[1])?,
-            list_param(&a[2])?,
-            int(&a[3])?,
-        );
+        let (cn, ips, dns, days) = subject_args(a)?;
         let key = string(&a[5])?;
         wrap(
             "genSignedCertWithKey",

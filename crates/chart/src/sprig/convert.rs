@@ -4,7 +4,7 @@ use gotmpl::{FuncMap, Value};
 
 use super::args::{add, at_least, boolean, call_error, exact, go_type, s, string};
 use super::cast::empty;
-use super::json::{self, JsonStyle};
+use crate::gojson::{self as json, JsonStyle};
 
 /// Go's reflect Kind name for kindOf/kindIs.
 fn kind_of(v: &Value) -> &'static str {
@@ -69,14 +69,7 @@ pub(crate) fn register(m: &mut FuncMap) {
 
 fn register_json(m: &mut FuncMap) {
     let styles = [
-        (
-            "toJson",
-            "mustToJson",
-            JsonStyle {
-                pretty: false,
-                escape_html: true,
-            },
-        ),
+        ("toJson", "mustToJson", JsonStyle::MARSHAL),
         (
             "toPrettyJson",
             "mustToPrettyJson",

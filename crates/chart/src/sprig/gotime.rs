@@ -30,11 +30,7 @@ impl GoTime {
     /// The instant shown in `zone` ("UTC", "Local", an IANA name); unknown zones
     /// fall back to UTC as sprig's dateInZone does.
     pub fn in_zone(at: DateTime<Utc>, zone: &str) -> GoTime {
-        let name = if zone == "Local" {
-            local_zone_name()
-        } else {
-            zone.to_string()
-        };
+        let name = zone_name(zone);
         match name.parse::<Tz>() {
             Ok(tz) if name != "UTC" => {
                 let local = at.with_timezone(&tz);
@@ -104,9 +100,18 @@ pub(crate) fn parse_offset(text: &str) -> Option<FixedOffset> {
     FixedOffset::east_opt(sign * (h * 3600 + m * 60 + sec))
 }
 
+/// The IANA name of `zone`, with "Local" resolved by [`local_zone_name`].
+pub(crate) fn zone_name(zone: &str) -> String {
+    if zone == "Local" {
+        local_zone_name()
+    } else {
+        zone.to_string()
+    }
+}
+
 /// The zone Go calls Local: $TZ when it names a zone, else UTC (containers and CI
 /// machines, where charts are rendered, run in UTC).
-pub(crate) fn local_zone_name() -> String {
+fn local_zone_name() -> String {
     std::env::var("TZ")
         .ok()
         .filter(|z| z.parse::<Tz>().is_ok())

@@ -2,7 +2,7 @@
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveTime, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
 
-use super::gotime::{GoTime, local_zone_name, parse_offset};
+use super::gotime::{GoTime, parse_offset, zone_name};
 
 /// Layout elements of Go's reference time, longest first where prefixes clash.
 const TOKENS: &[&str] = &[
@@ -286,11 +286,7 @@ pub fn parse(layout: &str, value: &str, zone: &str) -> Result<GoTime, String> {
         });
         return Ok(GoTime { at, zone });
     }
-    let name = if zone == "Local" {
-        local_zone_name()
-    } else {
-        zone.to_string()
-    };
+    let name = zone_name(zone);
     match name.parse::<Tz>() {
         Ok(tz) if name != "UTC" => {
             let local = tz.from_local_datetime(&naive).earliest().ok_or_else(err)?;

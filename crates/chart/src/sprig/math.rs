@@ -6,7 +6,7 @@ use rand::Rng;
 
 use super::args::{self, add, at_least, call_error, exact, int, s, string};
 use super::cast::{to_float64, to_int64};
-use super::gofmt::go_sprint;
+use crate::gofmt::sprint;
 
 pub(crate) fn register(m: &mut FuncMap) {
     register_int(m);
@@ -306,7 +306,7 @@ fn register_conversions(m: &mut FuncMap) {
         Ok(Value::Float(to_float64(&exact("float64", a, 1)?[0])))
     });
     add(m, "toDecimal", |a| {
-        let text = go_sprint(&exact("toDecimal", a, 1)?[0]);
+        let text = sprint(&exact("toDecimal", a, 1)?[0]);
         Ok(Value::Int(i64::from_str_radix(&text, 8).unwrap_or(0)))
     });
 }

@@ -22,9 +22,7 @@ mod dates;
 mod dicts;
 mod duration;
 mod encoding;
-pub mod gofmt;
 mod gotime;
-pub mod json;
 mod layout;
 mod lists;
 mod math;
@@ -39,6 +37,7 @@ mod urls;
 mod tests;
 
 pub(crate) use args::go_type;
+pub(crate) use cast::strval;
 pub use dicts::{deep_copy, merge_into};
 
 /// Every sprig function Helm offers, keyed by its template name.

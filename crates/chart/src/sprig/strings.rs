@@ -6,8 +6,8 @@ use rand::seq::SliceRandom;
 
 use super::args::{self, add, call_error, exact, int, s, string};
 use super::cast::{strslice, strval};
-use super::gofmt::{go_quote, go_sprint};
 use super::{casing, text};
+use crate::gofmt::{go_quote, sprint};
 
 pub(crate) fn register(m: &mut FuncMap) {
     register_case_and_trim(m);
@@ -215,7 +215,7 @@ fn register_quote_and_join(m: &mut FuncMap) {
         let parts: Vec<String> = a
             .iter()
             .filter(|v| !matches!(v, Value::Nil))
-            .map(|v| format!("'{}'", go_sprint(v)))
+            .map(|v| format!("'{}'", sprint(v)))
             .collect();
         Ok(s(parts.join(" ")))
     });
@@ -223,7 +223,7 @@ fn register_quote_and_join(m: &mut FuncMap) {
         let parts: Vec<String> = a
             .iter()
             .filter(|v| !matches!(v, Value::Nil))
-            .map(go_sprint)
+            .map(sprint)
             .collect();
         Ok(s(parts.join(" ")))
     });

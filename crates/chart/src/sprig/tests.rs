@@ -21,7 +21,7 @@ pub(crate) fn r(src: &str) -> String {
 
 /// Values as Helm hands them to templates: numbers are float64.
 pub(crate) fn values() -> Value {
-    super::json::decode(
+    crate::gojson::decode(
         r#"{"n": 3, "big": 1000000, "f": 1.5, "s": "hello", "list": ["a", "b", "a"],
             "map": {"x": 1, "y": {"z": "deep"}}, "empty": "", "nil": null, "t": true}"#,
     )
@@ -266,7 +266,7 @@ fn oracle_data(values: &serde_json::Value) -> Value {
         "Values": values,
         "Capabilities": {"KubeVersion": {"GitVersion": "v1.36.0", "Version": "v1.36.0"}},
     });
-    super::json::decode(&data.to_string()).unwrap_or(Value::Nil)
+    crate::gojson::decode(&data.to_string()).unwrap_or(Value::Nil)
 }
 
 #[test]
@@ -378,7 +378,7 @@ fn no_function_panics_on_odd_arguments() {
         Value::from(""),
         Value::from("a-B_c 1.2"),
         Value::from(vec![Value::Int(1), Value::from("a"), Value::Nil]),
-        super::json::decode(r#"{"a": {"b": 1}, "Cert": "x", "Key": "y"}"#).unwrap_or(Value::Nil),
+        crate::gojson::decode(r#"{"a": {"b": 1}, "Cert": "x", "Key": "y"}"#).unwrap_or(Value::Nil),
     ];
     let mut panics = Vec::new();
     for (name, f) in funcs() {

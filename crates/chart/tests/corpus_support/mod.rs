@@ -66,6 +66,19 @@ impl Case {
         read_json(&self.expected_dir.join(set.expected_file()))
     }
 
+    /// Render with the value set's values and compare with Helm's result; `Err` when
+    /// the stored inputs cannot be read.
+    pub fn check(&self, set: ValueSet) -> Result<Verdict, String> {
+        let values = self.values(set)?;
+        let expected = self.expected(set)?;
+        let nondeterministic = self.nondeterministic(set)?;
+        Ok(compare(
+            &expected,
+            &nondeterministic,
+            &render(&self.chart_dir, &values),
+        ))
+    }
+
     /// The files of this render whose text Helm did not reproduce between runs.
     pub fn nondeterministic(&self, set: ValueSet) -> Result<Vec<String>, String> {
         let all = read_json(&self.expected_dir.join("nondeterministic.json"))?;

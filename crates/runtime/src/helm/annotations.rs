@@ -85,49 +85,59 @@ fn present<'a>(
     })
 }
 
+/// What an object's annotations ask of a Helm action; each action takes its parts.
+#[derive(Default)]
+struct Requested {
+    disable_hooks: bool,
+    description: Option<String>,
+    force: bool,
+}
+
+fn requested(set: &[HelmAnnotation], annotations: &BTreeMap<String, String>) -> Requested {
+    let mut requested = Requested::default();
+    for (effect, value) in present(set, annotations) {
+        match effect {
+            AnnotationEffect::DisableHooks => requested.disable_hooks = parse_go_bool(value),
+            AnnotationEffect::Description => requested.description = Some(value.to_string()),
+            AnnotationEffect::Force => requested.force = parse_go_bool(value),
+        }
+    }
+    requested
+}
+
 pub(crate) fn install_options(
     set: &[HelmAnnotation],
     annotations: &BTreeMap<String, String>,
 ) -> InstallOptions {
-    let mut options = InstallOptions::default();
-    for (effect, value) in present(set, annotations) {
-        match effect {
-            AnnotationEffect::DisableHooks => options.disable_hooks = parse_go_bool(value),
-            AnnotationEffect::Description => options.description = Some(value.to_string()),
-            AnnotationEffect::Force => {}
-        }
+    let r = requested(set, annotations);
+    InstallOptions {
+        disable_hooks: r.disable_hooks,
+        description: r.description,
     }
-    options
 }
 
 pub(crate) fn upgrade_options(
     set: &[HelmAnnotation],
     annotations: &BTreeMap<String, String>,
 ) -> UpgradeOptions {
-    let mut options = UpgradeOptions::default();
-    for (effect, value) in present(set, annotations) {
-        match effect {
-            AnnotationEffect::DisableHooks => options.disable_hooks = parse_go_bool(value),
-            AnnotationEffect::Description => options.description = Some(value.to_string()),
-            AnnotationEffect::Force => options.force = parse_go_bool(value),
-        }
+    let r = requested(set, annotations);
+    UpgradeOptions {
+        disable_hooks: r.disable_hooks,
+        description: r.description,
+        force: r.force,
+        ..UpgradeOptions::default()
     }
-    options
 }
 
 pub(crate) fn uninstall_options(
     set: &[HelmAnnotation],
     annotations: &BTreeMap<String, String>,
 ) -> UninstallOptions {
-    let mut options = UninstallOptions::default();
-    for (effect, value) in present(set, annotations) {
-        match effect {
-            AnnotationEffect::DisableHooks => options.disable_hooks = parse_go_bool(value),
-            AnnotationEffect::Description => options.description = Some(value.to_string()),
-            AnnotationEffect::Force => {}
-        }
+    let r = requested(set, annotations);
+    UninstallOptions {
+        disable_hooks: r.disable_hooks,
+        description: r.description,
     }
-    options
 }
 
 /// The first name that appears twice, if any.

@@ -1,11 +1,12 @@
-//! Go's encoding/json as sprig's JSON functions use it: keys sorted, float64 in Go's
-//! shortest form (`1e+21`, `1e-7`), and `<`, `>`, `&` escaped unless asked not to.
+//! Go's encoding/json for template values, the one copy behind Helm's `toJson` and
+//! `mustToJson` and sprig's `toPrettyJson`, `toRawJson` and their `must` forms, and
+//! `fromJson`: keys sorted, float64 as Go writes it (`1e+21`, `1e-7`), and `<`, `>`,
+//! `&` escaped unless asked not to.
 use std::fmt::Write;
 
 use gotmpl::Value;
 
-use super::args::{self, Dict};
-use super::gofmt::{format_float_e, format_float_f};
+use crate::gofmt;
 
 /// How to lay out the JSON text.
 #[derive(Clone, Copy)]
@@ -14,6 +15,14 @@ pub struct JsonStyle {
     pub pretty: bool,
     /// Escape `<`, `>` and `&` (json.Marshal's default).
     pub escape_html: bool,
+}
+
+impl JsonStyle {
+    /// `json.Marshal(v)`: one line, HTML characters escaped (Helm's `toJson`).
+    pub const MARSHAL: JsonStyle = JsonStyle {
+        pretty: false,
+        escape_html: true,
+    };
 }
 
 /// Encode a template value; `None` for values JSON cannot hold (NaN, functions).
@@ -40,7 +49,7 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Op
         Value::Uint(u) => {
             let _ = write!(out, "{u}");
         }
-        Value::Float(f) => out.push_str(&json_float(*f)?),
+        Value::Float(f) => out.push_str(&gofmt::json_float(*f)?),
         Value::String(s) => write_json_string(out, s, style.escape_html),
         Value::List(items) => {
             if items.is_empty() {
@@ -84,23 +93,6 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Op
     Some(())
 }
 
-/// encoding/json's float64: 'f' form, or 'e' form below 1e-6 and from 1e21, with
-/// the exponent's leading zero dropped (`1e-07` → `1e-7`).
-fn json_float(f: f64) -> Option<String> {
-    if !f.is_finite() {
-        return None;
-    }
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let e = format_float_e(f);
-        return Some(match e.find("e-0") {
-            Some(i) if e.len() == i + 4 => format!("{}e-{}", &e[..i], &e[i + 3..]),
-            _ => e,
-        });
-    }
-    Some(format_float_f(f))
-}
-
 fn write_json_string(out: &mut String, s: &str, escape_html: bool) {
     out.push('"');
     for c in s.chars() {
@@ -128,40 +120,18 @@ fn write_json_string(out: &mut String, s: &str, escape_html: bool) {
 /// json.Unmarshal into `interface{}`: every number becomes a float64.
 pub fn decode(text: &str) -> Result<Value, serde_json::Error> {
     let parsed: serde_json::Value = serde_json::from_str(text)?;
-    Ok(from_serde(&parsed))
-}
-
-fn from_serde(v: &serde_json::Value) -> Value {
-    match v {
-        serde_json::Value::Null => Value::Nil,
-        serde_json::Value::Bool(b) => Value::Bool(*b),
-        serde_json::Value::Number(n) => Value::Float(n.as_f64().unwrap_or(0.0)),
-        serde_json::Value::String(s) => args::s(s.as_str()),
-        serde_json::Value::Array(items) => args::list(items.iter().map(from_serde).collect()),
-        serde_json::Value::Object(m) => {
-            let entries: Dict = m
-                .iter()
-                .map(|(k, v)| (k.as_str().into(), from_serde(v)))
-                .collect();
-            args::map(entries)
-        }
-    }
+    Ok(crate::convert::to_template(&parsed))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const LINE: JsonStyle = JsonStyle {
-        pretty: false,
-        escape_html: true,
-    };
-
     #[test]
     fn encodes_like_go() {
         let v = decode(r#"{"b":[1,2.5,1e21,1e-7],"a":"<x>","c":{}}"#).unwrap();
         assert_eq!(
-            encode(&v, LINE).unwrap(),
+            encode(&v, JsonStyle::MARSHAL).unwrap(),
             r#"{"a":"\u003cx\u003e","b":[1,2.5,1e+21,1e-7],"c":{}}"#
         );
         let pretty = JsonStyle {
@@ -171,6 +141,17 @@ mod tests {
         assert_eq!(
             encode(&v, pretty).unwrap(),
             "{\n  \"a\": \"<x>\",\n  \"b\": [\n    1,\n    2.5,\n    1e+21,\n    1e-7\n  ],\n  \"c\": {}\n}"
+        );
+    }
+
+    #[test]
+    fn values_go_cannot_encode_give_none() {
+        // json.Marshal fails on NaN and ±Inf; Helm's toJson then prints "".
+        let v = Value::from(vec![Value::Int(1), Value::Float(f64::NAN)]);
+        assert_eq!(encode(&v, JsonStyle::MARSHAL), None);
+        assert_eq!(
+            encode(&Value::Float(-0.0), JsonStyle::MARSHAL).as_deref(),
+            Some("-0")
         );
     }
 }
