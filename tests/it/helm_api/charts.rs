@@ -123,7 +123,6 @@ fn tgz_chart_is_unpacked() {
             "../web-app-0.1.0.tgz",
             "--helm-chart-version",
             "2.0.0",
-            "--namespaced=false",
         ],
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -136,9 +135,31 @@ fn tgz_chart_is_unpacked() {
         assert_eq!(&copied, text, "{path}");
     }
     let crd = yaml_file(&root, "config/crd/bases/charts.my.domain_webapps.yaml");
-    assert_eq!(crd["spec"]["scope"], "Cluster");
-    let project = std::fs::read_to_string(root.join("PROJECT")).unwrap();
-    assert!(project.contains("    namespaced: false\n"), "{project}");
+    assert_eq!(crd["spec"]["scope"], "Namespaced");
+}
+
+/// The Helm reconciler installs each release into its resource's namespace, so a
+/// cluster-scoped Helm API could never be reconciled: refuse it up front.
+#[test]
+fn cluster_scoped_helm_api_is_refused() {
+    let (_dir, root) = hybrid_project();
+    let before = crate::support::read_tree(&root);
+    let output = run(
+        &root,
+        &[
+            "create",
+            "api",
+            "--plugins",
+            "helm",
+            "--kind",
+            "Web",
+            "--namespaced=false",
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("a Helm API must be namespaced"), "{stderr}");
+    assert_eq!(crate::support::read_tree(&root), before);
 }
 
 #[test]

@@ -98,6 +98,12 @@ impl Request {
                 }
             }
         }
+        if !args.namespaced {
+            // The runtime installs each resource's release into the resource's namespace.
+            return Err(Error::invalid(
+                "--namespaced=false: a Helm API must be namespaced, because each resource's Helm release lives in the resource's namespace; drop the flag",
+            ));
+        }
         let kind = args.kind.as_deref().map(Kind::parse).transpose()?;
         let chart = args
             .helm_chart
