@@ -440,18 +440,24 @@ fn assert_crdgen_matches(root: &Path) {
 }
 
 #[test]
-fn rust_project_with_three_apis_builds_tests_lints_and_agrees_with_crdgen() {
+fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
     if e2e::skip() {
         return;
     }
-    // Namespaced, cluster-scoped, and deploy-image with every image flag.
-    let (_dir, root) = project_named("rust", "e2e-rust-three-apis");
-    created(&root, BACKUP, "y\ny\n");
-    created(&root, CLUSTER_SCOPED, "");
-    created(&root, IMAGE, "");
-    check_project(&root);
-    assert_crdgen_matches(&root);
-    kustomize(&root, "config/samples");
+    // Namespaced, cluster-scoped, and deploy-image with every image flag, in both layouts
+    // that take Rust APIs.
+    for (layout, name) in [
+        ("rust", "e2e-rust-three-apis"),
+        ("hybrid.helm", "e2e-hybrid-three-apis"),
+    ] {
+        let (_dir, root) = project_named(layout, name);
+        created(&root, BACKUP, "y\ny\n");
+        created(&root, CLUSTER_SCOPED, "");
+        created(&root, IMAGE, "");
+        check_project(&root);
+        assert_crdgen_matches(&root);
+        kustomize(&root, "config/samples");
+    }
 }
 
 /// Needs the runtime's Helm reconciler (`rusty_sdk_runtime::helm`), which the hybrid
