@@ -152,10 +152,9 @@ fn read_dir_files(root: &Path) -> Result<Vec<ChartFile>, ChartError> {
     if !root.join("Chart.yaml").is_file() {
         return Err(ChartError::NotAChart(root.to_path_buf()));
     }
-    let ignore = match std::fs::read_to_string(root.join(".helmignore")) {
-        Ok(text) => HelmIgnore::parse(&text),
-        Err(_) => HelmIgnore::default(),
-    };
+    // Without a .helmignore Helm still applies its default rule (hidden template files).
+    let text = std::fs::read_to_string(root.join(".helmignore")).unwrap_or_default();
+    let ignore = HelmIgnore::parse(&text);
     let mut files = Vec::new();
     walk(root, root, &ignore, &mut files)?;
     files.sort_by(|a, b| a.name.cmp(&b.name));

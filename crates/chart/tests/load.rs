@@ -115,6 +115,46 @@ fn helmignore_hides_files_from_dot_files() {
     );
 }
 
+/// Helm's default rule applies even without a .helmignore: hidden template files are
+/// left out.
+#[test]
+fn hidden_template_files_are_left_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        &[
+            ("Chart.yaml", CHART_YAML),
+            ("templates/.hidden.yaml", "kind: Hidden"),
+            ("templates/a.yaml", "kind: A"),
+        ],
+    );
+    let chart = Chart::load(tmp.path()).unwrap();
+    let templates: Vec<&str> = chart.templates().iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(templates, ["templates/a.yaml"]);
+}
+
+/// A `!` rule in Helm (pkg/ignore) leaves out every path it does not match, directories
+/// included; it is not gitignore's "re-include".
+#[test]
+fn helmignore_negation_follows_helm_not_gitignore() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        &[
+            ("Chart.yaml", CHART_YAML),
+            (".helmignore", "!*.yaml\n"),
+            ("data.yaml", "kept"),
+            ("notes.txt", "left out"),
+            ("templates/a.yaml", "left out with its directory"),
+        ],
+    );
+    let chart = Chart::load(tmp.path()).unwrap();
+    assert!(chart.templates().is_empty(), "{:?}", chart.templates());
+    let files: Vec<&str> = chart.files().iter().map(|f| f.name.as_str()).collect();
+    assert!(files.contains(&"data.yaml"), "{files:?}");
+    assert!(!files.contains(&"notes.txt"), "{files:?}");
+}
+
 #[test]
 fn missing_path_and_missing_chart_yaml_are_named() {
     let tmp = tempfile::tempdir().unwrap();

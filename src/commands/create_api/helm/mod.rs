@@ -5,7 +5,6 @@
 //! and the PROJECT resource with the chart recorded as helm plugin data.
 mod block_yaml;
 mod crd;
-mod helmignore;
 mod remote;
 mod sample;
 pub mod source;

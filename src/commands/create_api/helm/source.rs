@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use rusty_sdk_chart::ChartFile;
 
-use super::helmignore::HelmIgnore;
 use super::remote;
 use crate::error::{Error, Result};
 use crate::ui::Shell;
+use rusty_sdk_chart::HelmIgnore;
 
 /// A chart reference, as `--helm-chart` (with `--helm-chart-repo` and
 /// `--helm-chart-version`) gives it.
