@@ -35,6 +35,7 @@ mod yaml;
 pub use chart::{Chart, ChartFile};
 pub use engine::{Capabilities, HelmVersion, KubeVersion, RenderOptions, render};
 pub use error::{ChartError, ManifestError, ObjectsError, RenderError};
+pub use funcs::yaml_emit::json_to_yaml;
 pub use helmignore::HelmIgnore;
 pub use manifests::{HookKind, Manifest, all_objects, split_manifests, switches_overlay};
 pub use metadata::{ChartMetadata, Dependency, Maintainer};

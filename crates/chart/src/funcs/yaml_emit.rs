@@ -14,6 +14,13 @@ pub fn to_yaml(v: &Value) -> String {
     emit(v, Emitter::default())
 }
 
+/// A JSON value printed as Helm's `toYaml` prints it, which is also what Go's
+/// `sigs.k8s.io/yaml.Marshal` gives (operator-sdk writes samples that way): keys sorted,
+/// go-yaml v2 quoting, long strings folded at 80 columns, numbers as float64.
+pub fn json_to_yaml(value: &serde_json::Value) -> String {
+    to_yaml(&crate::convert::to_template(value))
+}
+
 /// Helm's `toYamlPretty` (go-yaml v3, indent 2): sequences under a key are indented and
 /// long lines are not folded.
 pub fn to_yaml_pretty(v: &Value) -> String {

@@ -3,7 +3,6 @@
 //! the watches.yaml entry, a CRD whose spec schema comes from the chart's values, a sample
 //! CR holding the chart's default values, what every API gets (kustomize entries, roles)
 //! and the PROJECT resource with the chart recorded as helm plugin data.
-mod block_yaml;
 mod crd;
 mod remote;
 mod sample;

@@ -4,8 +4,8 @@
 //! shows them; values.yaml's comments stay in the chart.
 use serde_json::Value;
 
-use super::block_yaml::{sorted, to_block_yaml};
 use crate::commands::create_api::common::ApiSpec;
+use rusty_sdk_chart::json_to_yaml;
 
 /// The sample file. `values_origin` is the values file path shown in the comment
 /// (`<project dir>/helm-charts/<chart>/values.yaml`).
@@ -13,7 +13,10 @@ pub fn sample_yaml(spec: &ApiSpec, values: &Value, values_origin: &str) -> Strin
     let comment = format!("# Default values copied from {values_origin}");
     let body = match values {
         Value::Object(map) if !map.is_empty() => {
-            format!("spec:\n  {comment}\n{}", to_block_yaml(&sorted(values), 2))
+            format!(
+                "spec:\n  {comment}\n{}",
+                indent(&json_to_yaml(values), "  ")
+            )
         }
         _ => format!("{comment} (it sets none)\nspec: {{}}\n"),
     };
@@ -24,6 +27,19 @@ pub fn sample_yaml(spec: &ApiSpec, values: &Value, values_origin: &str) -> Strin
         spec.kind,
         spec.kind.lower()
     )
+}
+
+/// Every non-empty line of `text` prefixed with `pad`.
+fn indent(text: &str, pad: &str) -> String {
+    text.lines()
+        .map(|line| {
+            if line.is_empty() {
+                "\n".to_string()
+            } else {
+                format!("{pad}{line}\n")
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
