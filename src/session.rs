@@ -56,6 +56,7 @@ impl Session {
         tree.add(project::FILE_NAME, project.render()?, Policy::Tool);
         let plan = Plan::build(&tree, self.force)?;
         self.shell.plan(&plan, self.diff);
+        self.shell.verbose(&plan.summary());
         plan.check()?;
         if self.dry_run {
             self.shell.note("dry run: nothing was written");

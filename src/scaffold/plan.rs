@@ -116,4 +116,34 @@ impl Plan {
     pub fn writes_anything(&self) -> bool {
         self.changes.iter().any(|c| c.status.writes())
     }
+
+    /// One line counting the files per status, e.g. `3 created, 1 updated, 2 identical`.
+    pub fn summary(&self) -> String {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for change in &self.changes {
+            let label = match change.status {
+                Status::Create => "created",
+                Status::Update => "updated",
+                Status::Identical => "identical",
+                Status::Skip => "skipped",
+                Status::Force => "overwritten",
+                Status::Conflict(_) => "in conflict",
+            };
+            match counts.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((label, 1)),
+            }
+        }
+        let parts: Vec<String> = counts.iter().map(|(l, n)| format!("{n} {l}")).collect();
+        let verdict = if self.writes_anything() {
+            ""
+        } else {
+            "; nothing to write"
+        };
+        format!(
+            "{} file(s): {}{verdict}",
+            self.changes.len(),
+            parts.join(", ")
+        )
+    }
 }

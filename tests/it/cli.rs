@@ -75,3 +75,31 @@ fn version_command() {
         )
     );
 }
+
+#[test]
+fn verbose_prints_a_plan_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memcached-operator");
+    std::fs::create_dir(&root).unwrap();
+    let first = crate::support::rusty(&root)
+        .args(["-v", "init", "--plugins", "rust"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&first.stdout);
+    assert!(first.status.success(), "{text}");
+    let files = crate::support::read_tree(&root).len();
+    assert!(
+        text.contains(&format!("{files} file(s): {files} created\n")),
+        "{text}"
+    );
+    // A re-run that changes nothing says so.
+    let again = crate::support::rusty(&root)
+        .args(["-v", "generate", "rbac"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        text.contains("2 file(s): 2 identical; nothing to write\n"),
+        "{text}"
+    );
+}
