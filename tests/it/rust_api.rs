@@ -310,6 +310,35 @@ fn a_second_kind_shares_its_group_version_module() {
 }
 
 #[test]
+fn a_resource_puts_the_api_crate_back_into_the_workspace() {
+    let (_dir, root) = project("rust");
+    let manifest = root.join("Cargo.toml");
+    let original = std::fs::read_to_string(&manifest).unwrap();
+    let dropped = original.replace(
+        "members = [\"api\"]",
+        "# api left out by hand\nmembers = []",
+    );
+    assert_ne!(
+        dropped, original,
+        "the template's members line moved:\n{original}"
+    );
+    std::fs::write(&manifest, &dropped).unwrap();
+
+    created(&root, BACKUP, "y\ny\n");
+    let now = std::fs::read_to_string(&manifest).unwrap();
+    assert!(now.contains("members = [\"api\"]"), "{now}");
+    assert!(
+        now.contains("# api left out by hand"),
+        "comments survive:\n{now}"
+    );
+
+    // In a project that already lists it, the manifest is left byte for byte.
+    let mut second: Vec<&str> = BACKUP.to_vec();
+    second[9] = "MemcachedRestore";
+    created(&root, &second, "y\nn\n");
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), now);
+}
+#[test]
 fn deploy_image_files() {
     let (_dir, root) = project("rust");
     let before = read_tree(&root);

@@ -9,7 +9,7 @@ use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
 use crate::model::ProjectName;
 use crate::project::Project;
-use crate::scaffold::{Policy, Tree};
+use crate::scaffold::{EditOutcome, Policy, Tree, toml};
 use crate::templates::Renderer;
 
 const TEMPLATES: &str = "api/rust";
@@ -17,6 +17,7 @@ const API_LIB: &str = "api/src/lib.rs";
 const CRDGEN: &str = "src/bin/crdgen.rs";
 const CONTROLLER_MOD: &str = "src/controller/mod.rs";
 const MAIN: &str = "src/main.rs";
+const WORKSPACE: &str = "Cargo.toml";
 
 pub struct RustApiFiles<'a> {
     settings: &'a RustApiSettings,
@@ -118,6 +119,13 @@ impl<'a> RustApiFiles<'a> {
             ),
         )?;
         self.register_crd(tree)?;
+        // The types live in the api crate: if a user took it out of the workspace, a new
+        // resource puts it back (a no-op in every project `init` wrote).
+        let manifest = tree.read(WORKSPACE)?.unwrap_or_default();
+        let (outcome, updated) = toml::ensure_workspace_member(WORKSPACE, &manifest, "api")?;
+        if outcome == EditOutcome::Applied {
+            tree.edit(WORKSPACE, |_| Ok(updated))?;
+        }
         rustfmt(tree, &[&types, &group_mod, &version_mod, API_LIB])?;
 
         if !self.crd_needs_crdgen(tree) {
