@@ -25,6 +25,14 @@ pub fn target_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e-target")
 }
 
+/// Where generated projects and the builds' temp files go: beside the target dir, on the
+/// disk that holds it, not on a /tmp that may be small.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
+
 /// Run a command in `dir`, failing the test with its output if it fails.
 pub fn must(dir: &Path, program: &str, args: &[&str]) -> String {
     let output = Command::new(program)
@@ -35,6 +43,7 @@ pub fn must(dir: &Path, program: &str, args: &[&str]) -> String {
         // target dir stays near 1 GB of dependencies instead of filling a small CI disk.
         .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .env("CARGO_INCREMENTAL", "0")
+        .env("TMPDIR", scratch_dir("e2e-tmp"))
         .env_remove("RUSTFLAGS")
         .output()
         .unwrap_or_else(|e| panic!("{program} could not start: {e}"));
@@ -72,7 +81,7 @@ fn claim_name(root: &Path) -> String {
 
 /// A temp directory holding an empty folder `name` for a project built end to end.
 pub fn project_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir_in(scratch_dir("e2e-projects")).unwrap();
     let root = dir.path().join(name);
     std::fs::create_dir(&root).unwrap();
     (dir, root)
