@@ -219,4 +219,18 @@ fn tutorial_project_builds_passes_its_tests_and_lints() {
     );
     crate::e2e::kustomize(&root, "config/samples");
     crate::e2e::kustomize(&root, "config/crd");
+
+    // Both controllers start in one process and both stop on SIGTERM.
+    let binary = crate::e2e::built_operator(&root);
+    let log = crate::e2e::run_until_healthy_then_stop(&root, &binary);
+    for controller in [
+        "controller=memcachedbackup",
+        "controller=memcached-controller",
+    ] {
+        assert!(
+            log.contains(&format!("starting controller {controller}"))
+                && log.contains(&format!("controller stopped {controller}")),
+            "{controller} did not start and stop:\n{log}"
+        );
+    }
 }

@@ -1,9 +1,13 @@
 //! What every controller gets from the manager: a client, the namespace scope, metrics,
 //! an event reporter and the shutdown signal.
+use std::future::Future;
+use std::hash::Hash;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use kube::api::Api;
 use kube::runtime::events::Reporter;
+use kube::runtime::reflector::{Lookup, Store};
 use kube::{Client, Resource};
 use tokio::sync::watch;
 
@@ -80,6 +84,19 @@ impl Shutdown {
     pub fn is_shutting_down(&self) -> bool {
         *self.0.borrow()
     }
+
+    /// Resolves once shutdown has begun while `store` has never been filled; never resolves
+    /// if the store was ready by then.
+    async fn before_ready<K>(self, store: Store<K>)
+    where
+        K: Lookup + Clone + 'static,
+        K::DynamicType: Eq + Hash + Clone,
+    {
+        self.wait().await;
+        if store.wait_until_ready().now_or_never().is_some() {
+            std::future::pending::<()>().await;
+        }
+    }
 }
 
 /// Handed to each controller when the manager starts it.
@@ -96,6 +113,29 @@ pub struct ControllerContext {
     /// Fires when the manager shuts down; pass `shutdown.clone().wait()` to
     /// `Controller::graceful_shutdown_on`.
     pub shutdown: Shutdown,
+}
+
+impl ControllerContext {
+    /// Drive a controller's `run(..).for_each(..)` future to its end; `store` is the
+    /// controller's own (`Controller::store()`).
+    ///
+    /// kube-runtime 5 holds a controller's runner until its first list succeeds, and a
+    /// graceful shutdown waits for that runner: a controller that could never list (API
+    /// server unreachable, RBAC missing) would keep the manager for its whole grace period.
+    /// Such a controller has never reconciled, so it stops at once; any other finishes its
+    /// reconciles as `graceful_shutdown_on` promises.
+    pub async fn drive<K>(&self, store: Store<K>, run: impl Future<Output = ()>)
+    where
+        K: Lookup + Clone + 'static,
+        K::DynamicType: Eq + Hash + Clone,
+    {
+        tokio::select! {
+            () = run => {}
+            () = self.shutdown.clone().before_ready(store) => {
+                tracing::info!("stopping a controller that never listed its objects");
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -155,6 +195,59 @@ mod tests {
             list_path(WatchScope::AllNamespaces).await,
             "/apis/apps/v1/deployments"
         );
+    }
+
+    fn context(shutdown: Shutdown) -> ControllerContext {
+        let (service, _handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+        ControllerContext {
+            client: Client::new(service, "default"),
+            scope: WatchScope::AllNamespaces,
+            metrics: Arc::new(ReconcileMetrics::new(
+                &mut prometheus_client::registry::Registry::default(),
+            )),
+            reporter: Reporter {
+                controller: "test".into(),
+                instance: None,
+            },
+            shutdown,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn drive_stops_a_controller_that_never_listed_at_once() {
+        let (fire, shutdown) = Shutdown::channel();
+        let ctx = context(shutdown);
+        let (store, _writer) = kube::runtime::reflector::store::<Deployment>();
+        let driven = tokio::spawn(async move { ctx.drive(store, std::future::pending()).await });
+        tokio::task::yield_now().await;
+        assert!(!driven.is_finished(), "returned before shutdown");
+        fire.send(true).unwrap();
+        tokio::time::timeout(std::time::Duration::from_millis(1), driven)
+            .await
+            .expect("a controller that never listed must stop when shutdown begins")
+            .unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn drive_lets_a_listed_controller_finish_its_reconciles() {
+        let (fire, shutdown) = Shutdown::channel();
+        let ctx = context(shutdown);
+        let (store, mut writer) = kube::runtime::reflector::store::<Deployment>();
+        writer.apply_watcher_event(&kube::runtime::watcher::Event::InitDone);
+        let (finish, finished) = tokio::sync::oneshot::channel::<()>();
+        let run = async move {
+            let _ = finished.await;
+        };
+        let driven = tokio::spawn(async move { ctx.drive(store, run).await });
+        fire.send(true).unwrap();
+        // Shutdown has begun, but the run future (its in-flight reconciles) decides when to end.
+        tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+        assert!(!driven.is_finished(), "drive cut a listed controller short");
+        finish.send(()).unwrap();
+        tokio::time::timeout(std::time::Duration::from_millis(1), driven)
+            .await
+            .expect("drive returns once the run future ends")
+            .unwrap();
     }
 
     #[tokio::test]

@@ -16,7 +16,8 @@
 //!
 //! Note: a kube-runtime 5 `Controller` whose watch never listed successfully (API server
 //! unreachable, RBAC missing) does not finish on `graceful_shutdown_on` (its runner waits
-//! for the store to become ready); the grace period above is what ends it.
+//! for the store to become ready); [`ControllerContext::drive`] stops such a controller at
+//! once, and the grace period above ends any controller that does not use it.
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;

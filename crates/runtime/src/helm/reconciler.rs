@@ -2,7 +2,6 @@
 //! of the watched kind) inside the manager.
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::StreamExt;
 use kube::api::{ApiResource, DynamicObject};
@@ -19,9 +18,6 @@ use super::reconcile::{ReconcileError, reconcile};
 use super::settings::{ReconcileContext, Settings};
 use super::watches::Watch;
 use crate::context::ControllerContext;
-
-/// How long in-flight reconciles may run after shutdown.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
 
 /// A Helm reconciler for one watched kind. Build it with [`Reconciler::builder`].
 pub struct Reconciler {
@@ -113,7 +109,9 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
     let controller = Controller::new_with(api, watch_config, resource)
         .with_config(ControllerConfig::default().concurrency(concurrency))
         .reconcile_on(triggers)
-        .graceful_shutdown_on(ctx.shutdown.clone().wait())
+        .graceful_shutdown_on(ctx.shutdown.clone().wait());
+    let store = controller.store();
+    let run = controller
         .run(
             move |cr, rctx| {
                 let metrics = metrics.clone();
@@ -138,16 +136,9 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
                 Err(error) => tracing::warn!(%error, "reconcile failed"),
             }
         });
-    // kube's graceful shutdown waits for the first list of the custom resources; with an
-    // unreachable API server that never happens, so shutdown gets a deadline.
-    let deadline = async {
-        ctx.shutdown.clone().wait().await;
-        tokio::time::sleep(SHUTDOWN_GRACE).await;
-    };
-    tokio::select! {
-        () = controller => tracing::info!(controller = %name, "Helm controller stopped"),
-        () = deadline => tracing::warn!(controller = %name, "Helm controller did not stop within {SHUTDOWN_GRACE:?}; abandoning it"),
-    }
+    // kube-runtime waits for a first list before it honours shutdown; `drive` does not.
+    ctx.drive(store, run).await;
+    tracing::info!(controller = %name, "Helm controller stopped");
     Ok(())
 }
 

@@ -80,3 +80,45 @@ async fn run_discovers_the_kind_watches_with_the_selector_and_stops_on_shutdown(
         "{seen:?}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn run_stops_on_shutdown_when_the_api_server_never_answers() {
+    let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let (stop, shutdown) = Shutdown::channel();
+    // Every request fails, so the custom resources are never listed; the third one
+    // (a retried list) triggers shutdown.
+    tokio::spawn(async move {
+        let mut count = 0;
+        while let Some((_request, respond)) = handle.next_request().await {
+            count += 1;
+            if count == 3 {
+                let _ = stop.send(true);
+            }
+            let mut response = Response::new(Body::from(b"unavailable".to_vec()));
+            *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+            respond.send_response(response);
+        }
+    });
+    let ctx = ControllerContext {
+        client: Client::new(service, "default"),
+        scope: WatchScope::AllNamespaces,
+        metrics: Arc::new(ReconcileMetrics::new(
+            &mut prometheus_client::registry::Registry::default(),
+        )),
+        reporter: Reporter {
+            controller: "memcached-operator".into(),
+            instance: None,
+        },
+        shutdown,
+    };
+    let reconciler = Reconciler::builder(&watch())
+        .unwrap()
+        .with_helm_client(Arc::new(FakeHelm::new(vec![])))
+        .build()
+        .unwrap();
+    // kube-runtime alone would wait for a first list that never comes.
+    tokio::time::timeout(Duration::from_secs(60), reconciler.run(ctx))
+        .await
+        .expect("run must return once shutdown begins")
+        .unwrap();
+}
