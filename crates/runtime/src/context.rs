@@ -139,6 +139,32 @@ impl ControllerContext {
 }
 
 #[cfg(test)]
+impl ControllerContext {
+    /// A context whose client talks to a tower-test mock API server.
+    pub(crate) fn for_tests(
+        service: tower_test::mock::Mock<
+            http::Request<kube::client::Body>,
+            http::Response<kube::client::Body>,
+        >,
+        scope: WatchScope,
+        shutdown: Shutdown,
+    ) -> Self {
+        ControllerContext {
+            client: Client::new(service, "default"),
+            scope,
+            metrics: Arc::new(ReconcileMetrics::new(
+                &mut prometheus_client::registry::Registry::default(),
+            )),
+            reporter: Reporter {
+                controller: "memcached-operator".into(),
+                instance: None,
+            },
+            shutdown,
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use http::{Request, Response};
     use k8s_openapi::api::apps::v1::Deployment;
@@ -199,18 +225,7 @@ mod tests {
 
     fn context(shutdown: Shutdown) -> ControllerContext {
         let (service, _handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
-        ControllerContext {
-            client: Client::new(service, "default"),
-            scope: WatchScope::AllNamespaces,
-            metrics: Arc::new(ReconcileMetrics::new(
-                &mut prometheus_client::registry::Registry::default(),
-            )),
-            reporter: Reporter {
-                controller: "test".into(),
-                instance: None,
-            },
-            shutdown,
-        }
+        ControllerContext::for_tests(service, WatchScope::AllNamespaces, shutdown)
     }
 
     #[tokio::test(start_paused = true)]

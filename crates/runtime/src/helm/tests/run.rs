@@ -5,33 +5,13 @@ use std::time::Duration;
 
 use http::{Request, Response};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
-use kube::Client;
 use kube::client::Body;
-use kube::runtime::events::Reporter;
 use serde_json::json;
 
 use super::fake_helm::FakeHelm;
 use super::fixtures::watch;
 use crate::context::{ControllerContext, Shutdown, WatchScope};
 use crate::helm::Reconciler;
-use crate::metrics::ReconcileMetrics;
-
-type ApiService = tower_test::mock::Mock<Request<Body>, Response<Body>>;
-
-fn context(service: ApiService, scope: WatchScope, shutdown: Shutdown) -> ControllerContext {
-    ControllerContext {
-        client: Client::new(service, "default"),
-        scope,
-        metrics: Arc::new(ReconcileMetrics::new(
-            &mut prometheus_client::registry::Registry::default(),
-        )),
-        reporter: Reporter {
-            controller: "memcached-operator".into(),
-            instance: None,
-        },
-        shutdown,
-    }
-}
 
 #[tokio::test]
 async fn run_discovers_the_kind_watches_with_the_selector_and_stops_on_shutdown() {
@@ -62,7 +42,7 @@ async fn run_discovers_the_kind_watches_with_the_selector_and_stops_on_shutdown(
             )));
         }
     });
-    let ctx = context(service, WatchScope::Namespace("apps".into()), shutdown);
+    let ctx = ControllerContext::for_tests(service, WatchScope::Namespace("apps".into()), shutdown);
     let selector = LabelSelector {
         match_labels: Some([("tier".to_string(), "cache".to_string())].into()),
         match_expressions: None,
@@ -105,7 +85,7 @@ async fn run_stops_on_shutdown_when_the_api_server_never_answers() {
             respond.send_response(response);
         }
     });
-    let ctx = context(service, WatchScope::AllNamespaces, shutdown);
+    let ctx = ControllerContext::for_tests(service, WatchScope::AllNamespaces, shutdown);
     let reconciler = Reconciler::builder(&watch())
         .unwrap()
         .with_helm_client(Arc::new(FakeHelm::new(vec![])))
