@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gotmpl::Value;
+use gotemplate::Value;
 
 /// A JSON value as template data; every number becomes a float64 like in Helm.
 pub fn to_template(v: &serde_json::Value) -> Value {

@@ -4,10 +4,10 @@
 //! `1000000`) and `encoding/json` floats. The one home of this logic in the crate.
 use std::fmt::Write;
 
-use gotmpl::Value;
+use gotemplate::Value;
 
 /// `fmt.Sprint(v)` with Go's float formatting at any depth: gotmpl's `%v` text.
-pub use gotmpl::go_sprint as sprint;
+pub use gotemplate::go_sprint as sprint;
 
 /// Shortest digits and decimal exponent of `f` (f = 0.d1d2d3... × 10^dp), `f` finite.
 fn shortest_digits(f: f64) -> (String, i32) {

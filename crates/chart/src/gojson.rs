@@ -4,7 +4,7 @@
 //! `&` escaped unless asked not to.
 use std::fmt::Write;
 
-use gotmpl::Value;
+use gotemplate::Value;
 
 use crate::gofmt;
 

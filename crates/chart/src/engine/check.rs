@@ -1,8 +1,8 @@
 //! Go's parser rejects calls to functions that are not defined; gotmpl only finds out
 //! when the call runs. This walks a parsed template and reports the first unknown
 //! function with its line, as Go (and so Helm) does at parse time.
-use gotmpl::FuncMap;
-use gotmpl::parse::{Expr, ListNode, Node, PipeNode};
+use gotemplate::FuncMap;
+use gotemplate::parse::{Expr, ListNode, Node, PipeNode};
 
 /// Go's builtins plus the control words the parser handles itself.
 const BUILTINS: &[&str] = &[

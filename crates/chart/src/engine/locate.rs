@@ -1,8 +1,8 @@
 //! Where an execution error happened. gotmpl's errors carry no position, so the failing
 //! action is found by executing growing prefixes of the template (only on the error
 //! path), descending into if/with/range bodies, and mapped back to the original source.
-use gotmpl::parse::{ListNode, Node, Pos};
-use gotmpl::{Template, Value};
+use gotemplate::parse::{ListNode, Node, Pos};
+use gotemplate::{Template, Value};
 
 use super::rewrite::ActionMap;
 

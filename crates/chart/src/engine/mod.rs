@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gotmpl::{MapRef, TemplateError, Value};
+use gotemplate::{MapRef, TemplateError, Value};
 
 use crate::chart::Chart;
 use crate::convert::{map, string, to_template};

@@ -2,7 +2,7 @@
 //! .Files, .Template — with Go's field names and zero values.
 use std::sync::Arc;
 
-use gotmpl::Value;
+use gotemplate::Value;
 
 use super::{Capabilities, RenderOptions};
 use crate::chart::Chart;
@@ -45,7 +45,7 @@ pub fn chart_object(meta: &ChartMetadata, is_root: bool) -> Value {
             ])
         })
         .collect();
-    let annotations = Value::Map(gotmpl::MapRef::new(
+    let annotations = Value::Map(gotemplate::MapRef::new(
         meta.annotations
             .iter()
             .map(|(k, v)| (Arc::from(k.as_str()), string(v)))
@@ -118,7 +118,7 @@ pub fn capabilities_object(caps: &Capabilities) -> Value {
 /// is not UTF-8 is kept as its bytes (a list of integers), so `b64enc` and `AsSecrets`
 /// see the real bytes.
 pub fn files_object(chart: &Chart) -> Value {
-    Value::Map(gotmpl::MapRef::new(
+    Value::Map(gotemplate::MapRef::new(
         chart
             .files
             .iter()

@@ -2,7 +2,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-use gotmpl::{FuncMap, Template, TemplateError, Value};
+use gotemplate::{FuncMap, Template, TemplateError, Value};
 
 use super::rewrite::{self, ActionMap};
 use super::{Renderable, check};

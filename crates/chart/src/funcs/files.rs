@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gotmpl::{FuncMap, Value};
+use gotemplate::{FuncMap, Value};
 
 use super::{add, arg, strval};
 use crate::funcs::yaml_emit;
@@ -48,7 +48,7 @@ fn as_yaml_map(files: &Value, encode: impl Fn(&Value) -> String) -> Value {
         .iter()
         .map(|(k, v)| (Arc::from(base_name(k)), super::string(encode(v))))
         .collect();
-    let yaml = yaml_emit::to_yaml(&Value::Map(gotmpl::MapRef::new(out)));
+    let yaml = yaml_emit::to_yaml(&Value::Map(gotemplate::MapRef::new(out)));
     super::string(yaml.strip_suffix('\n').unwrap_or(&yaml))
 }
 
@@ -112,7 +112,7 @@ pub fn funcs() -> FuncMap {
                     .collect()
             })
             .unwrap_or_default();
-        Ok(Value::Map(gotmpl::MapRef::new(picked)))
+        Ok(Value::Map(gotemplate::MapRef::new(picked)))
     });
     add(&mut m, "helmFilesLines", |a| {
         let Some(text) = lookup(arg(a, 0), arg(a, 1)).as_ref().map(file_text) else {

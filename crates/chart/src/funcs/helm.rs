@@ -3,7 +3,7 @@
 use std::cell::Cell;
 use std::sync::{Arc, OnceLock, Weak};
 
-use gotmpl::{FuncMap, Template, TemplateError, Value};
+use gotemplate::{FuncMap, Template, TemplateError, Value};
 
 use super::{add, arg, fail, strval, yaml_emit};
 use crate::convert;
@@ -18,7 +18,7 @@ impl TemplateHandle {
         let _ = self.0.set(Arc::downgrade(set));
     }
 
-    fn get(&self) -> Result<Arc<Template>, gotmpl::TemplateError> {
+    fn get(&self) -> Result<Arc<Template>, gotemplate::TemplateError> {
         self.0
             .get()
             .and_then(Weak::upgrade)
@@ -30,7 +30,7 @@ impl TemplateHandle {
 /// Helm reports as `execution error at (<file>:<line>:<col>): <message>`.
 pub const FAIL_MARK: char = '\u{E000}';
 
-fn user_error(function: &str, message: String) -> gotmpl::TemplateError {
+fn user_error(function: &str, message: String) -> gotemplate::TemplateError {
     fail(format!("{FAIL_MARK}{function}{FAIL_MARK}{message}"))
 }
 
@@ -45,8 +45,8 @@ thread_local! {
 
 fn nested<T>(
     name: &str,
-    f: impl FnOnce() -> Result<T, gotmpl::TemplateError>,
-) -> Result<T, gotmpl::TemplateError> {
+    f: impl FnOnce() -> Result<T, gotemplate::TemplateError>,
+) -> Result<T, gotemplate::TemplateError> {
     let depth = DEPTH.with(|d| {
         d.set(d.get() + 1);
         d.get()

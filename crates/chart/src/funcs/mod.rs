@@ -2,7 +2,7 @@
 //! which always win.
 use std::sync::Arc;
 
-use gotmpl::{FuncMap, TemplateError, Value};
+use gotemplate::{FuncMap, TemplateError, Value};
 
 pub mod files;
 pub mod helm;

@@ -1,7 +1,7 @@
 //! `print` and `println` with Go's float64 text (`1e+06`), joining operands as
 //! `fmt.Sprint` does. `printf` is gotmpl's own, which already prints floats as Go does
 //! (`%v` → `1e+06`, `%d` → `%!d(float64=1e+06)`).
-use gotmpl::{FuncMap, Value};
+use gotemplate::{FuncMap, Value};
 
 use super::add;
 use crate::gofmt;
@@ -39,7 +39,7 @@ mod tests {
     /// Render `src` with the chart's print functions (and gotmpl's printf) over `.big`.
     fn render(src: &str) -> String {
         let data = crate::convert::to_template(&serde_json::json!({"big": 1e6}));
-        gotmpl::Template::new("t")
+        gotemplate::Template::new("t")
             .funcs(funcs())
             .parse(src)
             .unwrap()

@@ -1,7 +1,7 @@
 //! Helm's `toToml` (BurntSushi/toml's encoder): plain keys first, then tables
 //! (`[a]`, `[a.b]` indented two spaces per level, `[[list]]` for lists of maps),
 //! float64 numbers written with a decimal point.
-use gotmpl::Value;
+use gotemplate::Value;
 
 use crate::gofmt;
 
@@ -127,7 +127,7 @@ pub fn from_toml(text: &str) -> Value {
 }
 
 fn table_value(table: &toml::Table) -> Value {
-    Value::Map(gotmpl::MapRef::new(
+    Value::Map(gotemplate::MapRef::new(
         table
             .iter()
             .map(|(k, v)| (std::sync::Arc::from(k.as_str()), toml_value(v)))

@@ -1,7 +1,7 @@
 //! Helm's `toYaml` output: sigs.k8s.io/yaml turns the value into JSON and emits it with
 //! go-yaml v2. This reproduces that emitter: block style, key order of go-yaml's sort,
 //! its quoting choices (YAML 1.1 words such as `yes` quoted) and folding at 80 columns.
-use gotmpl::Value;
+use gotemplate::Value;
 
 use super::yaml_scalar::{analyze, is_break, is_printable, key_order, resolves_as_string};
 use crate::gofmt;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gotmpl::{FuncMap, MapRef, Result, TemplateError, Value};
+use gotemplate::{FuncMap, MapRef, Result, TemplateError, Value};
 
 /// A sprig function as gotmpl calls it.
 pub(crate) fn add(

@@ -1,6 +1,6 @@
 //! Conversions sprig does through spf13/cast and its own helpers: `toInt64`,
 //! `toFloat64`, `strval`, `strslice` and `empty`.
-use gotmpl::Value;
+use gotemplate::Value;
 
 use crate::gofmt::sprint;
 

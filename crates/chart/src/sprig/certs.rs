@@ -6,7 +6,7 @@ use std::net::IpAddr;
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use gotmpl::{FuncMap, Result, Value};
+use gotemplate::{FuncMap, Result, Value};
 use rand_core::{OsRng, RngCore};
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
@@ -145,7 +145,7 @@ fn list_items(v: &Value) -> &[Value] {
 fn list_param(v: &Value) -> Result<&Value> {
     match v {
         Value::List(_) | Value::Nil => Ok(v),
-        other => Err(gotmpl::TemplateError::Exec(format!(
+        other => Err(gotemplate::TemplateError::Exec(format!(
             "wrong type for value; expected []interface {{}}; got {}",
             args::go_type(other)
         ))),

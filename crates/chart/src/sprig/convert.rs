@@ -1,6 +1,6 @@
 //! sprig's defaults.go and reflect.go: default, empty, coalesce, all, any, ternary,
 //! the JSON functions, and Go type inspection (typeOf, kindOf, deepEqual).
-use gotmpl::{FuncMap, Value};
+use gotemplate::{FuncMap, Value};
 
 use super::args::{add, at_least, boolean, call_error, exact, go_type, s, string};
 use super::cast::empty;

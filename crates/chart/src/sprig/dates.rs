@@ -1,7 +1,7 @@
 //! sprig's date functions: now, date, dateInZone, htmlDate, htmlDateInZone,
 //! dateModify, toDate, unixEpoch, ago, duration, durationRound.
 use chrono::Utc;
-use gotmpl::{FuncMap, Value};
+use gotemplate::{FuncMap, Value};
 
 use super::args::{add, call_error, exact, s, string};
 use super::gotime::{self, GoTime};
@@ -17,13 +17,13 @@ fn time_arg(v: &Value) -> GoTime {
 }
 
 /// A Go `time.Time` parameter: only a time value is accepted.
-fn strict_time(name: &str, v: &Value) -> gotmpl::Result<GoTime> {
+fn strict_time(name: &str, v: &Value) -> gotemplate::Result<GoTime> {
     match v {
         Value::String(text) => GoTime::parse_go_string(text),
         _ => None,
     }
     .ok_or_else(|| {
-        gotmpl::TemplateError::Exec(format!(
+        gotemplate::TemplateError::Exec(format!(
             "wrong type for value; expected time.Time; got {}",
             super::args::go_type(v)
         ))

@@ -3,7 +3,7 @@
 //! sees the change) and return it; `deepCopy` gives maps nobody else holds.
 use std::sync::Arc;
 
-use gotmpl::{FuncMap, MapRef, Result, Value};
+use gotemplate::{FuncMap, MapRef, Result, Value};
 
 use super::args::{self, Dict, add, at_least, call_error, dict, exact, shared_dict, string};
 use super::cast::{empty, strval};

@@ -3,7 +3,7 @@
 //! as sprig does, rather than failing the render.
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use gotmpl::FuncMap;
+use gotemplate::FuncMap;
 use sha1::Sha1;
 use sha2::{Digest, Sha256, Sha512};
 

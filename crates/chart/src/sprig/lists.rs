@@ -1,7 +1,7 @@
 //! sprig's list functions. Go panics on a non-list argument and the template engine
 //! turns the panic into an error; the `must` variants return that error directly.
 //! Either way the render stops, so both share one implementation here.
-use gotmpl::{FuncMap, Result, TemplateError, Value};
+use gotemplate::{FuncMap, Result, TemplateError, Value};
 
 use super::args::{self, add, at_least, call_error, exact, int};
 use super::cast::{empty, to_int64};

@@ -1,7 +1,7 @@
 //! sprig's arithmetic: integer functions convert with cast.ToInt64 (so float64
 //! values from values.yaml truncate), the `f` functions compute in decimal as
 //! shopspring/decimal does (0.1 + 0.2 = 0.3).
-use gotmpl::{FuncMap, Result, Value};
+use gotemplate::{FuncMap, Result, Value};
 use rand::Rng;
 
 use super::args::{self, add, at_least, call_error, exact, int, s, string};
@@ -182,7 +182,7 @@ fn register_float(m: &mut FuncMap) {
     });
     add(m, "round", |a| {
         if !(2..=3).contains(&a.len()) {
-            return Err(gotmpl::TemplateError::Exec(format!(
+            return Err(gotemplate::TemplateError::Exec(format!(
                 "wrong number of args for round: want 2 got {}",
                 a.len()
             )));

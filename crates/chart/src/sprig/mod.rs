@@ -10,7 +10,7 @@
 //! Helm's own functions (include, tpl, required, fail, lookup, toYaml, toJson,
 //! fromJson...) are registered by the engine on top of these, replacing the sprig
 //! versions of the same name as Helm does.
-use gotmpl::FuncMap;
+use gotemplate::FuncMap;
 
 mod args;
 mod casing;

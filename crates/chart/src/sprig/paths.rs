@@ -1,7 +1,7 @@
 //! Go's path and path/filepath functions (base, dir, clean, ext, isAbs and the os*
 //! variants, identical on Unix), plus getHostByName, which Helm answers with ""
 //! unless DNS lookups are enabled, and uuidv4.
-use gotmpl::{FuncMap, Value};
+use gotemplate::{FuncMap, Value};
 
 use super::args::{add, exact, s, string};
 

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use gotmpl::{FuncMap, Result, Value};
+use gotemplate::{FuncMap, Result, Value};
 use regex::{NoExpand, Regex};
 
 use super::args::{self, add, call_error, exact, int, s, string};

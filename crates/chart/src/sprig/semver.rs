@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
-use gotmpl::{FuncMap, Value};
+use gotemplate::{FuncMap, Value};
 use regex::Regex;
 
 use super::args::{self, Dict, add, call_error, exact, s, string};

@@ -1,6 +1,6 @@
 //! sprig's string functions (strings.go, goutils, xstrings), with Go's argument order
 //! (the string last, so that `"x" | trunc 3` works).
-use gotmpl::{FuncMap, Result, Value};
+use gotemplate::{FuncMap, Result, Value};
 use rand::Rng;
 use rand::seq::SliceRandom;
 

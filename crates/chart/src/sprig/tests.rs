@@ -1,6 +1,6 @@
 //! End-to-end checks: templates rendered through gotmpl with these functions, with
 //! the output Go's sprig (through Helm v4.2.3's engine) gives for the same template.
-use gotmpl::{Template, Value};
+use gotemplate::{Template, Value};
 
 use super::funcs;
 

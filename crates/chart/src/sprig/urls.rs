@@ -2,7 +2,7 @@
 //! and keep the raw query), not the WHATWG rules of the url crate.
 use std::fmt::Write;
 
-use gotmpl::{FuncMap, Value};
+use gotemplate::{FuncMap, Value};
 
 use super::args::{self, Dict, add, call_error, dict, exact, s, string};
 
