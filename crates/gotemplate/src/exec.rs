@@ -1,0 +1,905 @@
+//! The evaluator: walks a parsed tree over data with Go's rules (truth, fields and
+//! methods, variables, pipelines, range/with/if, template calls, break/continue) and
+//! Go's error texts and positions.
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::ast::{Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree, Variable};
+use crate::builtins;
+use crate::value::{MapRef, Value};
+use crate::{Error, Func, MissingKey, Templates};
+
+/// Go's limit on nested template calls.
+pub(crate) const MAX_EXEC_DEPTH: usize = 100_000;
+/// Range iterations one execution may run in all, far beyond any real chart: a
+/// template cannot spin forever.
+pub(crate) const MAX_ITERATIONS: u64 = 10_000_000;
+/// Output one execution may write.
+pub(crate) const MAX_OUTPUT: usize = 256 * 1024 * 1024;
+
+const STACK_RED_ZONE: usize = 256 * 1024;
+const STACK_SEGMENT: usize = 4 * 1024 * 1024;
+
+/// What one top-level execution shares across template calls, includes and `tpl`s.
+#[derive(Default)]
+pub(crate) struct Shared {
+    iterations: Cell<u64>,
+    depth: Cell<usize>,
+    counters: RefCell<HashMap<String, usize>>,
+}
+
+/// One execution over one template set.
+pub(crate) struct Run<'s> {
+    pub(crate) set: &'s Templates,
+    shared: &'s Shared,
+}
+
+impl<'s> Run<'s> {
+    pub(crate) fn new(set: &'s Templates, shared: &'s Shared) -> Self {
+        Run { set, shared }
+    }
+}
+
+/// What a context-aware function (Helm's `include`, `tpl`) can reach: the running
+/// template set and its execution budget.
+pub struct Context<'r, 's> {
+    pub(crate) run: &'r Run<'s>,
+}
+
+impl<'s> Context<'_, 's> {
+    /// The template set being executed.
+    pub fn templates(&self) -> &'s Templates {
+        self.run.set
+    }
+
+    /// Go's `ExecuteTemplate`: run template `name` with `data` within this execution.
+    pub fn execute_template(&self, name: &str, data: &Value) -> Result<String, Error> {
+        execute_in(self.run, name, data)
+    }
+
+    /// Run `name` of another template set (one `tpl` built), sharing this execution's
+    /// limits and counters.
+    pub fn execute_in_set(&self, set: &Templates, name: &str, data: &Value) -> Result<String, Error> {
+        let run = Run {
+            set,
+            shared: self.run.shared,
+        };
+        execute_in(&run, name, data)
+    }
+
+    /// Add `delta` to the counter `name` shared by this whole execution (Helm counts
+    /// nested includes per template name) and return its new value.
+    pub fn count(&self, name: &str, delta: isize) -> usize {
+        let mut counters = self.run.shared.counters.borrow_mut();
+        let c = counters.entry(name.to_string()).or_insert(0);
+        *c = c.saturating_add_signed(delta);
+        *c
+    }
+}
+
+pub(crate) fn execute_in(run: &Run<'_>, name: &str, data: &Value) -> Result<String, Error> {
+    let Some(tree) = run.set.tree(name) else {
+        return Err(Error::Template {
+            message: format!(
+                "template: no template {} associated with template {}",
+                crate::fmt::quote(name),
+                crate::fmt::quote(run.set.name())
+            ),
+            source: None,
+        });
+    };
+    let dot = Slot::concrete(data.clone());
+    let mut state = State {
+        run,
+        tree: &tree,
+        vars: vec![("$".into(), dot.clone())],
+        at: At::None,
+    };
+    let mut out = String::new();
+    let depth = run.shared.depth.get();
+    if depth >= MAX_EXEC_DEPTH {
+        return Err(state.error(format!("exceeded maximum template depth ({MAX_EXEC_DEPTH})")));
+    }
+    run.shared.depth.set(depth + 1);
+    let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+        state.walk_list(&dot, &tree.root, &mut out)
+    });
+    run.shared.depth.set(depth);
+    result.map(|_| out)
+}
+
+/// A value with what Go knows of its static type: `iface` when it sits in an
+/// `interface{}` slot (a map entry, a list element), where a nil is a nil interface
+/// rather than no value at all.
+#[derive(Clone)]
+pub(crate) struct Slot {
+    pub v: Value,
+    pub iface: bool,
+}
+
+impl Slot {
+    fn concrete(v: Value) -> Self {
+        Slot { v, iface: false }
+    }
+    fn iface(v: Value) -> Self {
+        Slot { v, iface: true }
+    }
+    /// Go's type name of the slot, as errors print it.
+    fn type_name(&self) -> String {
+        if self.iface {
+            "interface {}".into()
+        } else {
+            self.v.type_name()
+        }
+    }
+    /// The value with interface wrapping dropped (Go digs one level down after each
+    /// pipeline command).
+    fn unwrapped(self) -> Self {
+        Slot::concrete(self.v)
+    }
+}
+
+/// The node an error points at.
+#[derive(Clone, Copy)]
+enum At<'t> {
+    None,
+    Node(&'t Node),
+    Pipe(&'t Pipe),
+    Cmd(&'t Command),
+    Arg(&'t Arg),
+    Var(&'t Variable),
+}
+
+impl At<'_> {
+    fn pos(&self) -> usize {
+        match self {
+            At::None => 0,
+            At::Node(n) => match n {
+                Node::Text(_) => 0,
+                Node::Action(a) => a.pos,
+                Node::If(b) | Node::With(b) | Node::Range(b) => b.pos,
+                Node::Template(t) => t.pos,
+                Node::Break(p) | Node::Continue(p) => *p,
+            },
+            At::Pipe(p) => p.pos,
+            At::Cmd(c) => c.pos,
+            At::Arg(a) => a.pos(),
+            At::Var(v) => v.pos,
+        }
+    }
+
+    fn text(&self) -> String {
+        match self {
+            At::None => String::new(),
+            At::Node(n) => n.to_string(),
+            At::Pipe(p) => p.to_string(),
+            At::Cmd(c) => c.to_string(),
+            At::Arg(a) => a.to_string(),
+            At::Var(v) => v.to_string(),
+        }
+    }
+}
+
+enum Flow {
+    Normal,
+    Break,
+    Continue,
+}
+
+type R<T> = Result<T, Error>;
+
+struct State<'r, 's, 't> {
+    run: &'r Run<'s>,
+    tree: &'t Tree,
+    vars: Vec<(Arc<str>, Slot)>,
+    at: At<'t>,
+}
+
+impl<'t> State<'_, '_, 't> {
+    fn set(&self) -> &Templates {
+        self.run.set
+    }
+
+    /// Go's state.errorf: the message with the template, position and node.
+    fn error(&self, message: impl std::fmt::Display) -> Error {
+        Error::Template {
+            message: self.prefix() + &message.to_string(),
+            source: None,
+        }
+    }
+
+    fn prefix(&self) -> String {
+        let name = crate::fmt::quote(&self.tree.name);
+        if let At::None = self.at {
+            return format!("template: {}: ", self.tree.name);
+        }
+        let location = self.tree.location(self.at.pos());
+        let mut context = self.at.text();
+        if context.chars().count() > 20 {
+            context = context.chars().take(20).collect::<String>() + "...";
+        }
+        format!("template: {location}: executing {name} at <{context}>: ")
+    }
+
+    fn write(&self, out: &mut String, text: &str) -> R<()> {
+        if out.len() + text.len() > MAX_OUTPUT {
+            return Err(self.error(format!(
+                "template output exceeds {} MiB",
+                MAX_OUTPUT / (1024 * 1024)
+            )));
+        }
+        out.push_str(text);
+        Ok(())
+    }
+
+    fn walk_list(&mut self, dot: &Slot, list: &'t List, out: &mut String) -> R<Flow> {
+        for node in &list.nodes {
+            match self.walk(dot, node, out)? {
+                Flow::Normal => {}
+                flow => return Ok(flow),
+            }
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn walk(&mut self, dot: &Slot, node: &'t Node, out: &mut String) -> R<Flow> {
+        self.at = At::Node(node);
+        match node {
+            Node::Text(t) => self.write(out, t)?,
+            Node::Action(a) => {
+                let v = self.eval_pipeline(dot, &a.pipe)?;
+                if a.pipe.decl.is_empty() {
+                    self.at = At::Node(node);
+                    let text = self.printable(&v)?;
+                    self.write(out, &text)?;
+                }
+            }
+            Node::If(b) => return self.walk_if_or_with(false, dot, b, out),
+            Node::With(b) => return self.walk_if_or_with(true, dot, b, out),
+            Node::Range(b) => return self.walk_range(dot, node, b, out),
+            Node::Template(t) => self.walk_template(dot, node, t, out)?,
+            Node::Break(_) => return Ok(Flow::Break),
+            Node::Continue(_) => return Ok(Flow::Continue),
+        }
+        Ok(Flow::Normal)
+    }
+
+    fn printable(&self, v: &Slot) -> R<String> {
+        match &v.v {
+            Value::Nil => Ok("<no value>".into()),
+            Value::Function(_) => Err(self.error(format!(
+                "can't print {} of type {}",
+                self.at.text(),
+                v.v.type_name()
+            ))),
+            other => Ok(crate::fmt::sprint_value(other)),
+        }
+    }
+
+    fn walk_if_or_with(&mut self, with: bool, dot: &Slot, b: &'t Branch, out: &mut String) -> R<Flow> {
+        let mark = self.vars.len();
+        let val = self.eval_pipeline(dot, &b.pipe)?;
+        let flow = if val.v.is_truthy() {
+            if with {
+                self.walk_list(&val, &b.list, out)?
+            } else {
+                self.walk_list(dot, &b.list, out)?
+            }
+        } else if let Some(else_list) = &b.else_list {
+            self.walk_list(dot, else_list, out)?
+        } else {
+            Flow::Normal
+        };
+        self.vars.truncate(mark);
+        Ok(flow)
+    }
+
+    fn count_iteration(&self) -> R<()> {
+        let n = self.run.shared.iterations.get() + 1;
+        if n > MAX_ITERATIONS {
+            return Err(self.error(format!("range runs more than {MAX_ITERATIONS} iterations")));
+        }
+        self.run.shared.iterations.set(n);
+        Ok(())
+    }
+
+    fn walk_range(&mut self, dot: &Slot, node: &'t Node, r: &'t Branch, out: &mut String) -> R<Flow> {
+        self.at = At::Node(node);
+        let outer_mark = self.vars.len();
+        let val = self.eval_pipeline(dot, &r.pipe)?;
+        let mark = self.vars.len();
+        let mut ran = false;
+        macro_rules! iterate {
+            ($index:expr, $elem:expr) => {{
+                self.count_iteration()?;
+                ran = true;
+                self.set_range_vars(r, $index, $elem.clone())?;
+                let flow = self.walk_list(&$elem, &r.list, out)?;
+                self.vars.truncate(mark);
+                if let Flow::Break = flow {
+                    break;
+                }
+            }};
+        }
+        match &val.v {
+            Value::List(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    iterate!(Slot::concrete(Value::from(i)), Slot::iface(item.clone()));
+                }
+            }
+            Value::Object(o) if o.as_list().is_some() => {
+                let items = o.as_list().unwrap_or_default();
+                for (i, item) in items.iter().enumerate() {
+                    iterate!(Slot::concrete(Value::from(i)), Slot::concrete(item.clone()));
+                }
+            }
+            Value::Map(m) => {
+                let entries = m.snapshot();
+                for (k, v) in entries.iter() {
+                    iterate!(Slot::concrete(Value::String(k.clone())), Slot::iface(v.clone()));
+                }
+            }
+            Value::Int(_) | Value::Uint(_) => {
+                if r.pipe.decl.len() > 1 {
+                    return Err(self.error(format!(
+                        "can't use {} to iterate over more than one variable",
+                        crate::fmt::sprint_value(&val.v)
+                    )));
+                }
+                let n = match val.v {
+                    Value::Int(i) => i.max(0) as u64,
+                    Value::Uint(u) => u,
+                    _ => 0,
+                };
+                for i in 0..n {
+                    let v = Slot::concrete(match val.v {
+                        Value::Uint(_) => Value::Uint(i),
+                        _ => Value::Int(i as i64),
+                    });
+                    iterate!(v.clone(), v);
+                }
+            }
+            Value::Nil => {}
+            other => {
+                self.at = At::Node(node);
+                return Err(self.error(format!(
+                    "range can't iterate over {}",
+                    crate::fmt::sprint_value(other)
+                )));
+            }
+        }
+        if !ran {
+            if let Some(else_list) = &r.else_list {
+                let flow = self.walk_list(dot, else_list, out)?;
+                self.vars.truncate(outer_mark);
+                return Ok(flow);
+            }
+        }
+        self.vars.truncate(outer_mark);
+        Ok(Flow::Normal)
+    }
+
+    fn set_range_vars(&mut self, r: &Branch, index: Slot, elem: Slot) -> R<()> {
+        let decl = &r.pipe.decl;
+        if decl.is_empty() {
+            return Ok(());
+        }
+        if r.pipe.is_assign {
+            if decl.len() > 1 {
+                self.set_var(&decl[0].ident[0], index)?;
+                self.set_var(&decl[1].ident[0], elem)?;
+            } else {
+                self.set_var(&decl[0].ident[0], elem)?;
+            }
+        } else {
+            let n = self.vars.len();
+            self.vars[n - 1].1 = elem;
+            if decl.len() > 1 {
+                self.vars[n - 2].1 = index;
+            }
+        }
+        Ok(())
+    }
+
+    fn walk_template(&mut self, dot: &Slot, node: &'t Node, t: &'t TemplateCall, out: &mut String) -> R<()> {
+        self.at = At::Node(node);
+        let Some(tree) = self.set().tree(&t.name) else {
+            return Err(self.error(format!("template {} not defined", crate::fmt::quote(&t.name))));
+        };
+        let depth = self.run.shared.depth.get();
+        if depth >= MAX_EXEC_DEPTH {
+            return Err(self.error(format!("exceeded maximum template depth ({MAX_EXEC_DEPTH})")));
+        }
+        let new_dot = match &t.pipe {
+            Some(p) => self.eval_pipeline(dot, p)?,
+            None => Slot::concrete(Value::Nil),
+        };
+        self.run.shared.depth.set(depth + 1);
+        let tree: &Tree = &tree;
+        // The called tree lives in the set, which outlives this walk; a fresh state
+        // borrows it only for the call.
+        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            let mut inner = State {
+                run: self.run,
+                tree,
+                vars: vec![("$".into(), new_dot.clone())],
+                at: At::None,
+            };
+            inner.walk_list(&new_dot, &tree.root, out).map(|_| ())
+        });
+        self.run.shared.depth.set(depth);
+        result
+    }
+
+    fn set_var(&mut self, name: &str, value: Slot) -> R<()> {
+        match self.vars.iter_mut().rev().find(|(n, _)| &**n == name) {
+            Some(slot) => {
+                slot.1 = value;
+                Ok(())
+            }
+            None => Err(self.error(format!("undefined variable: {name}"))),
+        }
+    }
+
+    fn var_value(&self, name: &str) -> R<Slot> {
+        self.vars
+            .iter()
+            .rev()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| self.error(format!("undefined variable: {name}")))
+    }
+
+    fn eval_pipeline(&mut self, dot: &Slot, pipe: &'t Pipe) -> R<Slot> {
+        self.at = At::Pipe(pipe);
+        let mut value: Option<Slot> = None;
+        for cmd in &pipe.cmds {
+            value = Some(self.eval_command(dot, cmd, value)?.unwrapped());
+        }
+        let value = value.unwrap_or_else(|| Slot::concrete(Value::Nil));
+        for v in &pipe.decl {
+            if pipe.is_assign {
+                self.set_var(&v.ident[0], value.clone())?;
+            } else {
+                self.vars.push((Arc::from(v.ident[0].as_str()), value.clone()));
+            }
+        }
+        Ok(value)
+    }
+
+    fn not_a_function(&self, args: &[Arg], fin: &Option<Slot>) -> R<()> {
+        if args.len() > 1 || fin.is_some() {
+            return Err(self.error(format!("can't give argument to non-function {}", args[0])));
+        }
+        Ok(())
+    }
+
+    fn eval_command(&mut self, dot: &Slot, cmd: &'t Command, fin: Option<Slot>) -> R<Slot> {
+        let first = &cmd.args[0];
+        match first {
+            Arg::Field(_, idents) => {
+                self.at = At::Arg(first);
+                return self.eval_field_chain(dot, dot.clone(), first, idents, &cmd.args, fin);
+            }
+            Arg::Chain(..) => return self.eval_chain(dot, first, &cmd.args, fin),
+            Arg::Identifier(_, name) => return self.eval_function(dot, first, name, Some(cmd), &cmd.args, fin),
+            Arg::Pipe(p) => {
+                self.not_a_function(&cmd.args, &fin)?;
+                return self.eval_pipeline(dot, p);
+            }
+            Arg::Variable(v) => return self.eval_variable(dot, v, &cmd.args, fin),
+            _ => {}
+        }
+        self.at = At::Arg(first);
+        self.not_a_function(&cmd.args, &fin)?;
+        match first {
+            Arg::Bool(_, b) => Ok(Slot::concrete(Value::Bool(*b))),
+            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Nil(_) => Err(self.error("nil is not a command")),
+            Arg::Number(n) => self.ideal_constant(first, n),
+            Arg::String(_, _, s) => Ok(Slot::concrete(Value::String(s.clone()))),
+            _ => Err(self.error(format!("can't evaluate command {}", crate::fmt::quote(&first.to_string())))),
+        }
+    }
+
+    fn ideal_constant(&mut self, node: &'t Arg, n: &Number) -> R<Slot> {
+        self.at = At::Arg(node);
+        let text = n.text.as_str();
+        if let Some((re, im)) = n.complex {
+            return Ok(Slot::concrete(Value::string(crate::text::complex(re, im))));
+        }
+        let hex_int = text.len() > 2
+            && text.starts_with('0')
+            && matches!(text.as_bytes()[1], b'x' | b'X')
+            && !text.contains(['p', 'P']);
+        let rune = text.starts_with('\'');
+        if let Some(f) = n.float {
+            if !hex_int && !rune && text.contains(['.', 'e', 'E', 'p', 'P']) {
+                return Ok(Slot::concrete(Value::Float(f)));
+            }
+        }
+        if let Some(i) = n.int {
+            return Ok(Slot::concrete(Value::Int(i)));
+        }
+        if n.uint.is_some() {
+            return Err(self.error(format!("{text} overflows int")));
+        }
+        Ok(Slot::concrete(Value::Nil))
+    }
+
+    fn eval_chain(&mut self, dot: &Slot, chain: &'t Arg, args: &'t [Arg], fin: Option<Slot>) -> R<Slot> {
+        self.at = At::Arg(chain);
+        let Arg::Chain(_, node, fields) = chain else {
+            return Err(self.error("internal error: not a chain"));
+        };
+        if let Arg::Nil(_) = node.as_ref() {
+            return Err(self.error(format!("indirection through explicit nil in {chain}")));
+        }
+        let receiver = self.eval_arg(dot, node)?;
+        self.eval_field_chain(dot, receiver, chain, fields, args, fin)
+    }
+
+    fn eval_variable(&mut self, dot: &Slot, v: &'t Variable, args: &'t [Arg], fin: Option<Slot>) -> R<Slot> {
+        self.at = At::Var(v);
+        let value = self.var_value(&v.ident[0])?;
+        if v.ident.len() == 1 {
+            self.not_a_function(args, &fin)?;
+            return Ok(value);
+        }
+        let node = &args[0];
+        self.eval_field_chain_at(dot, value, At::Var(v), node, &v.ident[1..], args, fin)
+    }
+
+    fn eval_field_chain(
+        &mut self,
+        dot: &Slot,
+        receiver: Slot,
+        node: &'t Arg,
+        idents: &'t [String],
+        args: &'t [Arg],
+        fin: Option<Slot>,
+    ) -> R<Slot> {
+        self.eval_field_chain_at(dot, receiver, At::Arg(node), node, idents, args, fin)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_field_chain_at(
+        &mut self,
+        dot: &Slot,
+        mut receiver: Slot,
+        at: At<'t>,
+        _node: &'t Arg,
+        idents: &'t [String],
+        args: &'t [Arg],
+        fin: Option<Slot>,
+    ) -> R<Slot> {
+        let n = idents.len();
+        for ident in &idents[..n - 1] {
+            receiver = self.eval_field(dot, ident, at, &[], None, receiver)?;
+        }
+        self.eval_field(dot, &idents[n - 1], at, args, fin, receiver)
+    }
+
+    fn eval_field(
+        &mut self,
+        dot: &Slot,
+        name: &str,
+        at: At<'t>,
+        args: &'t [Arg],
+        fin: Option<Slot>,
+        receiver: Slot,
+    ) -> R<Slot> {
+        self.at = at;
+        if matches!(receiver.v, Value::Nil) && !receiver.iface {
+            if self.set().missing_key == MissingKey::Error {
+                return Err(self.error(format!("nil data; no entry for key {}", crate::fmt::quote(name))));
+            }
+            return Ok(Slot::concrete(Value::Nil));
+        }
+        let typ = receiver.type_name();
+        let has_args = args.len() > 1 || fin.is_some();
+        match &receiver.v {
+            Value::Nil => Err(self.error(format!("nil pointer evaluating {typ}.{name}"))),
+            Value::Map(m) => {
+                if m.is_named() {
+                    if let Some(result) = self.call_method_if_any(dot, name, at, args, fin.clone(), |n, a| m.call_method(n, a))? {
+                        return Ok(result);
+                    }
+                }
+                if has_args {
+                    return Err(self.error(format!("{name} is not a method but has arguments")));
+                }
+                match m.get(name) {
+                    Some(v) => Ok(Slot::iface(v)),
+                    None => match self.set().missing_key {
+                        MissingKey::Error => Err(self.error(format!("map has no entry for key {}", crate::fmt::quote(name)))),
+                        MissingKey::Zero => Ok(Slot::iface(Value::Nil)),
+                        MissingKey::Invalid => Ok(Slot::concrete(Value::Nil)),
+                    },
+                }
+            }
+            Value::Object(o) => {
+                let o = o.clone();
+                if o.has_method(name) {
+                    let result = self.call_method_if_any(dot, name, at, args, fin, |n, a| o.call_method(n, a))?;
+                    if let Some(r) = result {
+                        return Ok(r);
+                    }
+                }
+                if o.is_nil() {
+                    return Err(self.error(format!("nil pointer evaluating {}.{name}", o.type_name())));
+                }
+                match o.field(name) {
+                    Some(v) => {
+                        if has_args {
+                            return Err(self.error(format!("{name} has arguments but cannot be invoked as function")));
+                        }
+                        Ok(Slot::concrete(v))
+                    }
+                    None => Err(self.error(format!("can't evaluate field {name} in type {typ}"))),
+                }
+            }
+            _ => Err(self.error(format!("can't evaluate field {name} in type {typ}"))),
+        }
+    }
+
+    /// Call method `name` through `call` with the command's arguments, if the receiver
+    /// has it.
+    fn call_method_if_any(
+        &mut self,
+        dot: &Slot,
+        name: &str,
+        at: At<'t>,
+        args: &'t [Arg],
+        fin: Option<Slot>,
+        call: impl Fn(&str, &[Value]) -> Option<R<Value>>,
+    ) -> R<Option<Slot>> {
+        let mut values = Vec::new();
+        for arg in args.iter().skip(1) {
+            values.push(self.eval_arg(dot, arg)?.v);
+        }
+        if let Some(f) = fin {
+            values.push(f.v);
+        }
+        self.at = at;
+        match call(name, &values) {
+            None => Ok(None),
+            Some(Ok(v)) => Ok(Some(Slot::concrete(v))),
+            Some(Err(e)) => Err(self.wrap_call_error(name, e)),
+        }
+    }
+
+    /// A function's error as Go reports it at the current node.
+    fn wrap_call_error(&self, name: &str, e: Error) -> Error {
+        match e {
+            Error::Exec(m) => {
+                // A complete text from the function: Go's own wording for a failed
+                // call wraps the function's error; its type and arity errors do not.
+                let source = m
+                    .strip_prefix(&format!("error calling {name}: "))
+                    .map(|inner| Box::new(Error::call(inner)));
+                Error::Template {
+                    message: self.prefix() + &m,
+                    source,
+                }
+            }
+            other => Error::Template {
+                message: format!("{}error calling {name}: {other}", self.prefix()),
+                source: Some(Box::new(other)),
+            },
+        }
+    }
+
+    fn eval_function(
+        &mut self,
+        dot: &Slot,
+        node: &'t Arg,
+        name: &str,
+        cmd: Option<&'t Command>,
+        args: &'t [Arg],
+        fin: Option<Slot>,
+    ) -> R<Slot> {
+        self.at = At::Arg(node);
+        let func = self.set().func(name).cloned();
+        let explicit = if args.is_empty() { &[][..] } else { &args[1..] };
+        let func = match func {
+            Some(f) => f,
+            None => match builtins::lookup(name) {
+                Some(b) => return self.eval_builtin(dot, node, b, name, cmd, explicit, fin),
+                None => return Err(self.error(format!("{} is not a defined function", crate::fmt::quote(name)))),
+            },
+        };
+        let mut slots = Vec::with_capacity(explicit.len() + 1);
+        for arg in explicit {
+            slots.push((Some(arg), self.eval_arg(dot, arg)?));
+        }
+        let final_at = self.at;
+        if let Some(f) = fin {
+            slots.push((None, f));
+        }
+        let values: Vec<Value> = slots.iter().map(|(_, s)| s.v.clone()).collect();
+        let result = match &func {
+            Func::Plain(f) => f(&values),
+            Func::Context(f) => {
+                let mut ctx = Context { run: self.run };
+                f(&mut ctx, &values)
+            }
+        };
+        match result {
+            Ok(v) => Ok(Slot::concrete(v)),
+            Err(e) => Err(self.function_error(node, name, cmd, &slots, final_at, e)),
+        }
+    }
+
+    /// Point a function's error where Go would: type errors at the offending argument,
+    /// arity errors at the function name, failures at the whole command.
+    fn function_error(
+        &mut self,
+        node: &'t Arg,
+        name: &str,
+        cmd: Option<&'t Command>,
+        slots: &[(Option<&'t Arg>, Slot)],
+        final_at: At<'t>,
+        e: Error,
+    ) -> Error {
+        if let Error::Exec(m) = &e {
+            let type_error = m.starts_with("wrong type for value; expected ") || m.starts_with("invalid value; expected ");
+            if type_error {
+                let got = m.split("; got ").nth(1);
+                let culprit = slots.iter().find(|(_, s)| match got {
+                    Some(g) => s.type_name() == g || (g == "interface {}" && matches!(s.v, Value::Nil)),
+                    None => matches!(s.v, Value::Nil),
+                });
+                let mut message = m.clone();
+                if let Some((arg, slot)) = culprit {
+                    self.at = match arg {
+                        Some(a) => At::Arg(a),
+                        None => final_at,
+                    };
+                    // Go tells a nil interface (a missing value) from no value at all.
+                    if got.is_none() && slot.iface {
+                        let expected = m.trim_start_matches("invalid value; expected ");
+                        message = format!("wrong type for value; expected {expected}; got interface {{}}");
+                    }
+                }
+                return self.error(message);
+            }
+            if m.starts_with("wrong number of args") {
+                self.at = At::Arg(node);
+                return self.error(m);
+            }
+        }
+        self.at = match cmd {
+            Some(c) => At::Cmd(c),
+            None => At::Arg(node),
+        };
+        self.wrap_call_error(name, e)
+    }
+
+    fn eval_arg(&mut self, dot: &Slot, arg: &'t Arg) -> R<Slot> {
+        self.at = At::Arg(arg);
+        match arg {
+            Arg::Dot(_) => Ok(dot.clone()),
+            Arg::Nil(_) => Ok(Slot::iface(Value::Nil)),
+            Arg::Field(_, idents) => {
+                self.eval_field_chain(dot, dot.clone(), arg, idents, std::slice::from_ref(arg), None)
+            }
+            Arg::Variable(v) => self.eval_variable(dot, v, std::slice::from_ref(arg), None),
+            Arg::Pipe(p) => self.eval_pipeline(dot, p),
+            Arg::Identifier(_, name) => self.eval_function(dot, arg, name, None, &[], None),
+            Arg::Chain(..) => self.eval_chain(dot, arg, &[], None),
+            Arg::Bool(_, b) => Ok(Slot::concrete(Value::Bool(*b))),
+            Arg::Number(n) => self.ideal_constant(arg, n),
+            Arg::String(_, _, s) => Ok(Slot::concrete(Value::String(s.clone()))),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn eval_builtin(
+        &mut self,
+        dot: &Slot,
+        node: &'t Arg,
+        b: builtins::Builtin,
+        name: &str,
+        cmd: Option<&'t Command>,
+        explicit: &'t [Arg],
+        fin: Option<Slot>,
+    ) -> R<Slot> {
+        let count = explicit.len() + usize::from(fin.is_some());
+        let (fixed, variadic) = b.arity();
+        if variadic {
+            if count < fixed {
+                return Err(self.error(format!(
+                    "wrong number of args for {name}: want at least {fixed} got {}",
+                    explicit.len()
+                )));
+            }
+        } else if count != fixed {
+            return Err(self.error(format!("wrong number of args for {name}: want {fixed} got {count}")));
+        }
+        if matches!(b, builtins::Builtin::And | builtins::Builtin::Or) {
+            let want = matches!(b, builtins::Builtin::Or);
+            let mut last = Slot::concrete(Value::Nil);
+            for arg in explicit {
+                last = self.eval_arg(dot, arg)?;
+                if last.v.is_truthy() == want {
+                    return Ok(last);
+                }
+            }
+            if let Some(f) = fin {
+                last = f;
+            }
+            return Ok(last);
+        }
+        if matches!(b, builtins::Builtin::Printf) {
+            // printf's format is a Go string parameter.
+            if let Some(first) = explicit.first() {
+                match first {
+                    Arg::String(..) => {}
+                    Arg::Bool(..) | Arg::Number(_) => {
+                        self.at = At::Arg(first);
+                        return Err(self.error(format!("expected string; found {first}")));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let mut slots = Vec::with_capacity(count);
+        for arg in explicit {
+            slots.push(self.eval_arg(dot, arg)?);
+        }
+        if let Some(f) = fin {
+            slots.push(f);
+        }
+        if matches!(b, builtins::Builtin::Printf) {
+            if let Some(first) = slots.first() {
+                if !matches!(first.v, Value::String(_)) {
+                    return Err(if matches!(first.v, Value::Nil) && !first.iface {
+                        self.error("invalid value; expected string")
+                    } else {
+                        self.error(format!("wrong type for value; expected string; got {}", first.type_name()))
+                    });
+                }
+            }
+        }
+        let call_name = match (b, explicit.first()) {
+            (builtins::Builtin::Call, Some(first)) => first.to_string(),
+            _ => String::new(),
+        };
+        match builtins::call(b, &slots, &call_name) {
+            Ok(v) => Ok(v),
+            Err(message) => {
+                self.at = match cmd {
+                    Some(c) => At::Cmd(c),
+                    None => At::Arg(node),
+                };
+                Err(Error::Template {
+                    message: format!("{}error calling {name}: {message}", self.prefix()),
+                    source: Some(Box::new(Error::call(message))),
+                })
+            }
+        }
+    }
+}
+
+/// Helpers the builtins need from a slot.
+impl Slot {
+    pub(crate) fn value(&self) -> &Value {
+        &self.v
+    }
+    pub(crate) fn is_iface(&self) -> bool {
+        self.iface
+    }
+    pub(crate) fn new(v: Value) -> Self {
+        Slot::concrete(v)
+    }
+    pub(crate) fn in_iface(v: Value) -> Self {
+        Slot::iface(v)
+    }
+}
+
+#[allow(dead_code)]
+fn _assert_map_send(m: MapRef) -> impl Send {
+    m
+}

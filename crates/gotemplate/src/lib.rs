@@ -1,0 +1,166 @@
+//! Go's text/template, written for rusty-sdk from Go's documented semantics and its
+//! observable behaviour: the engine behind Helm chart rendering.
+//!
+//! * [`lex`] turns source into items (delimiters, trim markers, comments, literals);
+//! * [`parse`] builds trees ([`ast`]) and rejects what Go rejects, with Go's messages;
+//! * [`exec`] walks a tree over [`Value`]s with Go's rules and errors;
+//! * [`builtins`] are text/template's predefined functions, [`fmt`] Go's fmt printing.
+//!
+//! A [`Templates`] set holds every parsed template by name, as a Go `*Template` and its
+//! associates do: parse once, execute any of them many times.
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+mod ast;
+mod builtins;
+mod error;
+mod exec;
+pub mod fmt;
+mod lex;
+mod numbers;
+mod parse;
+mod text;
+mod value;
+
+pub use builtins::{html_escape, js_escape, query_escape};
+pub use error::Error;
+pub use exec::Context;
+pub use text::{is_print, rune_u};
+pub use value::{MapEntries, MapMethods, MapRef, Object, Value, ValueFunc};
+
+/// The engine's error type under the name the chart crate's functions use.
+pub type TemplateError = Error;
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Functions by name, as Go's `template.FuncMap`.
+pub type FuncMap = BTreeMap<String, ValueFunc>;
+
+/// A function that needs the running template set (Helm's `include` and `tpl`).
+pub type ContextFunc = Arc<dyn Fn(&mut Context<'_, '_>, &[Value]) -> Result<Value> + Send + Sync>;
+
+#[derive(Clone)]
+pub(crate) enum Func {
+    Plain(ValueFunc),
+    Context(ContextFunc),
+}
+
+/// What a missing map key yields (Go's `missingkey` option).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MissingKey {
+    /// `missingkey=default`/`invalid`: no value (prints `<no value>`).
+    #[default]
+    Invalid,
+    /// `missingkey=zero`: the zero value of the map's element type (Helm's choice).
+    Zero,
+    /// `missingkey=error`: execution stops.
+    Error,
+}
+
+/// A set of named templates sharing functions and options.
+#[derive(Clone)]
+pub struct Templates {
+    name: String,
+    trees: HashMap<String, Arc<ast::Tree>>,
+    funcs: Arc<HashMap<String, Func>>,
+    pub(crate) missing_key: MissingKey,
+    delims: (String, String),
+}
+
+impl std::fmt::Debug for Templates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut names: Vec<_> = self.trees.keys().collect();
+        names.sort();
+        f.debug_struct("Templates").field("name", &self.name).field("templates", &names).finish()
+    }
+}
+
+impl Templates {
+    /// An empty set whose root template is called `name` (Helm's is `gotpl`).
+    pub fn new(name: &str) -> Self {
+        Templates {
+            name: name.to_string(),
+            trees: HashMap::new(),
+            funcs: Arc::new(HashMap::new()),
+            missing_key: MissingKey::Invalid,
+            delims: ("{{".into(), "}}".into()),
+        }
+    }
+
+    /// The root template's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Add functions (later ones replace earlier ones of the same name).
+    pub fn funcs(&mut self, funcs: &FuncMap) -> &mut Self {
+        let map = Arc::make_mut(&mut self.funcs);
+        for (name, f) in funcs {
+            map.insert(name.clone(), Func::Plain(f.clone()));
+        }
+        self
+    }
+
+    /// Add a function that reaches the running template set.
+    pub fn context_func(&mut self, name: &str, f: ContextFunc) -> &mut Self {
+        Arc::make_mut(&mut self.funcs).insert(name.to_string(), Func::Context(f));
+        self
+    }
+
+    pub fn missing_key(&mut self, mk: MissingKey) -> &mut Self {
+        self.missing_key = mk;
+        self
+    }
+
+    /// Use other action delimiters (Go's `Delims`).
+    pub fn delims(&mut self, left: &str, right: &str) -> &mut Self {
+        self.delims = (left.to_string(), right.to_string());
+        self
+    }
+
+    pub(crate) fn func(&self, name: &str) -> Option<&Func> {
+        self.funcs.get(name)
+    }
+
+    fn has_function(&self, name: &str) -> bool {
+        self.funcs.contains_key(name) || builtins::is_builtin(name)
+    }
+
+    pub(crate) fn tree(&self, name: &str) -> Option<Arc<ast::Tree>> {
+        self.trees.get(name).cloned()
+    }
+
+    /// Go's `t.New(name).Parse(source)`: parse `source` as template `name`, adding it
+    /// and every template it defines to the set. A definition replaces one of the same
+    /// name, except that an empty body never replaces a non-empty one.
+    pub fn parse(&mut self, name: &str, source: &str) -> Result<()> {
+        let trees = parse::parse(name, source, &|f| self.has_function(f), (&self.delims.0, &self.delims.1))
+            .map_err(|e| Error::Parse(e.0))?;
+        for tree in trees {
+            let keep_old = ast::is_empty_tree(&tree.root) && self.trees.contains_key(&tree.name);
+            if !keep_old {
+                self.trees.insert(tree.name.clone(), Arc::new(tree));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a template called `name` exists.
+    pub fn has(&self, name: &str) -> bool {
+        self.trees.contains_key(name)
+    }
+
+    /// Names of every template in the set.
+    pub fn names(&self) -> Vec<&str> {
+        self.trees.keys().map(String::as_str).collect()
+    }
+
+    /// Go's `ExecuteTemplate`: run template `name` over `data`.
+    pub fn execute(&self, name: &str, data: &Value) -> Result<String> {
+        let shared = exec::Shared::default();
+        let run = exec::Run::new(self, &shared);
+        exec::execute_in(&run, name, data)
+    }
+}
+
+#[cfg(test)]
+mod tests;

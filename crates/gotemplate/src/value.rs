@@ -1,0 +1,410 @@
+//! Template data: the dynamic values a template reads, Go's way.
+//!
+//! Maps are shared references, as Go's are: every clone of a [`MapRef`] sees writes made
+//! through any other (sprig's `set` on `.Values` is seen by later templates). Lists are
+//! immutable; Go's templates cannot change a slice in place either.
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use crate::Error;
+
+/// The entries of a map, sorted by key as Go's templates visit them.
+pub type MapEntries = BTreeMap<Arc<str>, Value>;
+
+/// A function value, as `call` invokes it and as a [`crate::FuncMap`] holds it.
+pub type ValueFunc = Arc<dyn Fn(&[Value]) -> Result<Value, Error> + Send + Sync>;
+
+/// Methods of a named map type (Helm's `chartutil.Values`): given the map, the method
+/// name and the arguments, the result, or `None` when the type has no such method.
+pub type MapMethods =
+    Arc<dyn Fn(&MapRef, &str, &[Value]) -> Option<Result<Value, Error>> + Send + Sync>;
+
+/// A template value.
+#[derive(Clone, Default)]
+pub enum Value {
+    /// Go's untyped nil (a missing value).
+    #[default]
+    Nil,
+    Bool(bool),
+    /// Go's `int`/`int64`.
+    Int(i64),
+    /// Go's unsigned integers.
+    Uint(u64),
+    /// Go's `float64`, what every number in Helm's values is.
+    Float(f64),
+    String(Arc<str>),
+    /// Go's `[]interface{}`.
+    List(Arc<[Value]>),
+    /// Go's `map[string]interface{}`, shared by reference.
+    Map(MapRef),
+    /// A Go `func` value.
+    Function(ValueFunc),
+    /// A Go struct or named type with fields and methods (Helm's `.Capabilities`,
+    /// `.Files`, `.Chart`).
+    Object(Arc<dyn Object>),
+}
+
+/// A Go struct-like value: fields and methods reached with `.Name`.
+pub trait Object: Send + Sync {
+    /// Go's type name, as `%T` and errors print it (e.g. `*common.Capabilities`).
+    fn type_name(&self) -> &str;
+    /// The exported field `name`, if the type has one.
+    fn field(&self, name: &str) -> Option<Value>;
+    /// Call method `name` with `args`; `None` when the type has no such method.
+    fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>>;
+    /// Whether the type has a method `name` (Go looks methods up before fields).
+    fn has_method(&self, name: &str) -> bool;
+    /// `fmt.Sprint` of the value (Go prints a struct as `{f1 f2}`, a Stringer by its
+    /// `String` method).
+    fn go_string(&self) -> String;
+    /// Whether the value is nil (a nil pointer); struct values are always true.
+    fn is_nil(&self) -> bool {
+        false
+    }
+    /// The value as a list, for types that are slices in Go (`[]string`).
+    fn as_list(&self) -> Option<Arc<[Value]>> {
+        None
+    }
+}
+
+/// A shared, mutable map handle: clones are the same map.
+#[derive(Clone, Default)]
+pub struct MapRef {
+    // Copy-on-write inside the lock: readers take a cheap snapshot, writers copy only
+    // when a snapshot is still alive.
+    entries: Arc<RwLock<Arc<MapEntries>>>,
+    methods: Option<MapMethods>,
+}
+
+impl MapRef {
+    /// A new map holding `entries`, shared with no other.
+    pub fn new(entries: MapEntries) -> Self {
+        Self {
+            entries: Arc::new(RwLock::new(Arc::new(entries))),
+            methods: None,
+        }
+    }
+
+    /// The same map seen as a named type with `methods` (Go's `chartutil.Values`).
+    #[must_use]
+    pub fn with_methods(&self, methods: MapMethods) -> Self {
+        Self {
+            entries: Arc::clone(&self.entries),
+            methods: Some(methods),
+        }
+    }
+
+    /// The same map as a plain `map[string]interface{}`.
+    #[must_use]
+    pub fn plain(&self) -> Self {
+        Self {
+            entries: Arc::clone(&self.entries),
+            methods: None,
+        }
+    }
+
+    /// Whether the map's type has methods.
+    pub fn is_named(&self) -> bool {
+        self.methods.is_some()
+    }
+
+    pub(crate) fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
+        self.methods.as_ref().and_then(|m| m(self, name, args))
+    }
+
+    /// The entries as they are now; later writes do not change the snapshot.
+    pub fn snapshot(&self) -> Arc<MapEntries> {
+        Arc::clone(&self.entries.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.entries
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+            .cloned()
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.entries
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.read().unwrap_or_else(PoisonError::into_inner).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Set `key`, seen by every holder of the map.
+    pub fn insert(&self, key: Arc<str>, value: Value) -> Option<Value> {
+        self.update(|m| m.insert(key, value))
+    }
+
+    pub fn remove(&self, key: &str) -> Option<Value> {
+        self.update(|m| m.remove(key))
+    }
+
+    /// Change the entries in place.
+    pub fn update<R>(&self, change: impl FnOnce(&mut MapEntries) -> R) -> R {
+        let mut guard = self.entries.write().unwrap_or_else(PoisonError::into_inner);
+        change(Arc::make_mut(&mut guard))
+    }
+
+    /// Whether both handles are the same map.
+    pub fn ptr_eq(&self, other: &MapRef) -> bool {
+        Arc::ptr_eq(&self.entries, &other.entries)
+    }
+}
+
+impl From<MapEntries> for MapRef {
+    fn from(entries: MapEntries) -> Self {
+        Self::new(entries)
+    }
+}
+
+impl FromIterator<(Arc<str>, Value)> for MapRef {
+    fn from_iter<I: IntoIterator<Item = (Arc<str>, Value)>>(iter: I) -> Self {
+        Self::new(iter.into_iter().collect())
+    }
+}
+
+impl fmt::Debug for MapRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.snapshot().iter()).finish()
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Nil => f.write_str("nil"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Uint(u) => write!(f, "{u}u"),
+            Value::Float(x) => write!(f, "{x:?}"),
+            Value::String(s) => write!(f, "{s:?}"),
+            Value::List(l) => f.debug_list().entries(l.iter()).finish(),
+            Value::Map(m) => m.fmt(f),
+            Value::Function(_) => f.write_str("func"),
+            Value::Object(o) => write!(f, "{}({})", o.type_name(), o.go_string()),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// Go's `fmt.Sprint` of the value.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::fmt::sprint_value(self))
+    }
+}
+
+impl Value {
+    /// A string value.
+    pub fn string(s: impl AsRef<str>) -> Self {
+        Value::String(Arc::from(s.as_ref()))
+    }
+
+    /// Go's truth: false, 0, nil and empty strings, lists and maps are false.
+    pub fn is_truthy(&self) -> bool {
+        match self {
+            Value::Nil => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Uint(u) => *u != 0,
+            Value::Float(x) => *x != 0.0,
+            Value::String(s) => !s.is_empty(),
+            Value::List(l) => !l.is_empty(),
+            Value::Map(m) => !m.is_empty(),
+            Value::Function(_) => true,
+            Value::Object(o) => match o.as_list() {
+                Some(l) => !l.is_empty(),
+                None => !o.is_nil(),
+            },
+        }
+    }
+
+    /// Go's type name, as `%T` and type errors print it.
+    pub fn type_name(&self) -> String {
+        match self {
+            Value::Nil => "<nil>".into(),
+            Value::Bool(_) => "bool".into(),
+            Value::Int(_) => "int".into(),
+            Value::Uint(_) => "uint64".into(),
+            Value::Float(_) => "float64".into(),
+            Value::String(_) => "string".into(),
+            Value::List(_) => "[]interface {}".into(),
+            Value::Map(m) if m.is_named() => "common.Values".into(),
+            Value::Map(_) => "map[string]interface {}".into(),
+            Value::Function(_) => "func(...interface {}) (interface {}, error)".into(),
+            Value::Object(o) => o.type_name().to_string(),
+        }
+    }
+
+    /// The entry or field `name` of a map or object.
+    pub fn field(&self, name: &str) -> Option<Value> {
+        match self {
+            Value::Map(m) => m.get(name),
+            Value::Object(o) => o.field(name),
+            _ => None,
+        }
+    }
+
+    /// Length of a string (bytes), list or map.
+    pub fn len(&self) -> Option<usize> {
+        match self {
+            Value::String(s) => Some(s.len()),
+            Value::List(l) => Some(l.len()),
+            Value::Map(m) => Some(m.len()),
+            Value::Object(o) => o.as_list().map(|l| l.len()),
+            _ => None,
+        }
+    }
+
+    pub fn is_empty(&self) -> Option<bool> {
+        self.len().map(|n| n == 0)
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            Value::Uint(u) => i64::try_from(*u).ok(),
+            _ => None,
+        }
+    }
+
+    pub fn as_float(&self) -> Option<f64> {
+        match self {
+            Value::Float(x) => Some(*x),
+            _ => None,
+        }
+    }
+
+    pub fn is_function(&self) -> bool {
+        matches!(self, Value::Function(_))
+    }
+
+    /// The list a value is, for lists and slice-typed objects.
+    pub fn as_list(&self) -> Option<Arc<[Value]>> {
+        match self {
+            Value::List(l) => Some(Arc::clone(l)),
+            Value::Object(o) => o.as_list(),
+            _ => None,
+        }
+    }
+}
+
+impl PartialEq for Value {
+    /// Structural equality (maps compare by content), for tests and `deepEqual`-style
+    /// checks; the template `eq` has Go's own rules in [`crate::builtins`].
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Nil, Value::Nil) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Uint(a), Value::Uint(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::List(a), Value::List(b)) => a == b,
+            (Value::Map(a), Value::Map(b)) => a.ptr_eq(b) || *a.snapshot() == *b.snapshot(),
+            (Value::Function(a), Value::Function(b)) => Arc::ptr_eq(a, b),
+            (Value::Object(a), Value::Object(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+macro_rules! from_int {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            fn from(v: $t) -> Self {
+                Value::Int(i64::from(v))
+            }
+        }
+    )*};
+}
+from_int!(i8, i16, i32, i64, u8, u16, u32);
+
+impl From<u64> for Value {
+    fn from(v: u64) -> Self {
+        Value::Uint(v)
+    }
+}
+
+impl From<usize> for Value {
+    fn from(v: usize) -> Self {
+        i64::try_from(v).map_or(Value::Uint(v as u64), Value::Int)
+    }
+}
+
+impl From<f64> for Value {
+    fn from(v: f64) -> Self {
+        Value::Float(v)
+    }
+}
+
+impl From<bool> for Value {
+    fn from(v: bool) -> Self {
+        Value::Bool(v)
+    }
+}
+
+impl From<&str> for Value {
+    fn from(v: &str) -> Self {
+        Value::String(Arc::from(v))
+    }
+}
+
+impl From<String> for Value {
+    fn from(v: String) -> Self {
+        Value::String(Arc::from(v))
+    }
+}
+
+impl From<Arc<str>> for Value {
+    fn from(v: Arc<str>) -> Self {
+        Value::String(v)
+    }
+}
+
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Self {
+        Value::List(v.into())
+    }
+}
+
+impl From<Arc<[Value]>> for Value {
+    fn from(v: Arc<[Value]>) -> Self {
+        Value::List(v)
+    }
+}
+
+impl From<MapEntries> for Value {
+    fn from(v: MapEntries) -> Self {
+        Value::Map(MapRef::new(v))
+    }
+}
+
+impl From<MapRef> for Value {
+    fn from(v: MapRef) -> Self {
+        Value::Map(v)
+    }
+}
+
+impl From<BTreeMap<String, Value>> for Value {
+    fn from(v: BTreeMap<String, Value>) -> Self {
+        Value::Map(v.into_iter().map(|(k, v)| (Arc::from(k), v)).collect())
+    }
+}
