@@ -4,10 +4,9 @@
 //! `1000000`) and `encoding/json` floats. The one home of this logic in the crate.
 use std::fmt::Write;
 
-use gotemplate::Value;
 
-/// `fmt.Sprint(v)` with Go's float formatting at any depth: gotmpl's `%v` text.
-pub use gotemplate::go_sprint as sprint;
+/// `fmt.Sprint(v)` with Go's float formatting at any depth: the engine's `%v` text.
+pub use gotemplate::fmt::sprint_value as sprint;
 
 /// Shortest digits and decimal exponent of `f` (f = 0.d1d2d3... × 10^dp), `f` finite.
 fn shortest_digits(f: f64) -> (String, i32) {
@@ -131,20 +130,6 @@ pub fn json_float(f: f64) -> Option<String> {
     Some(exp_form(&digits, dp, f < 0.0, false))
 }
 
-/// `fmt.Sprint(v)` for template output: floats and floats inside lists and maps
-/// printed as Go prints them. `None` when Rust's display already matches.
-pub fn sprint_if_different(v: &Value) -> Option<String> {
-    fn has_float(v: &Value) -> bool {
-        match v {
-            Value::Float(_) => true,
-            Value::List(items) => items.iter().any(has_float),
-            Value::Map(m) => m.snapshot().values().any(has_float),
-            _ => false,
-        }
-    }
-    has_float(v).then(|| sprint(v))
-}
-
 /// Whether Go's `strconv.IsPrint` holds, closely enough for quoting: letters, marks,
 /// numbers, punctuation, symbols and the ASCII space.
 fn go_is_print(c: char) -> bool {
@@ -191,6 +176,7 @@ pub fn go_quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gotemplate::Value;
 
     #[test]
     fn floats_print_as_go_prints_them() {

@@ -88,7 +88,8 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Op
             newline(out, style, depth);
             out.push('}');
         }
-        _ => return None,
+        Value::Object(o) => write_json(out, &o.to_data(), style, depth)?,
+        Value::Function(_) => return None,
     }
     Some(())
 }

@@ -6,8 +6,8 @@
 //!   subchart archives); YAML is read as Helm reads it (YAML 1.1 scalars).
 //! * [`render`] is Helm's engine: dependency processing (condition, tags, alias,
 //!   import-values), value coalescing, values.schema.json, then every template with
-//!   Helm's objects and functions on gotmpl (Go's text/template; our copy in
-//!   `crates/gotmpl` gives maps Go's reference semantics, so `set` on `.Values` or on the
+//!   Helm's objects and functions on `gotemplate` (`crates/gotemplate`, Go's
+//!   text/template written here; maps are shared references, so `set` on `.Values` or on the
 //!   caller's dot changes them in place as in Helm). The sprig library lives
 //!   in [`sprig`]; Helm's own functions and a go-yaml compatible `toYaml` in [`funcs`].
 //! * [`split_manifests`], [`all_objects`] and [`switches_overlay`] turn renders into

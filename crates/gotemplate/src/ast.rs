@@ -30,7 +30,6 @@ impl Tree {
 
 #[derive(Debug, Default)]
 pub struct List {
-    pub pos: usize,
     pub nodes: Vec<Node>,
 }
 

@@ -90,11 +90,16 @@ pub(crate) fn call(b: Builtin, args: &[Slot], call_name: &str) -> R {
         Printf => {
             let all = values();
             let format = all[0].as_str().unwrap_or_default().to_string();
-            Ok(Slot::new(Value::string(crate::fmt::sprintf(&format, &all[1..]))))
+            Ok(Slot::new(Value::string(crate::fmt::sprintf(
+                &format,
+                &all[1..],
+            ))))
         }
         Html => Ok(Slot::new(Value::string(html_escape(&eval_args(&values()))))),
         Js => Ok(Slot::new(Value::string(js_escape(&eval_args(&values()))))),
-        Urlquery => Ok(Slot::new(Value::string(query_escape(&eval_args(&values()))))),
+        Urlquery => Ok(Slot::new(Value::string(query_escape(
+            &eval_args(&values()),
+        )))),
         Eq => eq(&args[0], &args[1..]).map(bool_slot),
         Ne => eq(&args[0], &args[1..2]).map(|t| bool_slot(!t)),
         Lt => lt(&args[0], &args[1]).map(bool_slot),
@@ -130,7 +135,12 @@ fn index_arg(index: &Value, cap: usize) -> Result<usize, String> {
         Value::Int(i) => i128::from(*i),
         Value::Uint(u) => i128::from(*u),
         Value::Nil => return Err("cannot index slice/array with nil".into()),
-        other => return Err(format!("cannot index slice/array with type {}", other.type_name())),
+        other => {
+            return Err(format!(
+                "cannot index slice/array with type {}",
+                other.type_name()
+            ));
+        }
     };
     if x < 0 || x > cap as i128 {
         return Err(format!("index out of range: {x}"));
@@ -149,23 +159,39 @@ fn index(item: &Slot, indexes: &[Slot]) -> R {
             Value::Nil => return Err("index of nil pointer".into()),
             Value::List(l) => {
                 let i = index_arg(idx, l.len())?;
-                Slot::in_iface(l.get(i).cloned().ok_or("reflect: slice index out of range")?)
+                Slot::in_iface(
+                    l.get(i)
+                        .cloned()
+                        .ok_or("reflect: slice index out of range")?,
+                )
             }
             Value::Object(o) if o.as_list().is_some() => {
                 let l = o.as_list().unwrap_or_default();
                 let i = index_arg(idx, l.len())?;
-                Slot::new(l.get(i).cloned().ok_or("reflect: slice index out of range")?)
+                Slot::new(
+                    l.get(i)
+                        .cloned()
+                        .ok_or("reflect: slice index out of range")?,
+                )
             }
             Value::String(s) => {
                 let i = index_arg(idx, s.len())?;
-                let byte = s.as_bytes().get(i).ok_or("reflect: string index out of range")?;
+                let byte = s
+                    .as_bytes()
+                    .get(i)
+                    .ok_or("reflect: string index out of range")?;
                 Slot::new(Value::Uint(u64::from(*byte)))
             }
             Value::Map(m) => {
                 let key = match idx {
                     Value::String(k) => k,
                     Value::Nil => return Err("value is nil; should be of type string".into()),
-                    other => return Err(format!("value has type {}; should be string", other.type_name())),
+                    other => {
+                        return Err(format!(
+                            "value has type {}; should be string",
+                            other.type_name()
+                        ));
+                    }
                 };
                 Slot::in_iface(m.get(key).unwrap_or(Value::Nil))
             }
@@ -220,7 +246,14 @@ fn call_function(f: &Slot, args: &[Slot], name: &str) -> R {
             let values: Vec<Value> = args.iter().map(|s| s.value().clone()).collect();
             func(&values).map(Slot::new).map_err(|e| e.to_string())
         }
-        other => Err(format!("non-function {name} of type {}", if f.is_iface() { "interface {}".to_string() } else { other.type_name() })),
+        other => Err(format!(
+            "non-function {name} of type {}",
+            if f.is_iface() {
+                "interface {}".to_string()
+            } else {
+                other.type_name()
+            }
+        )),
     }
 }
 
@@ -288,7 +321,9 @@ fn eq(arg1: &Slot, rest: &[Slot]) -> Result<bool, String> {
                         ));
                     }
                     match (a, b) {
-                        (Value::Object(x), Value::Object(y)) if x.as_list().is_none() => Arc::ptr_eq(x, y),
+                        (Value::Object(x), Value::Object(y)) if x.as_list().is_none() => {
+                            Arc::ptr_eq(x, y)
+                        }
                         _ => {
                             return Err(format!(
                                 "non-comparable type {}: {}",
@@ -384,7 +419,9 @@ pub fn query_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
             b' ' => out.push('+'),
             b => out.push_str(&format!("%{b:02X}")),
         }

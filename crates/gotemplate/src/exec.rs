@@ -58,14 +58,19 @@ impl<'s> Context<'_, 's> {
         execute_in(self.run, name, data)
     }
 
-    /// Run `name` of another template set (one `tpl` built), sharing this execution's
-    /// limits and counters.
-    pub fn execute_in_set(&self, set: &Templates, name: &str, data: &Value) -> Result<String, Error> {
+    /// Run `template` of another template set (one `tpl` built), sharing this
+    /// execution's limits and counters.
+    pub fn execute_in_set(
+        &self,
+        set: &Templates,
+        template: &crate::Template,
+        data: &Value,
+    ) -> Result<String, Error> {
         let run = Run {
             set,
             shared: self.run.shared,
         };
-        execute_in(&run, name, data)
+        execute_tree(&run, &template.0, data)
     }
 
     /// Add `delta` to the counter `name` shared by this whole execution (Helm counts
@@ -89,17 +94,23 @@ pub(crate) fn execute_in(run: &Run<'_>, name: &str, data: &Value) -> Result<Stri
             source: None,
         });
     };
+    execute_tree(run, &tree, data)
+}
+
+pub(crate) fn execute_tree(run: &Run<'_>, tree: &Arc<Tree>, data: &Value) -> Result<String, Error> {
     let dot = Slot::concrete(data.clone());
     let mut state = State {
         run,
-        tree: &tree,
+        tree,
         vars: vec![("$".into(), dot.clone())],
         at: At::None,
     };
     let mut out = String::new();
     let depth = run.shared.depth.get();
     if depth >= MAX_EXEC_DEPTH {
-        return Err(state.error(format!("exceeded maximum template depth ({MAX_EXEC_DEPTH})")));
+        return Err(state.error(format!(
+            "exceeded maximum template depth ({MAX_EXEC_DEPTH})"
+        )));
     }
     run.shared.depth.set(depth + 1);
     let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
@@ -277,7 +288,13 @@ impl<'t> State<'_, '_, 't> {
         }
     }
 
-    fn walk_if_or_with(&mut self, with: bool, dot: &Slot, b: &'t Branch, out: &mut String) -> R<Flow> {
+    fn walk_if_or_with(
+        &mut self,
+        with: bool,
+        dot: &Slot,
+        b: &'t Branch,
+        out: &mut String,
+    ) -> R<Flow> {
         let mark = self.vars.len();
         let val = self.eval_pipeline(dot, &b.pipe)?;
         let flow = if val.v.is_truthy() {
@@ -304,7 +321,13 @@ impl<'t> State<'_, '_, 't> {
         Ok(())
     }
 
-    fn walk_range(&mut self, dot: &Slot, node: &'t Node, r: &'t Branch, out: &mut String) -> R<Flow> {
+    fn walk_range(
+        &mut self,
+        dot: &Slot,
+        node: &'t Node,
+        r: &'t Branch,
+        out: &mut String,
+    ) -> R<Flow> {
         self.at = At::Node(node);
         let outer_mark = self.vars.len();
         let val = self.eval_pipeline(dot, &r.pipe)?;
@@ -337,7 +360,10 @@ impl<'t> State<'_, '_, 't> {
             Value::Map(m) => {
                 let entries = m.snapshot();
                 for (k, v) in entries.iter() {
-                    iterate!(Slot::concrete(Value::String(k.clone())), Slot::iface(v.clone()));
+                    iterate!(
+                        Slot::concrete(Value::String(k.clone())),
+                        Slot::iface(v.clone())
+                    );
                 }
             }
             Value::Int(_) | Value::Uint(_) => {
@@ -369,12 +395,10 @@ impl<'t> State<'_, '_, 't> {
                 )));
             }
         }
-        if !ran {
-            if let Some(else_list) = &r.else_list {
-                let flow = self.walk_list(dot, else_list, out)?;
-                self.vars.truncate(outer_mark);
-                return Ok(flow);
-            }
+        if !ran && let Some(else_list) = &r.else_list {
+            let flow = self.walk_list(dot, else_list, out)?;
+            self.vars.truncate(outer_mark);
+            return Ok(flow);
         }
         self.vars.truncate(outer_mark);
         Ok(Flow::Normal)
@@ -402,14 +426,25 @@ impl<'t> State<'_, '_, 't> {
         Ok(())
     }
 
-    fn walk_template(&mut self, dot: &Slot, node: &'t Node, t: &'t TemplateCall, out: &mut String) -> R<()> {
+    fn walk_template(
+        &mut self,
+        dot: &Slot,
+        node: &'t Node,
+        t: &'t TemplateCall,
+        out: &mut String,
+    ) -> R<()> {
         self.at = At::Node(node);
         let Some(tree) = self.set().tree(&t.name) else {
-            return Err(self.error(format!("template {} not defined", crate::fmt::quote(&t.name))));
+            return Err(self.error(format!(
+                "template {} not defined",
+                crate::fmt::quote(&t.name)
+            )));
         };
         let depth = self.run.shared.depth.get();
         if depth >= MAX_EXEC_DEPTH {
-            return Err(self.error(format!("exceeded maximum template depth ({MAX_EXEC_DEPTH})")));
+            return Err(self.error(format!(
+                "exceeded maximum template depth ({MAX_EXEC_DEPTH})"
+            )));
         }
         let new_dot = match &t.pipe {
             Some(p) => self.eval_pipeline(dot, p)?,
@@ -462,7 +497,8 @@ impl<'t> State<'_, '_, 't> {
             if pipe.is_assign {
                 self.set_var(&v.ident[0], value.clone())?;
             } else {
-                self.vars.push((Arc::from(v.ident[0].as_str()), value.clone()));
+                self.vars
+                    .push((Arc::from(v.ident[0].as_str()), value.clone()));
             }
         }
         Ok(value)
@@ -483,7 +519,9 @@ impl<'t> State<'_, '_, 't> {
                 return self.eval_field_chain(dot, dot.clone(), first, idents, &cmd.args, fin);
             }
             Arg::Chain(..) => return self.eval_chain(dot, first, &cmd.args, fin),
-            Arg::Identifier(_, name) => return self.eval_function(dot, first, name, Some(cmd), &cmd.args, fin),
+            Arg::Identifier(_, name) => {
+                return self.eval_function(dot, first, name, Some(cmd), &cmd.args, fin);
+            }
             Arg::Pipe(p) => {
                 self.not_a_function(&cmd.args, &fin)?;
                 return self.eval_pipeline(dot, p);
@@ -499,7 +537,10 @@ impl<'t> State<'_, '_, 't> {
             Arg::Nil(_) => Err(self.error("nil is not a command")),
             Arg::Number(n) => self.ideal_constant(first, n),
             Arg::String(_, _, s) => Ok(Slot::concrete(Value::String(s.clone()))),
-            _ => Err(self.error(format!("can't evaluate command {}", crate::fmt::quote(&first.to_string())))),
+            _ => Err(self.error(format!(
+                "can't evaluate command {}",
+                crate::fmt::quote(&first.to_string())
+            ))),
         }
     }
 
@@ -514,10 +555,12 @@ impl<'t> State<'_, '_, 't> {
             && matches!(text.as_bytes()[1], b'x' | b'X')
             && !text.contains(['p', 'P']);
         let rune = text.starts_with('\'');
-        if let Some(f) = n.float {
-            if !hex_int && !rune && text.contains(['.', 'e', 'E', 'p', 'P']) {
-                return Ok(Slot::concrete(Value::Float(f)));
-            }
+        if let Some(f) = n.float
+            && !hex_int
+            && !rune
+            && text.contains(['.', 'e', 'E', 'p', 'P'])
+        {
+            return Ok(Slot::concrete(Value::Float(f)));
         }
         if let Some(i) = n.int {
             return Ok(Slot::concrete(Value::Int(i)));
@@ -528,7 +571,13 @@ impl<'t> State<'_, '_, 't> {
         Ok(Slot::concrete(Value::Nil))
     }
 
-    fn eval_chain(&mut self, dot: &Slot, chain: &'t Arg, args: &'t [Arg], fin: Option<Slot>) -> R<Slot> {
+    fn eval_chain(
+        &mut self,
+        dot: &Slot,
+        chain: &'t Arg,
+        args: &'t [Arg],
+        fin: Option<Slot>,
+    ) -> R<Slot> {
         self.at = At::Arg(chain);
         let Arg::Chain(_, node, fields) = chain else {
             return Err(self.error("internal error: not a chain"));
@@ -540,7 +589,13 @@ impl<'t> State<'_, '_, 't> {
         self.eval_field_chain(dot, receiver, chain, fields, args, fin)
     }
 
-    fn eval_variable(&mut self, dot: &Slot, v: &'t Variable, args: &'t [Arg], fin: Option<Slot>) -> R<Slot> {
+    fn eval_variable(
+        &mut self,
+        dot: &Slot,
+        v: &'t Variable,
+        args: &'t [Arg],
+        fin: Option<Slot>,
+    ) -> R<Slot> {
         self.at = At::Var(v);
         let value = self.var_value(&v.ident[0])?;
         if v.ident.len() == 1 {
@@ -593,7 +648,10 @@ impl<'t> State<'_, '_, 't> {
         self.at = at;
         if matches!(receiver.v, Value::Nil) && !receiver.iface {
             if self.set().missing_key == MissingKey::Error {
-                return Err(self.error(format!("nil data; no entry for key {}", crate::fmt::quote(name))));
+                return Err(self.error(format!(
+                    "nil data; no entry for key {}",
+                    crate::fmt::quote(name)
+                )));
             }
             return Ok(Slot::concrete(Value::Nil));
         }
@@ -602,10 +660,13 @@ impl<'t> State<'_, '_, 't> {
         match &receiver.v {
             Value::Nil => Err(self.error(format!("nil pointer evaluating {typ}.{name}"))),
             Value::Map(m) => {
-                if m.is_named() {
-                    if let Some(result) = self.call_method_if_any(dot, name, at, args, fin.clone(), |n, a| m.call_method(n, a))? {
-                        return Ok(result);
-                    }
+                if m.is_named()
+                    && let Some(result) =
+                        self.call_method_if_any(dot, name, at, args, fin.clone(), |n, a| {
+                            m.call_method(n, a)
+                        })?
+                {
+                    return Ok(result);
                 }
                 if has_args {
                     return Err(self.error(format!("{name} is not a method but has arguments")));
@@ -613,7 +674,10 @@ impl<'t> State<'_, '_, 't> {
                 match m.get(name) {
                     Some(v) => Ok(Slot::iface(v)),
                     None => match self.set().missing_key {
-                        MissingKey::Error => Err(self.error(format!("map has no entry for key {}", crate::fmt::quote(name)))),
+                        MissingKey::Error => Err(self.error(format!(
+                            "map has no entry for key {}",
+                            crate::fmt::quote(name)
+                        ))),
                         MissingKey::Zero => Ok(Slot::iface(Value::Nil)),
                         MissingKey::Invalid => Ok(Slot::concrete(Value::Nil)),
                     },
@@ -622,18 +686,23 @@ impl<'t> State<'_, '_, 't> {
             Value::Object(o) => {
                 let o = o.clone();
                 if o.has_method(name) {
-                    let result = self.call_method_if_any(dot, name, at, args, fin, |n, a| o.call_method(n, a))?;
+                    let result = self
+                        .call_method_if_any(dot, name, at, args, fin, |n, a| o.call_method(n, a))?;
                     if let Some(r) = result {
                         return Ok(r);
                     }
                 }
                 if o.is_nil() {
-                    return Err(self.error(format!("nil pointer evaluating {}.{name}", o.type_name())));
+                    return Err(
+                        self.error(format!("nil pointer evaluating {}.{name}", o.type_name()))
+                    );
                 }
                 match o.field(name) {
                     Some(v) => {
                         if has_args {
-                            return Err(self.error(format!("{name} has arguments but cannot be invoked as function")));
+                            return Err(self.error(format!(
+                                "{name} has arguments but cannot be invoked as function"
+                            )));
                         }
                         Ok(Slot::concrete(v))
                     }
@@ -707,7 +776,12 @@ impl<'t> State<'_, '_, 't> {
             Some(f) => f,
             None => match builtins::lookup(name) {
                 Some(b) => return self.eval_builtin(dot, node, b, name, cmd, explicit, fin),
-                None => return Err(self.error(format!("{} is not a defined function", crate::fmt::quote(name)))),
+                None => {
+                    return Err(self.error(format!(
+                        "{} is not a defined function",
+                        crate::fmt::quote(name)
+                    )));
+                }
             },
         };
         let mut slots = Vec::with_capacity(explicit.len() + 1);
@@ -718,7 +792,14 @@ impl<'t> State<'_, '_, 't> {
         if let Some(f) = fin {
             slots.push((None, f));
         }
-        let values: Vec<Value> = slots.iter().map(|(_, s)| s.v.clone()).collect();
+        // Functions see slice-typed objects (Helm's VersionSet) as the lists they are.
+        let values: Vec<Value> = slots
+            .iter()
+            .map(|(_, s)| match &s.v {
+                Value::Object(o) => o.as_list().map_or_else(|| s.v.clone(), Value::List),
+                v => v.clone(),
+            })
+            .collect();
         let result = match &func {
             Func::Plain(f) => f(&values),
             Func::Context(f) => {
@@ -744,11 +825,14 @@ impl<'t> State<'_, '_, 't> {
         e: Error,
     ) -> Error {
         if let Error::Exec(m) = &e {
-            let type_error = m.starts_with("wrong type for value; expected ") || m.starts_with("invalid value; expected ");
+            let type_error = m.starts_with("wrong type for value; expected ")
+                || m.starts_with("invalid value; expected ");
             if type_error {
                 let got = m.split("; got ").nth(1);
                 let culprit = slots.iter().find(|(_, s)| match got {
-                    Some(g) => s.type_name() == g || (g == "interface {}" && matches!(s.v, Value::Nil)),
+                    Some(g) => {
+                        s.type_name() == g || (g == "interface {}" && matches!(s.v, Value::Nil))
+                    }
                     None => matches!(s.v, Value::Nil),
                 });
                 let mut message = m.clone();
@@ -760,7 +844,9 @@ impl<'t> State<'_, '_, 't> {
                     // Go tells a nil interface (a missing value) from no value at all.
                     if got.is_none() && slot.iface {
                         let expected = m.trim_start_matches("invalid value; expected ");
-                        message = format!("wrong type for value; expected {expected}; got interface {{}}");
+                        message = format!(
+                            "wrong type for value; expected {expected}; got interface {{}}"
+                        );
                     }
                 }
                 return self.error(message);
@@ -782,9 +868,14 @@ impl<'t> State<'_, '_, 't> {
         match arg {
             Arg::Dot(_) => Ok(dot.clone()),
             Arg::Nil(_) => Ok(Slot::iface(Value::Nil)),
-            Arg::Field(_, idents) => {
-                self.eval_field_chain(dot, dot.clone(), arg, idents, std::slice::from_ref(arg), None)
-            }
+            Arg::Field(_, idents) => self.eval_field_chain(
+                dot,
+                dot.clone(),
+                arg,
+                idents,
+                std::slice::from_ref(arg),
+                None,
+            ),
             Arg::Variable(v) => self.eval_variable(dot, v, std::slice::from_ref(arg), None),
             Arg::Pipe(p) => self.eval_pipeline(dot, p),
             Arg::Identifier(_, name) => self.eval_function(dot, arg, name, None, &[], None),
@@ -816,7 +907,9 @@ impl<'t> State<'_, '_, 't> {
                 )));
             }
         } else if count != fixed {
-            return Err(self.error(format!("wrong number of args for {name}: want {fixed} got {count}")));
+            return Err(self.error(format!(
+                "wrong number of args for {name}: want {fixed} got {count}"
+            )));
         }
         if matches!(b, builtins::Builtin::And | builtins::Builtin::Or) {
             let want = matches!(b, builtins::Builtin::Or);
@@ -852,16 +945,18 @@ impl<'t> State<'_, '_, 't> {
         if let Some(f) = fin {
             slots.push(f);
         }
-        if matches!(b, builtins::Builtin::Printf) {
-            if let Some(first) = slots.first() {
-                if !matches!(first.v, Value::String(_)) {
-                    return Err(if matches!(first.v, Value::Nil) && !first.iface {
-                        self.error("invalid value; expected string")
-                    } else {
-                        self.error(format!("wrong type for value; expected string; got {}", first.type_name()))
-                    });
-                }
-            }
+        if matches!(b, builtins::Builtin::Printf)
+            && let Some(first) = slots.first()
+            && !matches!(first.v, Value::String(_))
+        {
+            return Err(if matches!(first.v, Value::Nil) && !first.iface {
+                self.error("invalid value; expected string")
+            } else {
+                self.error(format!(
+                    "wrong type for value; expected string; got {}",
+                    first.type_name()
+                ))
+            });
         }
         let call_name = match (b, explicit.first()) {
             (builtins::Builtin::Call, Some(first)) => first.to_string(),

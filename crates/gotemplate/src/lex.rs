@@ -8,7 +8,6 @@ pub(crate) enum Kind {
     Bool,
     Char,
     CharConstant,
-    Comment,
     Complex,
     Assign,
     Declare,
@@ -496,7 +495,9 @@ impl Lexer<'_> {
         loop {
             match self.next() {
                 Some('\\') => match self.next() {
-                    None | Some('\n') => return self.error("unterminated character constant".into()),
+                    None | Some('\n') => {
+                        return self.error("unterminated character constant".into());
+                    }
                     _ => {}
                 },
                 None | Some('\n') => return self.error("unterminated character constant".into()),

@@ -44,6 +44,10 @@ pub(crate) enum Func {
     Context(ContextFunc),
 }
 
+/// One parsed template, as [`Templates::parse`] returns it.
+#[derive(Clone, Debug)]
+pub struct Template(Arc<ast::Tree>);
+
 /// What a missing map key yields (Go's `missingkey` option).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum MissingKey {
@@ -60,6 +64,9 @@ pub enum MissingKey {
 #[derive(Clone)]
 pub struct Templates {
     name: String,
+    /// Trees shared with the sets derived from this one ([`Templates::child`]).
+    base: Arc<HashMap<String, Arc<ast::Tree>>>,
+    /// Trees parsed into this set since it was derived or frozen.
     trees: HashMap<String, Arc<ast::Tree>>,
     funcs: Arc<HashMap<String, Func>>,
     pub(crate) missing_key: MissingKey,
@@ -68,9 +75,12 @@ pub struct Templates {
 
 impl std::fmt::Debug for Templates {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut names: Vec<_> = self.trees.keys().collect();
+        let mut names: Vec<_> = self.names();
         names.sort();
-        f.debug_struct("Templates").field("name", &self.name).field("templates", &names).finish()
+        f.debug_struct("Templates")
+            .field("name", &self.name)
+            .field("templates", &names)
+            .finish()
     }
 }
 
@@ -79,6 +89,7 @@ impl Templates {
     pub fn new(name: &str) -> Self {
         Templates {
             name: name.to_string(),
+            base: Arc::new(HashMap::new()),
             trees: HashMap::new(),
             funcs: Arc::new(HashMap::new()),
             missing_key: MissingKey::Invalid,
@@ -126,32 +137,80 @@ impl Templates {
     }
 
     pub(crate) fn tree(&self, name: &str) -> Option<Arc<ast::Tree>> {
-        self.trees.get(name).cloned()
+        self.trees
+            .get(name)
+            .or_else(|| self.base.get(name))
+            .cloned()
+    }
+
+    /// Move every parsed template into the shared part, so that [`Templates::child`]
+    /// costs no copy of them.
+    pub fn freeze(&mut self) {
+        if self.trees.is_empty() {
+            return;
+        }
+        let base = Arc::make_mut(&mut self.base);
+        base.extend(self.trees.drain());
+    }
+
+    /// A copy of this set (Go's `Clone`) for parsing more templates into, sharing the
+    /// templates parsed so far.
+    #[must_use]
+    pub fn child(&self) -> Templates {
+        self.clone()
     }
 
     /// Go's `t.New(name).Parse(source)`: parse `source` as template `name`, adding it
     /// and every template it defines to the set. A definition replaces one of the same
     /// name, except that an empty body never replaces a non-empty one.
-    pub fn parse(&mut self, name: &str, source: &str) -> Result<()> {
-        let trees = parse::parse(name, source, &|f| self.has_function(f), (&self.delims.0, &self.delims.1))
-            .map_err(|e| Error::Parse(e.0))?;
+    ///
+    /// Returns the template parsed under `name` itself, which Go executes even when
+    /// the set kept an older non-empty one of that name.
+    pub fn parse(&mut self, name: &str, source: &str) -> Result<Template> {
+        let trees = parse::parse(
+            name,
+            source,
+            &|f| self.has_function(f),
+            (&self.delims.0, &self.delims.1),
+        )
+        .map_err(|e| Error::Parse(e.0))?;
+        let mut main = None;
         for tree in trees {
-            let keep_old = ast::is_empty_tree(&tree.root) && self.trees.contains_key(&tree.name);
+            let tree = Arc::new(tree);
+            if main.is_none() && tree.name == name {
+                main = Some(Template(Arc::clone(&tree)));
+            }
+            let keep_old = ast::is_empty_tree(&tree.root) && self.tree(&tree.name).is_some();
             if !keep_old {
-                self.trees.insert(tree.name.clone(), Arc::new(tree));
+                self.trees.insert(tree.name.clone(), tree);
             }
         }
-        Ok(())
+        main.ok_or_else(|| Error::Parse(format!("template: {name}: nothing parsed")))
+    }
+
+    /// Run a template this set parsed, over `data`.
+    pub fn execute_parsed(&self, template: &Template, data: &Value) -> Result<String> {
+        let shared = exec::Shared::default();
+        let run = exec::Run::new(self, &shared);
+        exec::execute_tree(&run, &template.0, data)
     }
 
     /// Whether a template called `name` exists.
     pub fn has(&self, name: &str) -> bool {
-        self.trees.contains_key(name)
+        self.tree(name).is_some()
     }
 
     /// Names of every template in the set.
     pub fn names(&self) -> Vec<&str> {
-        self.trees.keys().map(String::as_str).collect()
+        let mut names: Vec<&str> = self
+            .trees
+            .keys()
+            .chain(self.base.keys())
+            .map(String::as_str)
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        names
     }
 
     /// Go's `ExecuteTemplate`: run template `name` over `data`.

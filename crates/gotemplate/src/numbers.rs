@@ -11,7 +11,7 @@ fn underscores_ok(s: &str) -> bool {
     if b.len() >= 2 && b[0] == b'0' && matches!(b[1].to_ascii_lowercase(), b'b' | b'o' | b'x') {
         i = 2;
         saw = b'0';
-        hex = b[1].to_ascii_lowercase() == b'x';
+        hex = b[1].eq_ignore_ascii_case(&b'x');
     }
     for &c in &b[i..] {
         if c.is_ascii_digit() || (hex && c.is_ascii_hexdigit()) {
@@ -131,7 +131,12 @@ pub(crate) fn parse_float(s: &str) -> Option<f64> {
 fn parse_hex_float(s: &str) -> Option<f64> {
     let (mant, exp) = s.split_once('p')?;
     let exp = exp.strip_prefix('+').unwrap_or(exp);
-    if exp.is_empty() || !exp.trim_start_matches('-').bytes().all(|c| c.is_ascii_digit()) {
+    if exp.is_empty()
+        || !exp
+            .trim_start_matches('-')
+            .bytes()
+            .all(|c| c.is_ascii_digit())
+    {
         return None;
     }
     let exp: i32 = exp.parse().ok()?;

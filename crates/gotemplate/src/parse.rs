@@ -1,6 +1,5 @@
 //! The parser: items to trees, accepting exactly what Go's text/template/parse accepts
 //! and failing with Go's messages (`template: NAME:LINE: ...`).
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::ast::{
@@ -87,7 +86,11 @@ impl Parser<'_> {
     }
 
     fn next(&mut self) -> Item {
-        let item = self.items.get(self.at).cloned().unwrap_or_else(|| self.eof_item());
+        let item = self
+            .items
+            .get(self.at)
+            .cloned()
+            .unwrap_or_else(|| self.eof_item());
         self.at += 1;
         item
     }
@@ -97,7 +100,10 @@ impl Parser<'_> {
     }
 
     fn peek(&self) -> Item {
-        self.items.get(self.at).cloned().unwrap_or_else(|| self.eof_item())
+        self.items
+            .get(self.at)
+            .cloned()
+            .unwrap_or_else(|| self.eof_item())
     }
 
     fn next_non_space(&mut self) -> Item {
@@ -118,7 +124,9 @@ impl Parser<'_> {
     /// The line Go reports: that of the last token read.
     fn current_line(&self) -> usize {
         let i = self.at.saturating_sub(1);
-        self.items.get(i).map_or_else(|| self.eof_item().line, |t| t.line)
+        self.items
+            .get(i)
+            .map_or_else(|| self.eof_item().line, |t| t.line)
     }
 
     fn error<T>(&self, message: impl std::fmt::Display) -> PResult<T> {
@@ -133,7 +141,10 @@ impl Parser<'_> {
         if token.kind == Kind::Error {
             let mut extra = String::new();
             if self.action_line != 0 && self.action_line != token.line {
-                extra = format!(" in action started at {}:{}", self.parse_name, self.action_line);
+                extra = format!(
+                    " in action started at {}:{}",
+                    self.parse_name, self.action_line
+                );
                 if token.val.ends_with(" action") {
                     extra = extra[" in action".len()..].to_string();
                 }
@@ -160,10 +171,7 @@ impl Parser<'_> {
     }
 
     fn parse_top(&mut self) -> PResult<List> {
-        let mut root = List {
-            pos: self.peek().pos,
-            nodes: Vec::new(),
-        };
+        let mut root = List { nodes: Vec::new() };
         while self.peek().kind != Kind::Eof {
             if self.peek().kind == Kind::LeftDelim {
                 let mark = self.at;
@@ -176,7 +184,7 @@ impl Parser<'_> {
             }
             match self.text_or_action()? {
                 Parsed::Node(n) => root.nodes.push(n),
-                Parsed::End(_) => return self.error("unexpected {{end}}"),
+                Parsed::End => return self.error("unexpected {{end}}"),
                 Parsed::Else(_) => return self.error("unexpected {{else}}"),
             }
         }
@@ -216,7 +224,10 @@ impl Parser<'_> {
             if is_empty_tree(&self.trees[i].root) {
                 self.trees.remove(i);
             } else if !is_empty_tree(&root) {
-                return self.error(format!("template: multiple definition of template {:?}", name));
+                return self.error(format!(
+                    "template: multiple definition of template {}",
+                    crate::fmt::quote(&name)
+                ));
             } else {
                 return Ok(());
             }
@@ -232,10 +243,7 @@ impl Parser<'_> {
 
     fn item_list(&mut self) -> PResult<(List, Parsed)> {
         self.enter()?;
-        let mut list = List {
-            pos: self.peek_non_space().pos,
-            nodes: Vec::new(),
-        };
+        let mut list = List { nodes: Vec::new() };
         while self.peek_non_space().kind != Kind::Eof {
             match self.text_or_action()? {
                 Parsed::Node(n) => list.nodes.push(n),
@@ -267,7 +275,11 @@ impl Parser<'_> {
         match token.kind {
             Kind::Block => return self.block_control().map(Parsed::Node),
             Kind::Break | Kind::Continue => {
-                let word = if token.kind == Kind::Break { "break" } else { "continue" };
+                let word = if token.kind == Kind::Break {
+                    "break"
+                } else {
+                    "continue"
+                };
                 let next = self.next_non_space();
                 if next.kind != Kind::RightDelim {
                     return self.unexpected(&next, &format!("{{{{{word}}}}}"));
@@ -283,8 +295,8 @@ impl Parser<'_> {
             }
             Kind::Else => return self.else_control(),
             Kind::End => {
-                let t = self.expect(Kind::RightDelim, "end")?;
-                return Ok(Parsed::End(t.pos));
+                self.expect(Kind::RightDelim, "end")?;
+                return Ok(Parsed::End);
             }
             Kind::If => return self.control("if").map(|b| Parsed::Node(Node::If(b))),
             Kind::Range => return self.control("range").map(|b| Parsed::Node(Node::Range(b))),
@@ -319,7 +331,7 @@ impl Parser<'_> {
             self.range_depth -= 1;
         }
         let mut else_list = None;
-        if let Parsed::Else(else_pos) = next {
+        if let Parsed::Else(_else_pos) = next {
             let chained = match context {
                 "if" => self.peek().kind == Kind::If,
                 "with" => self.peek().kind == Kind::With,
@@ -332,11 +344,12 @@ impl Parser<'_> {
                 self.enter()?;
                 let inner = self.control(context)?;
                 self.depth -= 1;
-                let node = if context == "if" { Node::If(inner) } else { Node::With(inner) };
-                else_list = Some(List {
-                    pos: else_pos,
-                    nodes: vec![node],
-                });
+                let node = if context == "if" {
+                    Node::If(inner)
+                } else {
+                    Node::With(inner)
+                };
+                else_list = Some(List { nodes: vec![node] });
             } else {
                 let (list, next) = self.item_list()?;
                 if let Parsed::Else(_) = next {
@@ -409,7 +422,6 @@ impl Parser<'_> {
             }
             let mark = self.at;
             self.next_non_space();
-            let after_variable = self.peek();
             let next = self.peek_non_space();
             if matches!(next.kind, Kind::Assign | Kind::Declare) {
                 pipe.is_assign = next.kind == Kind::Assign;
@@ -434,10 +446,8 @@ impl Parser<'_> {
                     }
                 }
                 return self.error(format!("too many declarations in {context}"));
-            } else if after_variable.kind == Kind::Space {
-                self.at = mark;
-                break;
             } else {
+                // `$x` is an operand, not a declaration.
                 self.at = mark;
                 break;
             }
@@ -480,7 +490,10 @@ impl Parser<'_> {
                 c.args[0],
                 Arg::Bool(..) | Arg::Dot(_) | Arg::Nil(_) | Arg::Number(_) | Arg::String(..)
             ) {
-                return self.error(format!("non executable command in pipeline stage {}", i + 1));
+                return self.error(format!(
+                    "non executable command in pipeline stage {}",
+                    i + 1
+                ));
             }
         }
         Ok(())
@@ -551,7 +564,10 @@ impl Parser<'_> {
         Ok(Some(match token.kind {
             Kind::Identifier => {
                 if !(self.has_function)(&token.val) {
-                    return self.error(format!("function {} not defined", crate::fmt::quote(&token.val)));
+                    return self.error(format!(
+                        "function {} not defined",
+                        crate::fmt::quote(&token.val)
+                    ));
                 }
                 Arg::Identifier(token.pos, token.val)
             }
@@ -559,7 +575,7 @@ impl Parser<'_> {
             Kind::Nil => Arg::Nil(token.pos),
             Kind::Variable => {
                 let name = token.val.split('.').next().unwrap_or("").to_string();
-                if !self.vars.iter().any(|v| *v == name) {
+                if !self.vars.contains(&name) {
                     return self.error(format!("undefined variable {}", crate::fmt::quote(&name)));
                 }
                 Arg::Variable(Variable {
@@ -576,7 +592,9 @@ impl Parser<'_> {
                 Ok(n) => Arg::Number(Box::new(n)),
                 Err(message) => return self.error(message),
             },
-            Kind::LeftParen => Arg::Pipe(Box::new(self.pipeline("parenthesized pipeline", Kind::RightParen)?)),
+            Kind::LeftParen => Arg::Pipe(Box::new(
+                self.pipeline("parenthesized pipeline", Kind::RightParen)?,
+            )),
             Kind::String | Kind::RawString => match unquote(&token.val) {
                 Some(s) => Arg::String(token.pos, token.val, Arc::from(s)),
                 None => return self.error("invalid syntax"),
@@ -591,7 +609,7 @@ impl Parser<'_> {
 
 enum Parsed {
     Node(Node),
-    End(usize),
+    End,
     Else(usize),
 }
 
@@ -682,11 +700,15 @@ fn number(token: &Item) -> Result<Number, String> {
         Kind::CharConstant => {
             let inner = &text[1..];
             let (c, used) = if let Some(rest) = inner.strip_prefix('\\') {
-                let (bytes, used) = unquote_escape(rest, b'\'').ok_or_else(|| "invalid syntax".to_string())?;
+                let (bytes, used) =
+                    unquote_escape(rest, b'\'').ok_or_else(|| "invalid syntax".to_string())?;
                 let c = if bytes.len() == 1 {
                     char::from(bytes[0])
                 } else {
-                    std::str::from_utf8(&bytes).ok().and_then(|s| s.chars().next()).ok_or("invalid syntax")?
+                    std::str::from_utf8(&bytes)
+                        .ok()
+                        .and_then(|s| s.chars().next())
+                        .ok_or("invalid syntax")?
                 };
                 (c, used + 1)
             } else {
@@ -706,17 +728,17 @@ fn number(token: &Item) -> Result<Number, String> {
             return Ok(n);
         }
         Kind::Complex => {
-            let (re, im) = parse_complex(text).ok_or_else(|| format!("expected integer"))?;
+            let (re, im) = parse_complex(text).ok_or_else(|| "expected integer".to_string())?;
             set_complex(&mut n, re, im);
             return Ok(n);
         }
         _ => {}
     }
-    if let Some(imag) = text.strip_suffix('i') {
-        if let Some(f) = crate::numbers::parse_float(imag) {
-            set_complex(&mut n, 0.0, f);
-            return Ok(n);
-        }
+    if let Some(imag) = text.strip_suffix('i')
+        && let Some(f) = crate::numbers::parse_float(imag)
+    {
+        set_complex(&mut n, 0.0, f);
+        return Ok(n);
     }
     let u = crate::numbers::parse_uint(text);
     n.uint = u;
@@ -735,15 +757,18 @@ fn number(token: &Item) -> Result<Number, String> {
             return Err(format!("integer overflow: {}", crate::fmt::quote(text)));
         }
         n.float = Some(f);
-        if f.fract() == 0.0 && f >= -9.223_372_036_854_776e18 && f < 9.223_372_036_854_776e18 {
+        if f.fract() == 0.0 && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&f) {
             n.int = Some(f as i64);
         }
-        if f.fract() == 0.0 && f >= 0.0 && f < 1.844_674_407_370_955_2e19 {
+        if f.fract() == 0.0 && (0.0..1.844_674_407_370_955_2e19).contains(&f) {
             n.uint = Some(f as u64);
         }
     }
     if n.int.is_none() && n.uint.is_none() && n.float.is_none() {
-        return Err(format!("illegal number syntax: {}", crate::fmt::quote(text)));
+        return Err(format!(
+            "illegal number syntax: {}",
+            crate::fmt::quote(text)
+        ));
     }
     Ok(n)
 }
@@ -768,13 +793,12 @@ fn parse_complex(text: &str) -> Option<(f64, f64)> {
     let split = body
         .char_indices()
         .skip(1)
-        .filter(|(i, c)| (*c == '+' || *c == '-') && !matches!(body.as_bytes()[i - 1], b'e' | b'E' | b'p' | b'P'))
+        .filter(|(i, c)| {
+            (*c == '+' || *c == '-') && !matches!(body.as_bytes()[i - 1], b'e' | b'E' | b'p' | b'P')
+        })
         .map(|(i, _)| i)
         .last()?;
     let re = crate::numbers::parse_float(&body[..split])?;
     let im = crate::numbers::parse_float(&body[split..])?;
     Some((re, im))
 }
-
-/// Every template tree parsed so far, by name.
-pub(crate) type TreeMap = HashMap<String, Arc<Tree>>;

@@ -9,7 +9,10 @@ fn data() -> Value {
     inner.insert("none".into(), Value::Nil);
     let mut top = MapEntries::new();
     top.insert("Values".into(), Value::from(inner));
-    top.insert("list".into(), Value::from(vec![Value::from("a"), Value::from("b")]));
+    top.insert(
+        "list".into(),
+        Value::from(vec![Value::from("a"), Value::from("b")]),
+    );
     Value::from(top)
 }
 
@@ -56,21 +59,45 @@ fn fields_and_missing_values() {
 fn control_structures() {
     ok("{{ if .Values.name }}y{{ else }}n{{ end }}", "y");
     ok("{{ if .Values.none }}y{{ else if .list }}l{{ end }}", "l");
-    ok("{{ with .Values.missing }}y{{ else with .list }}{{ len . }}{{ end }}", "2");
-    ok("{{ range $i, $v := .list }}{{ $i }}={{ $v }};{{ end }}", "0=a;1=b;");
-    ok("{{ range .Values }}{{ . }},{{ end }}", "web,<no value>,8080,");
+    ok(
+        "{{ with .Values.missing }}y{{ else with .list }}{{ len . }}{{ end }}",
+        "2",
+    );
+    ok(
+        "{{ range $i, $v := .list }}{{ $i }}={{ $v }};{{ end }}",
+        "0=a;1=b;",
+    );
+    ok(
+        "{{ range .Values }}{{ . }},{{ end }}",
+        "web,<no value>,8080,",
+    );
     ok("{{ range 3 }}{{ . }}{{ end }}", "012");
-    ok("{{ range .list }}{{ if eq . \"b\" }}{{ break }}{{ end }}{{ . }}{{ end }}", "a");
-    ok("{{ range .list }}{{ if eq . \"a\" }}{{ continue }}{{ end }}{{ . }}{{ end }}", "b");
+    ok(
+        "{{ range .list }}{{ if eq . \"b\" }}{{ break }}{{ end }}{{ . }}{{ end }}",
+        "a",
+    );
+    ok(
+        "{{ range .list }}{{ if eq . \"a\" }}{{ continue }}{{ end }}{{ . }}{{ end }}",
+        "b",
+    );
     ok("{{ range .nothing }}x{{ else }}empty{{ end }}", "empty");
-    ok("{{ $x := 1 }}{{ if true }}{{ $x = 2 }}{{ end }}{{ $x }}", "2");
+    ok(
+        "{{ $x := 1 }}{{ if true }}{{ $x = 2 }}{{ end }}{{ $x }}",
+        "2",
+    );
 }
 
 #[test]
 fn templates_and_blocks() {
-    ok("{{ define \"a\" }}A{{ . }}{{ end }}{{ template \"a\" 1 }}", "A1");
+    ok(
+        "{{ define \"a\" }}A{{ . }}{{ end }}{{ template \"a\" 1 }}",
+        "A1",
+    );
     ok("{{ block \"b\" . }}B{{ end }}", "B");
-    err("{{ template \"zz\" }}", "template: t:1:12: executing \"t\" at <{{template \"zz\"}}>: template \"zz\" not defined");
+    err(
+        "{{ template \"zz\" }}",
+        "template: t:1:12: executing \"t\" at <{{template \"zz\"}}>: template \"zz\" not defined",
+    );
 }
 
 #[test]
@@ -80,7 +107,10 @@ fn parse_errors_as_go() {
     err("{{ foo }}", "template: t:1: function \"foo\" not defined");
     err("{{ $x }}", "template: t:1: undefined variable \"$x\"");
     err("{{ if }}{{ end }}", "template: t:1: missing value for if");
-    err("{{ 1 | 2 }}", "template: t:1: non executable command in pipeline stage 2");
+    err(
+        "{{ 1 | 2 }}",
+        "template: t:1: non executable command in pipeline stage 2",
+    );
     err("{{ break }}", "template: t:1: {{break}} outside {{range}}");
     err("{{ 0x }}", "template: t:1: illegal number syntax: \"0x\"");
     err("{{ 0xg }}", "template: t:1: bad number syntax: \"0xg\"");
@@ -89,15 +119,24 @@ fn parse_errors_as_go() {
 
 #[test]
 fn numbers_as_go() {
-    ok("{{ 0x1F }} {{ 0o17 }} {{ 017 }} {{ 0b101 }} {{ 1_000 }}", "31 15 15 5 1000");
+    ok(
+        "{{ 0x1F }} {{ 0o17 }} {{ 017 }} {{ 0b101 }} {{ 1_000 }}",
+        "31 15 15 5 1000",
+    );
     ok("{{ 'a' }} {{ '\\n' }}", "97 10");
     ok("{{ 1e3 }} {{ .5 }}", "1000 0.5");
 }
 
 #[test]
 fn comparisons_and_logic() {
-    ok("{{ and 1 0 2 }} {{ or 0 \"\" \"x\" }} {{ not 0 }}", "0 x true");
-    ok("{{ eq 1 2 1 }} {{ ne \"a\" \"b\" }} {{ lt 1 2 }} {{ ge 2 2 }}", "true true true true");
+    ok(
+        "{{ and 1 0 2 }} {{ or 0 \"\" \"x\" }} {{ not 0 }}",
+        "0 x true",
+    );
+    ok(
+        "{{ eq 1 2 1 }} {{ ne \"a\" \"b\" }} {{ lt 1 2 }} {{ ge 2 2 }}",
+        "true true true true",
+    );
     err(
         "{{ eq 1 \"a\" }}",
         "template: t:1:3: executing \"t\" at <eq 1 \"a\">: error calling eq: incompatible types for comparison",
@@ -119,7 +158,8 @@ fn maps_are_shared() {
         }),
     );
     t.funcs(&funcs);
-    t.parse("t", "{{ $_ := set .Values \"name\" \"api\" }}").unwrap();
+    t.parse("t", "{{ $_ := set .Values \"name\" \"api\" }}")
+        .unwrap();
     t.parse("u", "{{ .Values.name }}").unwrap();
     let d = data();
     t.execute("t", &d).unwrap();

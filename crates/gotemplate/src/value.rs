@@ -66,6 +66,15 @@ pub trait Object: Send + Sync {
     fn as_list(&self) -> Option<Arc<[Value]>> {
         None
     }
+    /// The plain data Go's `encoding/json` would marshal the value to (struct fields
+    /// by their JSON names), for `toJson`, `toYaml` and friends.
+    fn to_data(&self) -> Value {
+        Value::Nil
+    }
+    /// The bytes of a Go string that is not valid UTF-8 (a binary file's content).
+    fn as_bytes(&self) -> Option<&[u8]> {
+        None
+    }
 }
 
 /// A shared, mutable map handle: clones are the same map.
@@ -134,7 +143,10 @@ impl MapRef {
     }
 
     pub fn len(&self) -> usize {
-        self.entries.read().unwrap_or_else(PoisonError::into_inner).len()
+        self.entries
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -3,22 +3,21 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use gotemplate::{MapRef, TemplateError, Value};
+use gotemplate::{MapRef, Value};
 
 use crate::chart::Chart;
 use crate::convert::{map, string, to_template};
 use crate::error::RenderError;
 
-mod check;
-mod locate;
+mod errors;
 mod objects;
 mod options;
 mod template_set;
 
 pub(crate) use template_set::RenderCache;
 
+pub(crate) use errors::warn_wrap;
 pub use options::{Capabilities, HelmVersion, KubeVersion, RenderOptions};
-pub(crate) mod rewrite;
 
 /// One template file of the chart tree with the objects it renders with.
 struct Renderable {
@@ -61,14 +60,9 @@ pub fn render(
         let (da, db) = (a.name.matches('/').count(), b.name.matches('/').count());
         db.cmp(&da).then_with(|| b.name.cmp(&a.name))
     });
-    let parsed = chart.render_cache.get_or_parse(&renderables)?;
-    let set = &parsed.set;
+    let set = chart.render_cache.get_or_parse(&renderables)?;
     let mut out = BTreeMap::new();
     for r in renderables.iter().filter(|r| r.render) {
-        if let Some(text) = parsed.static_output.get(&r.name) {
-            out.insert(r.name.clone(), text.clone());
-            continue;
-        }
         let template = map([
             ("Name", string(&r.name)),
             ("BasePath", string(&r.base_path)),
@@ -76,14 +70,9 @@ pub fn render(
         r.top.insert(Arc::from("Template"), template);
         let data = Value::Map(r.top.clone());
         let text = set
-            .execute_template_to_string(&r.name, &data)
-            .map_err(|e| {
-                let located = |hint: Option<&str>| {
-                    let map = parsed.action_maps.get(&r.name)?;
-                    locate::error_location(set, &r.name, &data, &r.source, map, hint)
-                };
-                exec_error(&r.name, e, located)
-            })?;
+            .execute(&r.name, &data)
+            .map_err(|e| errors::exec_error(&r.name, &e))?;
+        // Helm's workaround for Go printing <no value> under missingkey=zero.
         out.insert(r.name.clone(), text.replace("<no value>", ""));
     }
     Ok(out)
@@ -115,8 +104,8 @@ fn collect(
         subcharts.insert(Arc::from(sub.name()), sub_top);
     }
     let scoped = match values {
-        Value::Map(_) => values.clone(),
-        _ => Value::Map(MapRef::default()),
+        Value::Map(m) => Value::Map(objects::values_map(m)),
+        _ => Value::Map(objects::values_map(&MapRef::default())),
     };
     let top: MapRef = [
         ("Values", scoped),
@@ -129,6 +118,8 @@ fn collect(
     .into_iter()
     .map(|(k, v)| (Arc::from(k), v))
     .collect();
+    // The top-level object is itself a common.Values (with its methods).
+    let top = objects::values_map(&top);
     let library = chart.metadata.is_library();
     for t in chart.templates.iter() {
         let partial = t
@@ -154,39 +145,4 @@ fn collect(
 struct SharedObjects {
     release: Value,
     capabilities: Value,
-}
-
-fn exec_error(
-    name: &str,
-    e: TemplateError,
-    located: impl Fn(Option<&str>) -> Option<(usize, usize, String)>,
-) -> RenderError {
-    let message = match e {
-        TemplateError::Exec(m) => m,
-        other => other.to_string(),
-    };
-    // The call Go would point at: the include/tpl that failed, or fail/required.
-    let mut parts = message.split(crate::funcs::helm::FAIL_MARK);
-    let (head, function, user_message) = (parts.next(), parts.next(), parts.next());
-    let hint = if message.starts_with("error calling include") {
-        Some("include")
-    } else if message.starts_with("error calling tpl") {
-        Some("tpl")
-    } else {
-        function
-    };
-    let location = located(hint);
-    match (user_message, location) {
-        (Some(msg), Some((line, col, _))) => {
-            RenderError::Execute(format!("execution error at ({name}:{line}:{col}): {msg}"))
-        }
-        (Some(msg), None) => RenderError::Execute(format!("execution error at ({name}): {msg}")),
-        (None, Some((line, col, action))) => RenderError::Execute(format!(
-            "template: {name}:{line}:{col}: executing \"{name}\" at <{action}>: {}",
-            head.unwrap_or_default()
-        )),
-        (None, None) => {
-            RenderError::Execute(format!("template: {name}: executing \"{name}\": {message}"))
-        }
-    }
 }

@@ -1,12 +1,16 @@
-//! The top-level objects a template sees: .Values, .Release, .Chart, .Capabilities,
-//! .Files, .Template — with Go's field names and zero values.
-use std::sync::Arc;
+//! The top-level objects a template sees, as Helm defines them: `.Values` (a
+//! `common.Values` map with its methods), `.Release`, `.Chart` (metadata as a map plus
+//! IsRoot), `.Capabilities` (a struct with KubeVersion, APIVersions and HelmVersion),
+//! `.Files` (a `files` map with Get, GetBytes, Glob, Lines, AsConfig, AsSecrets) and
+//! `.Template`.
+use std::sync::{Arc, OnceLock};
 
-use gotemplate::Value;
+use gotemplate::{Error, MapMethods, MapRef, Object, Value};
 
 use super::{Capabilities, RenderOptions};
 use crate::chart::Chart;
 use crate::convert::{map, string, to_template};
+use crate::funcs::{files, yaml_emit};
 use crate::metadata::ChartMetadata;
 
 fn strings(items: &[String]) -> Value {
@@ -45,7 +49,7 @@ pub fn chart_object(meta: &ChartMetadata, is_root: bool) -> Value {
             ])
         })
         .collect();
-    let annotations = Value::Map(gotemplate::MapRef::new(
+    let annotations = Value::Map(MapRef::new(
         meta.annotations
             .iter()
             .map(|(k, v)| (Arc::from(k.as_str()), string(v)))
@@ -84,53 +88,364 @@ pub fn release_object(opts: &RenderOptions) -> Value {
     ])
 }
 
+fn wrong_args(method: &str, want: usize, got: usize) -> Error {
+    Error::Exec(format!(
+        "wrong number of args for {method}: want {want} got {got}"
+    ))
+}
+
+fn string_arg(v: &Value) -> Result<String, Error> {
+    match v {
+        Value::String(s) => Ok(s.to_string()),
+        Value::Nil => Err(Error::Exec("invalid value; expected string".into())),
+        other => Err(Error::Exec(format!(
+            "wrong type for value; expected string; got {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// Go's `*common.Capabilities`.
+struct CapabilitiesObject {
+    kube: Value,
+    api_versions: Value,
+    helm: Value,
+}
+
+impl Object for CapabilitiesObject {
+    fn type_name(&self) -> &str {
+        "*common.Capabilities"
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "KubeVersion" => Some(self.kube.clone()),
+            "APIVersions" => Some(self.api_versions.clone()),
+            "HelmVersion" => Some(self.helm.clone()),
+            _ => None,
+        }
+    }
+    fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
+        (name == "Copy").then(|| {
+            if args.is_empty() {
+                Ok(Value::Nil)
+            } else {
+                Err(wrong_args(name, 0, args.len()))
+            }
+        })
+    }
+    fn has_method(&self, name: &str) -> bool {
+        name == "Copy"
+    }
+    fn go_string(&self) -> String {
+        format!("&{{{} {} {}}}", self.kube, self.api_versions, self.helm)
+    }
+    fn to_data(&self) -> Value {
+        let data = |v: &Value| match v {
+            Value::Object(o) => o.to_data(),
+            other => other.clone(),
+        };
+        map([
+            ("APIVersions", data(&self.api_versions)),
+            ("HelmVersion", data(&self.helm)),
+            ("KubeVersion", data(&self.kube)),
+        ])
+    }
+}
+
+/// Go's `common.KubeVersion`, a Stringer printing its version.
+struct KubeVersionObject {
+    version: String,
+    major: String,
+    minor: String,
+}
+
+impl Object for KubeVersionObject {
+    fn type_name(&self) -> &str {
+        "common.KubeVersion"
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "Version" => Some(string(&self.version)),
+            "Major" => Some(string(&self.major)),
+            "Minor" => Some(string(&self.minor)),
+            _ => None,
+        }
+    }
+    fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
+        matches!(name, "String" | "GitVersion").then(|| {
+            if args.is_empty() {
+                Ok(string(&self.version))
+            } else {
+                Err(wrong_args(name, 0, args.len()))
+            }
+        })
+    }
+    fn has_method(&self, name: &str) -> bool {
+        matches!(name, "String" | "GitVersion")
+    }
+    fn go_string(&self) -> String {
+        self.version.clone()
+    }
+    fn to_data(&self) -> Value {
+        map([
+            ("Major", string(&self.major)),
+            ("Minor", string(&self.minor)),
+            ("Version", string(&self.version)),
+        ])
+    }
+}
+
+/// Go's `common.VersionSet` (a `[]string` with `Has`).
+struct VersionSet(Arc<[Value]>);
+
+impl Object for VersionSet {
+    fn type_name(&self) -> &str {
+        "common.VersionSet"
+    }
+    fn field(&self, _: &str) -> Option<Value> {
+        None
+    }
+    fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
+        (name == "Has").then(|| {
+            let [wanted] = args else {
+                return Err(wrong_args(name, 1, args.len()));
+            };
+            let wanted = string_arg(wanted)?;
+            Ok(Value::Bool(
+                self.0.iter().any(|v| v.as_str() == Some(wanted.as_str())),
+            ))
+        })
+    }
+    fn has_method(&self, name: &str) -> bool {
+        name == "Has"
+    }
+    fn go_string(&self) -> String {
+        gotemplate::fmt::sprint_value(&Value::List(self.0.clone()))
+    }
+    fn as_list(&self) -> Option<Arc<[Value]>> {
+        Some(self.0.clone())
+    }
+    fn to_data(&self) -> Value {
+        Value::List(self.0.clone())
+    }
+}
+
+/// Go's `version.BuildInfo` struct.
+struct BuildInfo([String; 5]);
+
+const BUILD_INFO_FIELDS: [&str; 5] = [
+    "Version",
+    "GitCommit",
+    "GitTreeState",
+    "GoVersion",
+    "KubeClientVersion",
+];
+
+impl Object for BuildInfo {
+    fn type_name(&self) -> &str {
+        "version.BuildInfo"
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        BUILD_INFO_FIELDS
+            .iter()
+            .position(|f| *f == name)
+            .map(|i| string(&self.0[i]))
+    }
+    fn call_method(&self, _: &str, _: &[Value]) -> Option<Result<Value, Error>> {
+        None
+    }
+    fn has_method(&self, _: &str) -> bool {
+        false
+    }
+    fn go_string(&self) -> String {
+        format!("{{{}}}", self.0.join(" "))
+    }
+    /// Go's JSON tags: `version`, `git_commit`, `git_tree_state`, `go_version` (all
+    /// omitempty) and `kube_client_version`.
+    fn to_data(&self) -> Value {
+        const JSON: [&str; 5] = [
+            "version",
+            "git_commit",
+            "git_tree_state",
+            "go_version",
+            "kube_client_version",
+        ];
+        let entries = JSON
+            .iter()
+            .zip(&self.0)
+            .filter(|(key, v)| !v.is_empty() || **key == "kube_client_version")
+            .map(|(key, v)| (Arc::from(*key), string(v)))
+            .collect();
+        Value::Map(MapRef::new(entries))
+    }
+}
+
+/// A Go string holding bytes that are not UTF-8 (a binary file read with
+/// `.Files.Get`): prints as Go prints it, and keeps its bytes for `b64enc`.
+struct RawString(Vec<u8>);
+
+impl Object for RawString {
+    fn type_name(&self) -> &str {
+        "string"
+    }
+    fn field(&self, _: &str) -> Option<Value> {
+        None
+    }
+    fn call_method(&self, _: &str, _: &[Value]) -> Option<Result<Value, Error>> {
+        None
+    }
+    fn has_method(&self, _: &str) -> bool {
+        false
+    }
+    fn go_string(&self) -> String {
+        String::from_utf8_lossy(&self.0).into_owned()
+    }
+    fn to_data(&self) -> Value {
+        string(&self.go_string())
+    }
+    fn as_bytes(&self) -> Option<&[u8]> {
+        Some(&self.0)
+    }
+}
+
 pub fn capabilities_object(caps: &Capabilities) -> Value {
     let kube = &caps.kube_version;
-    map([
-        (
-            "KubeVersion",
-            map([
-                ("Version", string(&kube.version)),
-                ("Major", string(&kube.major)),
-                ("Minor", string(&kube.minor)),
-                ("GitVersion", string(&kube.version)),
-            ]),
-        ),
-        ("APIVersions", strings(&caps.api_versions)),
-        (
-            "HelmVersion",
-            map([
-                ("Version", string(&caps.helm_version.version)),
-                ("GitCommit", string(&caps.helm_version.git_commit)),
-                ("GitTreeState", string(&caps.helm_version.git_tree_state)),
-                ("GoVersion", string(&caps.helm_version.go_version)),
-                (
-                    "KubeClientVersion",
-                    string(&caps.helm_version.kube_client_version),
-                ),
-            ]),
-        ),
-    ])
+    let helm = &caps.helm_version;
+    Value::Object(Arc::new(CapabilitiesObject {
+        kube: Value::Object(Arc::new(KubeVersionObject {
+            version: kube.version.clone(),
+            major: kube.major.clone(),
+            minor: kube.minor.clone(),
+        })),
+        api_versions: Value::Object(Arc::new(VersionSet(
+            caps.api_versions.iter().map(|s| string(s)).collect(),
+        ))),
+        helm: Value::Object(Arc::new(BuildInfo([
+            helm.version.clone(),
+            helm.git_commit.clone(),
+            helm.git_tree_state.clone(),
+            helm.go_version.clone(),
+            helm.kube_client_version.clone(),
+        ]))),
+    }))
 }
 
 /// `.Files`: every file of the chart outside templates/, charts/ and the chart's own
-/// Chart.yaml/values files, by chart-relative path. Text files are strings; a file that
-/// is not UTF-8 is kept as its bytes (a list of integers), so `b64enc` and `AsSecrets`
-/// see the real bytes.
+/// Chart.yaml/values files, by chart-relative path, with Helm's `files` methods. Text
+/// files are strings; a file that is not UTF-8 is kept as its bytes (a list of
+/// integers), so `b64enc` and `AsSecrets` see the real bytes.
 pub fn files_object(chart: &Chart) -> Value {
-    Value::Map(gotemplate::MapRef::new(
-        chart
-            .files
-            .iter()
-            .map(|f| {
-                let content = match std::str::from_utf8(&f.data) {
-                    Ok(text) => string(text),
-                    Err(_) => {
-                        Value::List(f.data.iter().map(|b| Value::Int(i64::from(*b))).collect())
-                    }
-                };
-                (Arc::from(f.name.as_str()), content)
-            })
-            .collect(),
-    ))
+    let entries = chart
+        .files
+        .iter()
+        .map(|f| {
+            let content = match std::str::from_utf8(&f.data) {
+                Ok(text) => string(text),
+                Err(_) => Value::List(f.data.iter().map(|b| Value::Int(i64::from(*b))).collect()),
+            };
+            (Arc::from(f.name.as_str()), content)
+        })
+        .collect();
+    Value::Map(files_map(MapRef::new(entries)))
+}
+
+fn files_map(m: MapRef) -> MapRef {
+    static METHODS: OnceLock<MapMethods> = OnceLock::new();
+    m.with_methods(METHODS.get_or_init(|| Arc::new(files_method)).clone())
+}
+
+fn files_method(m: &MapRef, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
+    let one_string = |args: &[Value]| -> Result<String, Error> {
+        match args {
+            [v] => string_arg(v),
+            _ => Err(wrong_args(name, 1, args.len())),
+        }
+    };
+    let no_args = |args: &[Value]| {
+        if args.is_empty() {
+            Ok(())
+        } else {
+            Err(wrong_args(name, 0, args.len()))
+        }
+    };
+    Some(match name {
+        "Get" => one_string(args).map(|path| match m.get(&path) {
+            Some(v @ Value::List(_)) => Value::Object(Arc::new(RawString(files::bytes(Some(&v))))),
+            other => string(&files::text(other.as_ref())),
+        }),
+        "GetBytes" => one_string(args).map(|path| {
+            Value::List(
+                files::bytes(m.get(&path).as_ref())
+                    .into_iter()
+                    .map(|b| Value::Int(i64::from(b)))
+                    .collect(),
+            )
+        }),
+        "Glob" => one_string(args).map(|pattern| Value::Map(files_map(files::glob(m, &pattern)))),
+        "Lines" => one_string(args).map(|path| files::lines(m.get(&path).as_ref())),
+        "AsConfig" => no_args(args).map(|()| files::as_config(m)),
+        "AsSecrets" => no_args(args).map(|()| files::as_secrets(m)),
+        _ => return None,
+    })
+}
+
+/// `.Values` as Helm's `common.Values`, with its methods.
+pub fn values_map(m: &MapRef) -> MapRef {
+    static METHODS: OnceLock<MapMethods> = OnceLock::new();
+    m.with_methods(METHODS.get_or_init(|| Arc::new(values_method)).clone())
+}
+
+fn values_method(m: &MapRef, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
+    let no_args = || {
+        if args.is_empty() {
+            Ok(())
+        } else {
+            Err(wrong_args(name, 0, args.len()))
+        }
+    };
+    let one_string = || match args {
+        [v] => string_arg(v),
+        _ => Err(wrong_args(name, 1, args.len())),
+    };
+    Some(match name {
+        "AsMap" => no_args().map(|()| Value::Map(m.plain())),
+        "YAML" => no_args().map(|()| string(&yaml_emit::to_yaml(&Value::Map(m.plain())))),
+        "Table" => {
+            one_string().and_then(|path| table(m, &path).map(|t| Value::Map(values_map(&t))))
+        }
+        "PathValue" => one_string().and_then(|path| path_value(m, &path)),
+        _ => return None,
+    })
+}
+
+/// Go's Values.Table: the nested map at a dotted path.
+fn table(m: &MapRef, path: &str) -> Result<MapRef, Error> {
+    let mut current = m.plain();
+    for key in path.split('.') {
+        match current.get(key) {
+            Some(Value::Map(next)) => current = next.plain(),
+            _ => return Err(Error::call(format!("no table named {key:?}"))),
+        }
+    }
+    Ok(current)
+}
+
+/// Go's Values.PathValue: a non-table value at a dotted path.
+fn path_value(m: &MapRef, path: &str) -> Result<Value, Error> {
+    if path.is_empty() {
+        return Err(Error::call("YAML path cannot be empty"));
+    }
+    let (parents, key) = match path.rsplit_once('.') {
+        Some((p, k)) => (Some(p), k),
+        None => (None, path),
+    };
+    let no_value = || Error::call(format!("no value for key {key:?}"));
+    let t = match parents {
+        Some(p) => table(m, p).map_err(|_| no_value())?,
+        None => m.plain(),
+    };
+    match t.get(key) {
+        Some(Value::Map(_)) | None => Err(no_value()),
+        Some(v) => Ok(v),
+    }
 }

@@ -1,66 +1,92 @@
 //! Helm's own template functions: include, tpl, required, fail, lookup and the
 //! YAML/JSON converters, plus `helmPrint` (Go's number printing for output actions).
-use std::cell::Cell;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::Arc;
 
-use gotemplate::{FuncMap, Template, TemplateError, Value};
+use gotemplate::{Context, Error, FuncMap, TemplateError, Templates, Value};
 
-use super::{add, arg, fail, strval, yaml_emit};
+use super::{add, arg, strval, yaml_emit};
 use crate::convert;
+use crate::engine::warn_wrap;
 
-/// Lets `include` and `tpl` reach the template set they are part of, once it is built.
-#[derive(Clone, Default)]
-pub struct TemplateHandle(Arc<OnceLock<Weak<Template>>>);
-
-impl TemplateHandle {
-    pub fn set(&self, set: &Arc<Template>) {
-        // A handle is made for one template set; a second set() keeps the first.
-        let _ = self.0.set(Arc::downgrade(set));
-    }
-
-    fn get(&self) -> Result<Arc<Template>, gotemplate::TemplateError> {
-        self.0
-            .get()
-            .and_then(Weak::upgrade)
-            .ok_or_else(|| fail("include/tpl called outside a chart render"))
-    }
-}
-
-/// Marks errors from `fail` and `required` (`\u{E000}<function>\u{E000}<message>`), which
-/// Helm reports as `execution error at (<file>:<line>:<col>): <message>`.
-pub const FAIL_MARK: char = '\u{E000}';
-
-fn user_error(function: &str, message: String) -> gotemplate::TemplateError {
-    fail(format!("{FAIL_MARK}{function}{FAIL_MARK}{message}"))
-}
-
-/// Helm stops runaway recursion of include/tpl.
+/// Helm stops runaway recursion of include/tpl (pkg/engine/engine.go recursionMaxNums).
 const MAX_INCLUDE_DEPTH: usize = 1000;
-const STACK_RED_ZONE: usize = 512 * 1024;
-const STACK_SEGMENT: usize = 8 * 1024 * 1024;
 
-thread_local! {
-    static DEPTH: Cell<usize> = const { Cell::new(0) };
+/// Helm's `include`: run a named template with some data, counting nested calls per
+/// name.
+fn include(ctx: &mut Context<'_, '_>, a: &[Value]) -> Result<Value, Error> {
+    if a.len() != 2 {
+        return Err(Error::Exec(format!(
+            "wrong number of args for include: want 2 got {}",
+            a.len()
+        )));
+    }
+    let name = match &a[0] {
+        Value::String(s) => s.to_string(),
+        Value::Nil => return Err(Error::Exec("invalid value; expected string".into())),
+        other => {
+            return Err(Error::Exec(format!(
+                "wrong type for value; expected string; got {}",
+                other.type_name()
+            )));
+        }
+    };
+    if ctx.count(&name, 0) > MAX_INCLUDE_DEPTH {
+        return Err(Error::Call {
+            message: format!(
+                "rendering template has a nested reference name: {name}: unable to execute template"
+            ),
+            source: Some(Box::new(Error::call("unable to execute template"))),
+        });
+    }
+    ctx.count(&name, 1);
+    let result = ctx.execute_template(&name, &a[1]);
+    ctx.count(&name, -1);
+    result.map(Value::from).map_err(|e| Error::Call {
+        message: e.to_string(),
+        source: Some(Box::new(e)),
+    })
 }
 
-fn nested<T>(
-    name: &str,
-    f: impl FnOnce() -> Result<T, gotemplate::TemplateError>,
-) -> Result<T, gotemplate::TemplateError> {
-    let depth = DEPTH.with(|d| {
-        d.set(d.get() + 1);
-        d.get()
-    });
-    let result = if depth > MAX_INCLUDE_DEPTH {
-        Err(fail(format!(
-            "rendering template has a nested reference name: {name}: unable to execute template"
-        )))
-    } else {
-        // Deep include chains would overflow a thread's stack; grow it on the heap.
-        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, f)
+/// Helm's `tpl`: parse a string as a template in a copy of the running set (so its
+/// defines stay local) and run it with the given data.
+fn tpl(ctx: &mut Context<'_, '_>, a: &[Value]) -> Result<Value, Error> {
+    if a.len() != 2 {
+        return Err(Error::Exec(format!(
+            "wrong number of args for tpl: want 2 got {}",
+            a.len()
+        )));
+    }
+    let text = template_text(&a[0])?;
+    let mut set: Templates = ctx.templates().child();
+    let name = set.name().to_string();
+    let parsed = match set.parse(&name, &text) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            return Err(Error::Call {
+                message: format!(
+                    "cannot parse template {}: {e}",
+                    gotemplate::fmt::quote(&text)
+                ),
+                source: Some(Box::new(e)),
+            });
+        }
     };
-    DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
-    result
+    match ctx.execute_in_set(&set, &parsed, &a[1]) {
+        Ok(out) => Ok(Value::from(out.replace("<no value>", ""))),
+        Err(e) => Err(Error::Call {
+            message: format!(
+                "error during tpl function execution for {}: {e}",
+                gotemplate::fmt::quote(&text)
+            ),
+            source: Some(Box::new(e)),
+        }),
+    }
+}
+
+/// Add `include` and `tpl`, which run templates of the set.
+pub fn register_context_funcs(set: &mut Templates) {
+    set.context_func("include", Arc::new(include));
+    set.context_func("tpl", Arc::new(tpl));
 }
 
 /// `tpl`'s first parameter is a Go `string`: Go refuses anything else before calling, a
@@ -78,19 +104,6 @@ fn template_text(v: &Value) -> Result<String, TemplateError> {
     }
 }
 
-/// How Go's fmt prints Helm's `BuildInfo` struct: its fields in declaration order.
-fn build_info_text(v: &Value) -> String {
-    let fields = [
-        "Version",
-        "GitCommit",
-        "GitTreeState",
-        "GoVersion",
-        "KubeClientVersion",
-    ]
-    .map(|f| v.field(f).map(|x| strval(&x)).unwrap_or_default());
-    format!("{{{}}}", fields.join(" "))
-}
-
 fn yaml_text(v: &Value) -> String {
     let yaml = yaml_emit::to_yaml(v);
     yaml.strip_suffix('\n').unwrap_or(&yaml).to_string()
@@ -100,44 +113,15 @@ fn error_map(message: String) -> Value {
     convert::map([("Error", super::string(message))])
 }
 
-pub fn funcs(handle: &TemplateHandle) -> FuncMap {
+pub fn funcs() -> FuncMap {
     let mut m = FuncMap::new();
-    let h = handle.clone();
-    add(&mut m, "include", move |a| {
-        let name = strval(arg(a, 0));
-        let set = h.get()?;
-        nested(&name, || {
-            set.execute_template_to_string(&name, arg(a, 1))
-                .map(super::string)
-                .map_err(|e| fail(format!("error calling include: {e}")))
-        })
-    });
-    let h = handle.clone();
-    add(&mut m, "tpl", move |a| {
-        let text = template_text(arg(a, 0))?;
-        let set = h.get()?;
-        nested("tpl", || {
-            let parsed = (*set)
-                .clone()
-                .parse(&crate::engine::rewrite::rewrite(&text))
-                .map_err(|e| {
-                    fail(format!(
-                        "error calling tpl: cannot parse template {text:?}: {e}"
-                    ))
-                })?;
-            let out = parsed
-                .execute_to_string(arg(a, 1))
-                .map_err(|e| fail(format!("error calling tpl: {e}")))?;
-            Ok(super::string(out.replace("<no value>", "")))
-        })
-    });
     add(&mut m, "required", |a| match arg(a, 1) {
-        Value::Nil => Err(user_error("required", strval(arg(a, 0)))),
-        Value::String(s) if s.is_empty() => Err(user_error("required", strval(arg(a, 0)))),
+        Value::Nil => Err(Error::call(warn_wrap(&strval(arg(a, 0))))),
+        Value::String(s) if s.is_empty() => Err(Error::call(warn_wrap(&strval(arg(a, 0))))),
         v => Ok(v.clone()),
     });
     add(&mut m, "fail", |a| {
-        Err(user_error("fail", strval(arg(a, 0))))
+        Err(Error::call(warn_wrap(&strval(arg(a, 0)))))
     });
     add(&mut m, "lookup", |_| Ok(convert::map([])));
     add(&mut m, "toYaml", |a| {
@@ -192,13 +176,6 @@ pub fn funcs(handle: &TemplateHandle) -> FuncMap {
                 Err(e) => Value::List(Arc::from([super::string(e.to_string())])),
             },
         )
-    });
-    add(&mut m, "helmBuildInfo", |a| {
-        Ok(super::string(build_info_text(arg(a, 0))))
-    });
-    add(&mut m, "helmPrint", |a| {
-        let v = arg(a, 0);
-        Ok(crate::gofmt::sprint_if_different(v).map_or_else(|| v.clone(), super::string))
     });
     m
 }

@@ -2,24 +2,25 @@
 //! which always win.
 use std::sync::Arc;
 
-use gotemplate::{FuncMap, TemplateError, Value};
+use gotemplate::{FuncMap, TemplateError, Templates, Value};
 
-pub mod files;
+pub(crate) mod files;
 pub mod helm;
-mod printf;
 pub mod toml;
 pub mod yaml_emit;
 mod yaml_scalar;
 
-pub use helm::TemplateHandle;
-
-/// Every function a chart template can call.
-pub fn all(handle: &TemplateHandle) -> FuncMap {
+/// Every function a chart template can call: sprig's, then Helm's own, which win.
+pub fn all() -> FuncMap {
     let mut funcs = crate::sprig::funcs();
-    funcs.extend(printf::funcs());
-    funcs.extend(files::funcs());
-    funcs.extend(helm::funcs(handle));
+    funcs.extend(helm::funcs());
     funcs
+}
+
+/// Give a template set every function, `include` and `tpl` included.
+pub fn register(set: &mut Templates) {
+    set.funcs(&all());
+    helm::register_context_funcs(set);
 }
 
 /// Register a closure under `name`.
@@ -34,11 +35,6 @@ pub(crate) fn add(
 /// Argument `i`, or nil when missing.
 pub(crate) fn arg(args: &[Value], i: usize) -> &Value {
     args.get(i).unwrap_or(&Value::Nil)
-}
-
-/// An execution error with `message`.
-pub(crate) fn fail(message: impl Into<String>) -> TemplateError {
-    TemplateError::Exec(message.into())
 }
 
 /// Go's `fmt.Sprint` of one value, as sprig's `toString`/`strval` does.

@@ -117,6 +117,11 @@ impl Emitter {
 
     /// Emit a node whose parent collection sits at `indent` (`Document`: -1 in go-yaml).
     fn node(&mut self, v: &Value, indent: usize, ctx: Context) {
+        // A Go struct is marshalled as the JSON it encodes to.
+        if let Value::Object(o) = v {
+            let data = o.to_data();
+            return self.node(&data, indent, ctx);
+        }
         // go-yaml's increase_indent: from -1 a block collection starts at 0, a scalar at 2.
         let scalar_indent = if ctx == Context::Document {
             BEST_INDENT

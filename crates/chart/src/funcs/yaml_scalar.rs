@@ -159,25 +159,109 @@ fn is_base60_float(s: &str) -> bool {
         && frac.is_none_or(|f| f.bytes().all(|c| c.is_ascii_digit() || c == b'_'))
 }
 
-/// go-yaml reads `2001-12-14` and `2001-12-14T21:59:43Z`-like plain scalars as timestamps.
+/// go-yaml v2's parseTimestamp: a plain scalar is a timestamp when Go's time.Parse
+/// accepts it with one of `2006-1-2T15:4:5.999999999Z07:00` (also with `t`),
+/// `2006-1-2 15:4:5.999999999` or `2006-1-2`.
 fn is_timestamp(s: &str) -> bool {
     let b = s.as_bytes();
-    if b.len() < 10 {
-        return false;
+    // Up to two digits (Go's 1-or-2-digit fields), within `max`.
+    fn field(b: &[u8], i: &mut usize, min: u32, max: u32) -> Option<u32> {
+        let start = *i;
+        while *i < b.len() && *i - start < 2 && b[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        if *i == start {
+            return None;
+        }
+        let n: u32 = std::str::from_utf8(&b[start..*i]).ok()?.parse().ok()?;
+        (min..=max).contains(&n).then_some(n)
     }
-    let date_ok = b[..4].iter().all(u8::is_ascii_digit)
-        && b[4] == b'-'
-        && b[5..7].iter().all(u8::is_ascii_digit)
-        && b[7] == b'-'
-        && b[8..10].iter().all(u8::is_ascii_digit);
-    if !date_ok {
-        return false;
+    fn expect(b: &[u8], i: &mut usize, c: u8) -> Option<()> {
+        (b.get(*i) == Some(&c)).then(|| *i += 1)
     }
-    if b.len() == 10 {
-        return true;
+    let parse = || -> Option<()> {
+        if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+            return None;
+        }
+        let year: u32 = std::str::from_utf8(&b[..4]).ok()?.parse().ok()?;
+        let mut i = 5;
+        let month = field(b, &mut i, 1, 12)?;
+        expect(b, &mut i, b'-')?;
+        let day = field(b, &mut i, 1, 31)?;
+        let leap =
+            year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
+        let days = match month {
+            2 if leap => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        };
+        if day > days {
+            return None;
+        }
+        if i == b.len() {
+            return Some(());
+        }
+        let sep = b[i];
+        if !matches!(sep, b'T' | b't' | b' ') {
+            return None;
+        }
+        i += 1;
+        field(b, &mut i, 0, 23)?;
+        expect(b, &mut i, b':')?;
+        field(b, &mut i, 0, 59)?;
+        expect(b, &mut i, b':')?;
+        field(b, &mut i, 0, 59)?;
+        if i + 1 < b.len() && matches!(b[i], b'.' | b',') && b[i + 1].is_ascii_digit() {
+            i += 1;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+        if sep == b' ' {
+            return (i == b.len()).then_some(());
+        }
+        match b.get(i) {
+            Some(b'Z') => i += 1,
+            Some(b'+' | b'-') => {
+                let zone = b.get(i + 1..i + 6)?;
+                let ok = zone[..2].iter().all(u8::is_ascii_digit)
+                    && zone[2] == b':'
+                    && zone[3..].iter().all(u8::is_ascii_digit);
+                if !ok {
+                    return None;
+                }
+                i += 6;
+            }
+            _ => return None,
+        }
+        (i == b.len()).then_some(())
+    };
+    parse().is_some()
+}
+
+#[cfg(test)]
+mod timestamp_tests {
+    #[test]
+    fn go_yaml_timestamps() {
+        for yes in [
+            "2001-12-14",
+            "2001-12-14T21:59:43Z",
+            "2001-1-2T3:4:5.5+01:00",
+            "2001-12-14 21:59:43.10",
+        ] {
+            assert!(super::is_timestamp(yes), "{yes}");
+        }
+        for no in [
+            "2006-01-02T15:04:05Z07:00",
+            "2001-13-01",
+            "2001-02-30",
+            "2001-12-14T21:59",
+            "20011-12-14",
+        ] {
+            assert!(!super::is_timestamp(no), "{no}");
+        }
     }
-    // Date and time forms; anything longer that starts with a date and a 'T' or ' '.
-    (b[10] == b'T' || b[10] == b't' || b[10] == b' ') && b.len() >= 16 && b[13] == b':'
 }
 
 fn is_binary(s: &str) -> bool {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use gotemplate::{FuncMap, MapRef, Result, TemplateError, Value};
 
-/// A sprig function as gotmpl calls it.
+/// Register a sprig function.
 pub(crate) fn add(
     map: &mut FuncMap,
     name: &str,

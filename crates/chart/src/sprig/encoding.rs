@@ -106,7 +106,14 @@ fn b32_decode(x: &str) -> String {
 
 pub(crate) fn register(m: &mut FuncMap) {
     add(m, "b64enc", |a| {
-        Ok(s(STANDARD.encode(string(&exact("b64enc", a, 1)?[0])?)))
+        let arg = &exact("b64enc", a, 1)?[0];
+        // A binary file's content is a Go string of raw bytes.
+        if let gotemplate::Value::Object(o) = arg
+            && let Some(bytes) = o.as_bytes()
+        {
+            return Ok(s(STANDARD.encode(bytes)));
+        }
+        Ok(s(STANDARD.encode(string(arg)?)))
     });
     add(m, "b64dec", |a| {
         Ok(s(b64_decode(string(&exact("b64dec", a, 1)?[0])?)))

@@ -1,9 +1,9 @@
 //! The sprig v3 function library as Helm registers it (`sprig.TxtFuncMap()` without
-//! `env` and `expandenv`), as gotmpl functions that follow Go's semantics: argument
+//! `env` and `expandenv`), as template functions that follow Go's semantics: argument
 //! types are checked as Go's template engine checks them, numbers print as Go prints
 //! them, and failures read like Go's errors.
 //!
-//! One difference cannot be helped: gotmpl has one integer type, so `typeOf`/`kindOf`
+//! One difference cannot be helped: our engine has one integer type, so `typeOf`/`kindOf`
 //! report sprig's int64 results (add, mul...) as `int`, and its `[]string` results
 //! (splitList, keys...) as `[]interface {}`.
 //!

@@ -1,15 +1,14 @@
-//! End-to-end checks: templates rendered through gotmpl with these functions, with
+//! End-to-end checks: templates rendered through our engine with these functions, with
 //! the output Go's sprig (through Helm v4.2.3's engine) gives for the same template.
-use gotemplate::{Template, Value};
+use gotemplate::{MissingKey, Templates, Value};
 
 use super::funcs;
 
 pub(crate) fn render(src: &str, data: &Value) -> Result<String, String> {
-    Template::new("t")
-        .funcs(funcs())
-        .parse(src)
-        .map_err(|e| e.to_string())?
-        .execute_to_string(data)
+    let mut set = Templates::new("gotpl");
+    set.funcs(&funcs()).missing_key(MissingKey::Zero);
+    let parsed = set.parse("t", src).map_err(|e| e.to_string())?;
+    set.execute_parsed(&parsed, data)
         // Helm's engine blanks Go's "<no value>" (a nil result).
         .map(|out| out.replace("<no value>", ""))
         .map_err(|e| e.to_string())
