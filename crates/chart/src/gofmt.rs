@@ -4,7 +4,6 @@
 //! `1000000`) and `encoding/json` floats. The one home of this logic in the crate.
 use std::fmt::Write;
 
-
 /// `fmt.Sprint(v)` with Go's float formatting at any depth: the engine's `%v` text.
 pub use gotemplate::fmt::sprint_value as sprint;
 

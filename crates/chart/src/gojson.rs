@@ -39,7 +39,15 @@ fn newline(out: &mut String, style: JsonStyle, depth: usize) {
     }
 }
 
+/// Go's encoding/json reports a cycle past this depth; output past the size bound
+/// (values shared many times over) is refused too.
+const MAX_DEPTH: usize = 1000;
+const MAX_OUTPUT: usize = 64 * 1024 * 1024;
+
 fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Option<()> {
+    if depth > MAX_DEPTH || out.len() > MAX_OUTPUT {
+        return None;
+    }
     match v {
         Value::Nil => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),

@@ -17,6 +17,13 @@ pub(crate) const MAX_EXEC_DEPTH: usize = 100_000;
 pub(crate) const MAX_ITERATIONS: u64 = 10_000_000;
 /// Output one execution may write.
 pub(crate) const MAX_OUTPUT: usize = 256 * 1024 * 1024;
+/// Largest string a function may return.
+pub(crate) const MAX_STRING: usize = 64 * 1024 * 1024;
+/// Most elements a list a function returns may have.
+pub(crate) const MAX_LIST: usize = 1024 * 1024;
+/// Deepest nesting of maps and lists a function may return. Go's encoding/json starts
+/// looking for cycles past this depth; no real chart comes near it.
+pub(crate) const MAX_DEPTH: u32 = 1000;
 
 const STACK_RED_ZONE: usize = 256 * 1024;
 const STACK_SEGMENT: usize = 4 * 1024 * 1024;
@@ -255,6 +262,12 @@ impl<'t> State<'_, '_, 't> {
     }
 
     fn walk(&mut self, dot: &Slot, node: &'t Node, out: &mut String) -> R<Flow> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.walk_inner(dot, node, out)
+        })
+    }
+
+    fn walk_inner(&mut self, dot: &Slot, node: &'t Node, out: &mut String) -> R<Flow> {
         self.at = At::Node(node);
         match node {
             Node::Text(t) => self.write(out, t)?,
@@ -284,7 +297,16 @@ impl<'t> State<'_, '_, 't> {
                 self.at.text(),
                 v.v.type_name()
             ))),
-            other => Ok(crate::fmt::sprint_value(other)),
+            other => {
+                let text = crate::fmt::sprint_value(other);
+                if text.len() > MAX_STRING {
+                    return Err(self.error(format!(
+                        "value printed is longer than {} MiB",
+                        MAX_STRING >> 20
+                    )));
+                }
+                Ok(text)
+            }
         }
     }
 
@@ -487,6 +509,12 @@ impl<'t> State<'_, '_, 't> {
     }
 
     fn eval_pipeline(&mut self, dot: &Slot, pipe: &'t Pipe) -> R<Slot> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.eval_pipeline_inner(dot, pipe)
+        })
+    }
+
+    fn eval_pipeline_inner(&mut self, dot: &Slot, pipe: &'t Pipe) -> R<Slot> {
         self.at = At::Pipe(pipe);
         let mut value: Option<Slot> = None;
         for cmd in &pipe.cmds {
@@ -808,9 +836,31 @@ impl<'t> State<'_, '_, 't> {
             }
         };
         match result {
-            Ok(v) => Ok(Slot::concrete(v)),
+            Ok(v) => {
+                self.at = cmd.map_or(At::Arg(node), At::Cmd);
+                self.check_size(name, &v)?;
+                Ok(Slot::concrete(v))
+            }
             Err(e) => Err(self.function_error(node, name, cmd, &slots, final_at, e)),
         }
+    }
+
+    /// Bound what a function may build, so that no template can exhaust memory or
+    /// nest values deeper than the serializers and drop can walk.
+    fn check_size(&self, name: &str, v: &Value) -> R<()> {
+        let problem = match v {
+            Value::String(s) if s.len() > MAX_STRING => {
+                format!("result of {name} is longer than {} MiB", MAX_STRING >> 20)
+            }
+            Value::List(l) if l.len() > MAX_LIST => {
+                format!("result of {name} has more than {MAX_LIST} elements")
+            }
+            Value::List(_) | Value::Map(_) if crate::value::depth(v) > MAX_DEPTH => {
+                format!("result of {name} nests more than {MAX_DEPTH} levels deep")
+            }
+            _ => return Ok(()),
+        };
+        Err(self.error(problem))
     }
 
     /// Point a function's error where Go would: type errors at the offending argument,
@@ -963,7 +1013,11 @@ impl<'t> State<'_, '_, 't> {
             _ => String::new(),
         };
         match builtins::call(b, &slots, &call_name) {
-            Ok(v) => Ok(v),
+            Ok(v) => {
+                self.at = cmd.map_or(At::Arg(node), At::Cmd);
+                self.check_size(name, v.value())?;
+                Ok(v)
+            }
             Err(message) => {
                 self.at = match cmd {
                     Some(c) => At::Cmd(c),

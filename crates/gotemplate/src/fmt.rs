@@ -127,8 +127,13 @@ impl Printer {
         }
     }
 
-    /// An element of a list or map, on a stack that grows with the nesting.
+    /// An element of a list or map, on a stack that grows with the nesting. Printing
+    /// stops once the text passes the engine's string bound (values shared many times
+    /// over expand beyond memory); the engine then refuses the result.
     fn nested(&mut self, v: &Value, verb: char) {
+        if self.out.buf.len() > crate::exec::MAX_STRING {
+            return;
+        }
         stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.print_value(v, verb));
     }
 

@@ -15,6 +15,8 @@ pub struct ParseError(pub String);
 /// Deepest nesting of parentheses and control structures a template may have; Go's
 /// parser recurses too, and only the stack stops it. Far beyond any real template.
 const MAX_NESTING: usize = 10_000;
+const STACK_RED_ZONE: usize = 128 * 1024;
+const STACK_SEGMENT: usize = 2 * 1024 * 1024;
 
 /// Parse `source` as template `name`: the file's own tree (if not empty or new) and
 /// every `define`/`block` in it, in the order found.
@@ -242,6 +244,10 @@ impl Parser<'_> {
     }
 
     fn item_list(&mut self) -> PResult<(List, Parsed)> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.item_list_inner())
+    }
+
+    fn item_list_inner(&mut self) -> PResult<(List, Parsed)> {
         self.enter()?;
         let mut list = List { nodes: Vec::new() };
         while self.peek_non_space().kind != Kind::Eof {
@@ -406,6 +412,12 @@ impl Parser<'_> {
     }
 
     fn pipeline(&mut self, context: &str, end: Kind) -> PResult<Pipe> {
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.pipeline_inner(context, end)
+        })
+    }
+
+    fn pipeline_inner(&mut self, context: &str, end: Kind) -> PResult<Pipe> {
         self.enter()?;
         let token = self.peek_non_space();
         let mut pipe = Pipe {

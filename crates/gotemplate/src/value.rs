@@ -80,17 +80,61 @@ pub trait Object: Send + Sync {
 /// A shared, mutable map handle: clones are the same map.
 #[derive(Clone, Default)]
 pub struct MapRef {
+    shared: Arc<MapShared>,
+    methods: Option<MapMethods>,
+}
+
+#[derive(Default)]
+struct MapShared {
     // Copy-on-write inside the lock: readers take a cheap snapshot, writers copy only
     // when a snapshot is still alive.
-    entries: Arc<RwLock<Arc<MapEntries>>>,
-    methods: Option<MapMethods>,
+    entries: RwLock<Arc<MapEntries>>,
+    /// An upper bound of how deeply values nest inside this map (it grows on insert
+    /// and never shrinks), so that bounding nesting costs no walk over the map.
+    depth: AtomicU32,
+}
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// How deeply maps and lists nest inside `v` (a scalar is 0): maps answer from their
+/// cached bound, lists are walked (lists met twice once).
+pub fn depth(v: &Value) -> u32 {
+    fn walk(v: &Value, seen: &mut Vec<(usize, u32)>) -> u32 {
+        match v {
+            Value::Map(m) => m.shared.depth.load(Ordering::Relaxed),
+            Value::List(l) => {
+                let key = l.as_ptr() as usize;
+                if let Some((_, d)) = seen.iter().find(|(k, _)| *k == key) {
+                    return *d;
+                }
+                let d = 1 + l.iter().map(|c| walk(c, seen)).max().unwrap_or(0);
+                seen.push((key, d));
+                d
+            }
+            _ => 0,
+        }
+    }
+    match v {
+        Value::List(l) if l.iter().all(|c| !matches!(c, Value::List(_))) => {
+            1 + l
+                .iter()
+                .map(|c| walk(c, &mut Vec::new()))
+                .max()
+                .unwrap_or(0)
+        }
+        _ => stacker::maybe_grow(256 * 1024, 8 * 1024 * 1024, || walk(v, &mut Vec::new())),
+    }
 }
 
 impl MapRef {
     /// A new map holding `entries`, shared with no other.
     pub fn new(entries: MapEntries) -> Self {
+        let d = 1 + entries.values().map(depth).max().unwrap_or(0);
         Self {
-            entries: Arc::new(RwLock::new(Arc::new(entries))),
+            shared: Arc::new(MapShared {
+                entries: RwLock::new(Arc::new(entries)),
+                depth: AtomicU32::new(d),
+            }),
             methods: None,
         }
     }
@@ -99,7 +143,7 @@ impl MapRef {
     #[must_use]
     pub fn with_methods(&self, methods: MapMethods) -> Self {
         Self {
-            entries: Arc::clone(&self.entries),
+            shared: Arc::clone(&self.shared),
             methods: Some(methods),
         }
     }
@@ -108,7 +152,7 @@ impl MapRef {
     #[must_use]
     pub fn plain(&self) -> Self {
         Self {
-            entries: Arc::clone(&self.entries),
+            shared: Arc::clone(&self.shared),
             methods: None,
         }
     }
@@ -124,11 +168,18 @@ impl MapRef {
 
     /// The entries as they are now; later writes do not change the snapshot.
     pub fn snapshot(&self) -> Arc<MapEntries> {
-        Arc::clone(&self.entries.read().unwrap_or_else(PoisonError::into_inner))
+        Arc::clone(
+            &self
+                .shared
+                .entries
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     pub fn get(&self, key: &str) -> Option<Value> {
-        self.entries
+        self.shared
+            .entries
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(key)
@@ -136,14 +187,16 @@ impl MapRef {
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.entries
+        self.shared
+            .entries
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .contains_key(key)
     }
 
     pub fn len(&self) -> usize {
-        self.entries
+        self.shared
+            .entries
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .len()
@@ -155,22 +208,43 @@ impl MapRef {
 
     /// Set `key`, seen by every holder of the map.
     pub fn insert(&self, key: Arc<str>, value: Value) -> Option<Value> {
-        self.update(|m| m.insert(key, value))
+        let d = depth(&value).saturating_add(1);
+        self.shared.depth.fetch_max(d, Ordering::Relaxed);
+        let mut guard = self
+            .shared
+            .entries
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        Arc::make_mut(&mut guard).insert(key, value)
     }
 
     pub fn remove(&self, key: &str) -> Option<Value> {
-        self.update(|m| m.remove(key))
+        let mut guard = self
+            .shared
+            .entries
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        Arc::make_mut(&mut guard).remove(key)
     }
 
     /// Change the entries in place.
     pub fn update<R>(&self, change: impl FnOnce(&mut MapEntries) -> R) -> R {
-        let mut guard = self.entries.write().unwrap_or_else(PoisonError::into_inner);
-        change(Arc::make_mut(&mut guard))
+        let mut guard = self
+            .shared
+            .entries
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        let entries = Arc::make_mut(&mut guard);
+        let result = change(entries);
+        let d = 1 + entries.values().map(depth).max().unwrap_or(0);
+        drop(guard);
+        self.shared.depth.fetch_max(d, Ordering::Relaxed);
+        result
     }
 
     /// Whether both handles are the same map.
     pub fn ptr_eq(&self, other: &MapRef) -> bool {
-        Arc::ptr_eq(&self.entries, &other.entries)
+        Arc::ptr_eq(&self.shared, &other.shared)
     }
 }
 

@@ -57,6 +57,23 @@ fn tpl(ctx: &mut Context<'_, '_>, a: &[Value]) -> Result<Value, Error> {
         )));
     }
     let text = template_text(&a[0])?;
+    // Helm has no limit here (Go's stack ends a runaway tpl); stop it as include stops.
+    if ctx.count("\u{0}tpl", 0) > MAX_INCLUDE_DEPTH {
+        return Err(Error::Call {
+            message:
+                "rendering template has a nested reference name: tpl: unable to execute template"
+                    .into(),
+            source: Some(Box::new(Error::call("unable to execute template"))),
+        });
+    }
+    ctx.count("\u{0}tpl", 1);
+    let result = tpl_run(ctx, &text, &a[1]);
+    ctx.count("\u{0}tpl", -1);
+    result
+}
+
+fn tpl_run(ctx: &mut Context<'_, '_>, text: &str, data: &Value) -> Result<Value, Error> {
+    let text = text.to_string();
     let mut set: Templates = ctx.templates().child();
     let name = set.name().to_string();
     let parsed = match set.parse(&name, &text) {
@@ -71,7 +88,7 @@ fn tpl(ctx: &mut Context<'_, '_>, a: &[Value]) -> Result<Value, Error> {
             });
         }
     };
-    match ctx.execute_in_set(&set, &parsed, &a[1]) {
+    match ctx.execute_in_set(&set, &parsed, data) {
         Ok(out) => Ok(Value::from(out.replace("<no value>", ""))),
         Err(e) => Err(Error::Call {
             message: format!(

@@ -33,8 +33,18 @@ pub fn to_yaml_pretty(v: &Value) -> String {
     )
 }
 
+/// Deepest nesting the emitter follows: Go's JSON step (sigs.k8s.io/yaml) reports a
+/// cycle past this depth, and Helm's toYaml then prints nothing.
+const MAX_LEVEL: u32 = 1000;
+/// Largest document the emitter writes (values shared many times over can expand to
+/// more than memory holds); past it toYaml prints nothing.
+const MAX_OUTPUT: usize = 64 * 1024 * 1024;
+
 fn emit(v: &Value, mut e: Emitter) -> String {
     e.node(v, 0, Context::Document);
+    if e.failed {
+        return String::new();
+    }
     if !e.out.ends_with('\n') {
         e.out.push('\n');
     }
@@ -49,6 +59,9 @@ enum Context {
 }
 
 struct Emitter {
+    /// Nesting level of the node being written, and whether a bound was hit.
+    level: u32,
+    failed: bool,
     pretty: bool,
     out: String,
     column: usize,
@@ -59,6 +72,8 @@ struct Emitter {
 impl Default for Emitter {
     fn default() -> Self {
         Emitter {
+            level: 0,
+            failed: false,
             pretty: false,
             out: String::new(),
             column: 0,
@@ -117,11 +132,21 @@ impl Emitter {
 
     /// Emit a node whose parent collection sits at `indent` (`Document`: -1 in go-yaml).
     fn node(&mut self, v: &Value, indent: usize, ctx: Context) {
+        if self.failed || self.level > MAX_LEVEL || self.out.len() > MAX_OUTPUT {
+            self.failed = true;
+            return;
+        }
         // A Go struct is marshalled as the JSON it encodes to.
         if let Value::Object(o) = v {
             let data = o.to_data();
             return self.node(&data, indent, ctx);
         }
+        self.level += 1;
+        self.node_inner(v, indent, ctx);
+        self.level -= 1;
+    }
+
+    fn node_inner(&mut self, v: &Value, indent: usize, ctx: Context) {
         // go-yaml's increase_indent: from -1 a block collection starts at 0, a scalar at 2.
         let scalar_indent = if ctx == Context::Document {
             BEST_INDENT
