@@ -65,7 +65,7 @@ impl Kind {
 pub(crate) struct Item {
     pub kind: Kind,
     pub pos: usize,
-    pub val: String,
+    pub val: std::sync::Arc<str>,
     pub line: usize,
 }
 
@@ -202,7 +202,7 @@ impl Lexer<'_> {
         self.items.push(Item {
             kind,
             pos: start,
-            val: self.input[start..end].to_string(),
+            val: std::sync::Arc::from(&self.input[start..end]),
             line,
         });
     }
@@ -217,7 +217,7 @@ impl Lexer<'_> {
         self.items.push(Item {
             kind: Kind::Error,
             pos: self.start,
-            val: message,
+            val: message.into(),
             line,
         });
         Err(())

@@ -82,7 +82,7 @@ impl Parser<'_> {
         Item {
             kind: Kind::Eof,
             pos,
-            val: String::new(),
+            val: Arc::from(""),
             line: self.items.last().map_or(1, |i| i.line),
         }
     }
@@ -265,7 +265,7 @@ impl Parser<'_> {
     fn text_or_action(&mut self) -> PResult<Parsed> {
         let token = self.next_non_space();
         match token.kind {
-            Kind::Text => Ok(Parsed::Node(Node::Text(token.val))),
+            Kind::Text => Ok(Parsed::Node(Node::Text(token.val.to_string()))),
             Kind::LeftDelim => {
                 self.action_line = token.line;
                 let result = self.action();
@@ -440,17 +440,17 @@ impl Parser<'_> {
                 self.next_non_space();
                 pipe.decl.push(Variable {
                     pos: v.pos,
-                    ident: vec![v.val.clone()],
+                    ident: vec![v.val.to_string()],
                 });
-                self.vars.push(v.val);
+                self.vars.push(v.val.to_string());
                 break;
-            } else if next.kind == Kind::Char && next.val == "," {
+            } else if next.kind == Kind::Char && &*next.val == "," {
                 self.next_non_space();
                 pipe.decl.push(Variable {
                     pos: v.pos,
-                    ident: vec![v.val.clone()],
+                    ident: vec![v.val.to_string()],
                 });
-                self.vars.push(v.val);
+                self.vars.push(v.val.to_string());
                 if context == "range" && pipe.decl.len() < 2 {
                     match self.peek_non_space().kind {
                         Kind::Variable | Kind::RightDelim | Kind::RightParen => continue,
@@ -581,7 +581,7 @@ impl Parser<'_> {
                         crate::fmt::quote(&token.val)
                     ));
                 }
-                Arg::Identifier(token.pos, token.val)
+                Arg::Identifier(token.pos, token.val.to_string())
             }
             Kind::Dot => Arg::Dot(token.pos),
             Kind::Nil => Arg::Nil(token.pos),
@@ -599,7 +599,7 @@ impl Parser<'_> {
                 token.pos,
                 token.val[1..].split('.').map(str::to_string).collect(),
             ),
-            Kind::Bool => Arg::Bool(token.pos, token.val == "true"),
+            Kind::Bool => Arg::Bool(token.pos, &*token.val == "true"),
             Kind::CharConstant | Kind::Complex | Kind::Number => match number(&token) {
                 Ok(n) => Arg::Number(Box::new(n)),
                 Err(message) => return self.error(message),
@@ -608,7 +608,7 @@ impl Parser<'_> {
                 self.pipeline("parenthesized pipeline", Kind::RightParen)?,
             )),
             Kind::String | Kind::RawString => match unquote(&token.val) {
-                Some(s) => Arg::String(token.pos, token.val, Arc::from(s)),
+                Some(s) => Arg::String(token.pos, token.val.to_string(), Arc::from(s)),
                 None => return self.error("invalid syntax"),
             },
             _ => {
@@ -699,7 +699,7 @@ fn unquote_escape(s: &str, quote: u8) -> Option<(Vec<u8>, usize)> {
 
 /// A number token with Go's interpretations (parse.newNumber).
 fn number(token: &Item) -> Result<Number, String> {
-    let text = token.val.as_str();
+    let text: &str = &token.val;
     let mut n = Number {
         pos: token.pos,
         text: text.to_string(),

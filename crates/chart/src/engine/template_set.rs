@@ -45,9 +45,17 @@ impl RenderCache {
 
 /// Parse `renderables` in order (later `define`s win, as in Go).
 fn parse_all(renderables: &[Renderable]) -> Result<Templates, RenderError> {
-    let mut set = Templates::new(ROOT_NAME);
-    set.missing_key(MissingKey::Zero);
-    crate::funcs::register(&mut set);
+    // Every set starts from one prototype holding the functions, built once per
+    // process: a chart's fixed cost is its own parsing, nothing more.
+    static PROTOTYPE: std::sync::OnceLock<Templates> = std::sync::OnceLock::new();
+    let mut set = PROTOTYPE
+        .get_or_init(|| {
+            let mut set = Templates::new(ROOT_NAME);
+            set.missing_key(MissingKey::Zero);
+            crate::funcs::register(&mut set);
+            set
+        })
+        .child();
     for r in renderables {
         set.parse(&r.name, &r.source)
             .map_err(|e| parse_error(&r.name, &e))?;
