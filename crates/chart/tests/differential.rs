@@ -10,7 +10,10 @@ use serde_json::Value;
 
 mod differential_support;
 
-const TABLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/differential/regression.json");
+const TABLE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/testdata/differential/regression.json"
+);
 
 /// One line per difference: the first line at which the two texts part, with context.
 fn describe(helm: &str, ours: &str) -> String {

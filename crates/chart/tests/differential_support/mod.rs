@@ -9,13 +9,21 @@ use serde_json::{Map, Value, json};
 fn file_bytes(text: &Value) -> Vec<u8> {
     match text {
         Value::String(s) => s.clone().into_bytes(),
-        Value::Array(a) => a.iter().filter_map(Value::as_u64).map(|b| b as u8).collect(),
+        Value::Array(a) => a
+            .iter()
+            .filter_map(Value::as_u64)
+            .map(|b| b as u8)
+            .collect(),
         _ => Vec::new(),
     }
 }
 
 /// Writes the chart of `case` as `<root>/c` and returns that directory.
-pub fn write_chart(root: &Path, base: &Map<String, Value>, case: &Value) -> std::io::Result<PathBuf> {
+pub fn write_chart(
+    root: &Path,
+    base: &Map<String, Value>,
+    case: &Value,
+) -> std::io::Result<PathBuf> {
     let dir = root.join("c");
     let mut files = base.clone();
     if let Some(own) = case["files"].as_object() {
