@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Generate the cases of the differential test as JSON on stdout.
+
+Output: {"base": {path in chart: text}, "cases": [{"id", "files", "values"}]}. A case's
+chart is the base chart (Chart.yaml, values.yaml, helpers, files/) plus its own files,
+which replace base files of the same path; a file given as a list of numbers is raw
+bytes (a BOM, invalid UTF-8). Hand-picked cases come from cases_hand.py; random ones are composed from small
+expression and statement grammars with a fixed seed, so a run is reproducible.
+
+    python gen_cases.py [--random N] [--seed S] > cases.json
+"""
+import argparse
+import json
+import random
+import re
+import sys
+
+from cases_hand import ALL
+
+CHART_YAML = """apiVersion: v2
+name: c
+version: 0.1.0
+appVersion: "1.16.0"
+description: differential test chart
+keywords: [a, b]
+annotations:
+  text: hello
+  other: "x y"
+"""
+
+VALUES_YAML = """str: hello
+int: 1
+float: 3.5
+bigFloat: 1000000.0
+hugeInt: 100000000000000000000
+int53: 9007199254740993
+maxInt: 9223372036854775807
+nullv: null
+list: [1, 2, 3, 4]
+strList: [a, "b c"]
+emptyList: []
+emptyMap: {}
+map: {a: x, b: 2}
+nested: {l1: {l2: deep, n: 1.5}, "10": ten, "2": two}
+listOfMaps: [{k: v}, {k: w}]
+tplStr: "{{ .Release.Name }}-{{ .Values.str }}"
+unicode: "héllo 日本 🎉"
+multiline: "a\\nb\\n"
+"""
+
+HELPERS = """{{- define "h.name" -}}{{ .Chart.Name }}-{{ .Release.Name }}{{- end -}}
+{{- define "h.labels" -}}
+app: {{ include "h.name" . }}
+chart: {{ .Chart.Name }}-{{ .Chart.Version }}
+{{- end -}}
+{{- define "h.fail" -}}
+{{ .Values.missing.deeper }}
+{{- end -}}
+{{- define "h.rec" -}}{{ include "h.rec" . }}{{- end -}}
+{{- define "h.tname" -}}{{ .Template.Name }}{{- end -}}
+{{- define "h.setter" -}}{{ $_ := set .Values "fromHelper" "set" }}{{- end -}}
+"""
+
+BASE = {
+    "Chart.yaml": CHART_YAML,
+    "values.yaml": VALUES_YAML,
+    "templates/_helpers.tpl": HELPERS,
+    "files/a.txt": "line one\nline two\n\nlast",
+    "files/b.json": '{"k": 1}\n',
+    "files/t.tpl": "name={{ .Release.Name }} v={{ .Values.str }}\n",
+}
+
+USER_VALUES = [
+    {},
+    {"str": "user", "int": 2, "map": {"a": None, "c": [1, {"d": 2}]}},
+    {"int": 9007199254740993, "float": 1e20, "list": [], "str": ""},
+    {"nested": {"l1": {"l2": {"deeper": {"deepest": [1, 2.5, "x", None, True]}}}}},
+    {"str": "日本語 é 🎉 \"quote\" 'single' \\ back", "map": {}},
+    {"list": [3, 2, 1], "float": 0.1, "int": -5, "nullv": "now-set"},
+]
+
+
+def case(cid, templates, values=None, files=None):
+    """A case stores only the files it adds to or changes in BASE."""
+    f = dict(files or {})
+    for name, text in templates.items():
+        if text is not None:
+            f[f"templates/{name}"] = text
+    return {"id": cid, "files": f, "values": values or {}}
+
+
+def hand_cases():
+    out = []
+    for name, text in ALL:
+        out.append(case(f"hand/{name}", {"t.yaml": text}))
+    # The same snippets under other user values, for the ones that read .Values.
+    for i, uv in enumerate(USER_VALUES[1:], 1):
+        for name, text in ALL:
+            if ".Values" in text:
+                out.append(case(f"hand-v{i}/{name}", {"t.yaml": text}, uv))
+    return out
+
+
+def chart_cases():
+    """Cases about the chart files themselves rather than one template."""
+    bom = "\ufeff" + VALUES_YAML
+    t = {"t.yaml": "{{ .Values.str }} {{ .Chart.Annotations | toJson }}"}
+    return [
+        case("chart/values-bom", t, files={"values.yaml": bom}),
+        case("chart/chart-bom", t, files={"Chart.yaml": "\ufeff" + CHART_YAML}),
+        case("chart/values-empty", {"t.yaml": "{{ .Values | toJson }}"}, files={"values.yaml": ""}),
+        case("chart/values-null", {"t.yaml": "{{ .Values | toJson }}"}, files={"values.yaml": "~\n"}),
+        case("chart/values-list", {"t.yaml": "{{ .Values | toJson }}"}, files={"values.yaml": "- 1\n"}),
+        case("chart/values-dup-key", {"t.yaml": "{{ .Values | toJson }}"}, files={"values.yaml": "a: 1\na: 2\n"}),
+        case("chart/values-anchor", {"t.yaml": "{{ .Values | toJson }}"}, files={"values.yaml": "a: &x {b: 1}\nc: *x\n"}),
+        case("chart/values-merge-key", {"t.yaml": "{{ .Values | toJson }}"}, files={"values.yaml": "a: &x {b: 1}\nc: {<<: *x, d: 2}\n"}),
+        case("chart/values-yaml11", {"t.yaml": "{{ .Values | toJson }}"}, files={"values.yaml": "a: yes\nb: on\nc: 0o17\nd: 017\ne: 1_000\nf: .inf\ng: 0x1F\nh: 1e3\ni: 2001-01-01\n"}),
+        case("chart/values-null-override", {"t.yaml": "{{ .Values | toJson }}"}, {"map": None, "str": None}),
+        case("chart/values-null-nested", {"t.yaml": "{{ .Values.map | toJson }}"}, {"map": {"a": None}}),
+        case("chart/no-appversion", {"t.yaml": "[{{ .Chart.AppVersion }}]"}, files={"Chart.yaml": "apiVersion: v2\nname: c\nversion: 1.0.0\n"}),
+        case("chart/ann-bool", {"t.yaml": "{{ .Chart.Annotations | toJson }}"}, files={"Chart.yaml": CHART_YAML + "  flag: true\n"}),
+        case("chart/ann-int", {"t.yaml": "{{ .Chart.Annotations | toJson }}"}, files={"Chart.yaml": CHART_YAML + "  count: 3\n"}),
+        case("chart/ann-quoted", {"t.yaml": "{{ .Chart.Annotations | toJson }}"}, files={"Chart.yaml": CHART_YAML + "  \"q\": 'x'\n  n: ~\n  f: 1.50\n"}),
+        case("chart/notes", {"NOTES.txt": "notes {{ .Release.Name }}", "t.yaml": "x"}),
+        case("chart/empty-template", {"t.yaml": "", "u.yaml": "   \n"}),
+        case("chart/two-templates-order", {"a.yaml": "{{ $_ := set .Values \"k\" \"from-a\" }}a", "b.yaml": "{{ .Values.k }}"}),
+        case("chart/subdir", {"sub/x.yaml": "{{ .Template.Name }} {{ .Template.BasePath }}"}),
+        case("chart/helper-error-line", {"t.yaml": "line1\n{{ include \"h.fail\" . }}"}),
+        case("chart/define-in-template", {"a.yaml": "{{ define \"shared\" }}S{{ end }}", "b.yaml": "{{ include \"shared\" . }}"}),
+        case("chart/define-conflict", {"a.yaml": "{{ define \"dup\" }}A{{ end }}", "b.yaml": "{{ define \"dup\" }}B{{ end }}{{ include \"dup\" . }}"}),
+        case("chart/invalid-utf8-template", {"t.yaml": None}, files={"templates/t.yaml": [97, 0xff, 98, 123, 123, 32, 49, 32, 125, 125]}),
+        case("chart/invalid-utf8-values", {"t.yaml": "{{ .Values.s }}"}, files={"values.yaml": [115, 58, 32, 97, 0xfe, 98, 10]}),
+    ]
+
+
+# Random composition: expressions typed loosely, so that some fail on purpose.
+PATHS = [".Values.str", ".Values.int", ".Values.float", ".Values.list", ".Values.map",
+         ".Values.missing", ".Values.nullv", ".Values.nested", ".Values.emptyList",
+         ".Values.emptyMap", ".Values.hugeInt", ".Values.int53", ".Values.unicode",
+         ".Values.map.a", ".Values.nested.l1", ".Release.Name", ".Chart.Name", "$"]
+LITERALS = ['"abc"', '""', "0", "1", "-3", "2.5", "1e6", "true", "false", "nil", "'x'",
+            "0x10", '"é日"', '"a,b"', "(list 1 2)", "(dict \"k\" 1)", "(list)", "(dict)"]
+FUNCS1 = ["upper", "lower", "quote", "squote", "toString", "toJson", "toYaml", "len",
+          "typeOf", "kindOf", "empty", "not", "first", "last", "b64enc", "sha256sum",
+          "int", "int64", "float64", "title", "trim", "keys", "toStrings", "print",
+          "html", "js", "urlquery", "nospace", "compact", "uniq", "reverse", "deepCopy",
+          "sortAlpha", "add1", "ceil", "floor", "toPrettyJson", "semver", "fromYaml", "fromJson"]
+FORMATS = ["%v", "%s|%d", "%q", "%T %v", "%5.2f", "%x", "%v %v %v"]
+FUNCS2 = ["add", "sub", "mul", "div", "mod", "max", "min", "addf", "mulf", "eq", "ne",
+          "lt", "le", "gt", "ge", "default", "coalesce", "and", "or", "index", "has",
+          "append", "hasKey", "get", "cat", "list", "trunc", "repeat", "indent", "nindent",
+          "contains", "hasPrefix", "split", "join", "printf", "ternary", "without", "pluck",
+          "kindIs", "typeIs", "replace", "trimPrefix", "regexMatch", "splitList", "until", "seq"]
+
+
+# Typed productions: (type) -> list of templates whose {T} holes take an expression of
+# type T (s string, n number, l list, m map, b bool, a anything).
+TYPED = {
+    "s": ['"abc"', '""', '"é日"', '"a,b"', ".Values.str", ".Values.unicode", ".Values.map.a",
+          ".Release.Name", "(upper {s})", "(lower {s})", "(quote {a})", "(toString {a})",
+          "(trunc {n} {s})", "(repeat 2 {s})", '(replace "a" "b" {s})', '(printf "%v-%d" {a} {n})',
+          '(join "," {l})', "(toJson {a})", "(toYaml {a})", "(b64enc {s})", "(default {s} {a})",
+          "(cat {a} {a})", "(nindent 2 {s})", "(title {s})", "(substr 1 3 {s})",
+          '(include "h.name" $)', "({s} | trim)", "(sha256sum {s} | trunc 7)", "(typeOf {a})",
+          "(kindOf {a})", '(ternary {s} {s} {b})', "(print {a})", "(js {s})", "(html {s})",
+          '(regexReplaceAll "[aeiou]" {s} "_")', "(snakecase {s})", "(squote {a})"],
+    "n": ["0", "1", "-3", "2.5", "1e6", "0x10", ".Values.int", ".Values.float", ".Values.int53",
+          "(add {n} {n})", "(sub {n} {n})", "(mul {n} {n})", "(len {l})", "(len {s})",
+          "(max {n} {n})", "(addf {n} {n})", "(int {n})", "(float64 {n})", "(div {n} 2)",
+          "(mod {n} 3)", "(add1 {n})", "(round {n} 1)", "(floor {n})", "(int64 {s})",
+          "(atoi {s})", "(divf {n} 4)"],
+    "l": [".Values.list", ".Values.strList", ".Values.emptyList", "(list {a} {a})",
+          "(append {l} {a})", '(splitList "," {s})', "(keys {m} | sortAlpha)", "(until 3)",
+          "(seq 3)", "(rest {l})", "(uniq {l})", "(sortAlpha {l})", "(reverse {l})",
+          "(compact {l})", '(pluck "a" {m} {m})', "(concat {l} {l})", "(without {l} 1)",
+          "(toStrings {l})", "(slice {l} 0 1)", "(regexFindAll \"[a-z]+\" {s} -1)"],
+    "m": [".Values.map", ".Values.nested", ".Values.emptyMap", "(dict {s} {a})",
+          "(merge (dict) {m} {m})", "(deepCopy {m})", '(pick {m} "a")', '(omit {m} "a")',
+          '(fromYaml "a: 1\\nb: [x]")', '(fromJson "{\\"k\\": 1.5}")', ".Values.AsMap",
+          '(set (dict) "k" {a})', "(mergeOverwrite (dict) {m} {m})", '(dict "n" {n} "l" {l})'],
+    "b": ["true", "false", "(eq {a} {a})", "(eq {n} {n})", "(ne {s} {s})", "(lt {n} {n})",
+          "(ge {n} {n})", "(and {a} {a})", "(or {a} {a})", "(not {a})", "(empty {a})",
+          '(hasKey {m} "a")', "(contains {s} {s})", '(regexMatch "^[\\\\w-\\\\.]+$" {s})',
+          '(kindIs "map" {a})', "(has 1 {l})", '(hasPrefix "a" {s})',
+          '(.Capabilities.APIVersions.Has "apps/v1")', '(semverCompare ">=1.2" "1.10.0")'],
+    "a": [".Values.missing", ".Values.nullv", "nil", ".Values.hugeInt", ".Values.listOfMaps",
+          "{s}", "{n}", "{l}", "{m}", "{b}", "{s}", "{n}", "{m}", "{l}", "(index {m} \"a\")",
+          "(get {m} \"b\")", "(first {l})", "(coalesce {a} {a})", '(dig "l1" "l2" "d" {m})'],
+}
+
+
+def typed(r, t, depth=0):
+    """An expression of type t; past depth 3 only leaves (templates without holes)."""
+    options = TYPED[t] if depth < 3 else [x for x in TYPED[t] if "{" not in x] or ['"x"']
+    text = r.choice(options)
+    out, i = "", 0
+    while i < len(text):
+        if text[i] == "{" and text[i + 2:i + 3] == "}" and text[i + 1] in TYPED:
+            out += typed(r, text[i + 1], depth + 1)
+            i += 3
+        else:
+            out += text[i]
+            i += 1
+    return out
+
+
+def wild(r, depth=0):
+    """An untyped expression: mostly type errors, on purpose."""
+    roll = r.random()
+    if depth > 2 or roll < 0.35:
+        return r.choice(PATHS + LITERALS)
+    if roll < 0.6:
+        return f"({r.choice(FUNCS1)} {wild(r, depth + 1)})"
+    if roll < 0.85:
+        return f"({r.choice(FUNCS2)} {wild(r, depth + 1)} {wild(r, depth + 1)})"
+    return f"({wild(r, depth + 1)} | {r.choice(FUNCS1)})"
+
+
+def rexpr(r):
+    return wild(r) if r.random() < 0.15 else typed(r, r.choice("snlmba"))
+
+
+ROOTED = re.compile(r"(?<![\w$)\]])\.(Values|Release|Chart|Capabilities)\b")
+
+
+def rstmt(r, depth=0):
+    e = rexpr(r)
+    kind = r.randrange(9)
+    lt, rt = r.choice(["{{", "{{- "]), r.choice(["}}", " -}}"])
+    body = lambda: rstmt(r, depth + 1) if depth < 2 else "x"
+    # Inside with/range the dot is rebound: reach the root through $ there, mostly.
+    rooted = lambda: ROOTED.sub(r"$.\1", body()) if r.random() < 0.9 else body()
+    if kind < 3:
+        return f"{lt}{e[1:-1] if e.startswith('(') else e}{rt}"
+    if kind == 3:
+        return f"{lt}if {e}{rt}{body()}{{{{ else }}}}{body()}{{{{ end }}}}"
+    if kind == 4:
+        return f"{lt}with {e}{rt}{rooted()}{{{{ else }}}}{body()}{{{{ end }}}}"
+    if kind == 5:
+        return f"{lt}range $i, $v := {e}{rt}[{{{{ $i }}}}={{{{ $v }}}}]{rooted()}{{{{ end }}}}"
+    if kind == 6:
+        return f"{{{{ $x := {e} }}}}{{{{ $x = {rexpr(r)} }}}}{{{{ $x }}}}"
+    if kind == 7:
+        fmt = r.choice(FORMATS)
+        return f'{{{{ printf "{fmt}" {e} {rexpr(r)} }}}}'
+    return f"{lt}include \"h.name\" {r.choice(['$', '.', '$', e])}{rt}"
+
+
+def random_cases(n, seed):
+    r = random.Random(seed)
+    out = []
+    for i in range(n):
+        text = "\n".join(f"k{j}: {rstmt(r)}" for j in range(r.randrange(1, 4)))
+        out.append(case(f"rand/{seed}-{i}", {"t.yaml": text}, r.choice(USER_VALUES)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--random", type=int, default=3000, help="number of random cases")
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    cases = hand_cases() + chart_cases() + random_cases(a.random, a.seed)
+    json.dump({"base": BASE, "cases": cases}, sys.stdout, ensure_ascii=False)
+
+
+if __name__ == "__main__":
+    main()
