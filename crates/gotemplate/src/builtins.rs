@@ -246,14 +246,7 @@ fn call_function(f: &Slot, args: &[Slot], name: &str) -> R {
             let values: Vec<Value> = args.iter().map(|s| s.value().clone()).collect();
             func(&values).map(Slot::new).map_err(|e| e.to_string())
         }
-        other => Err(format!(
-            "non-function {name} of type {}",
-            if f.is_iface() {
-                "interface {}".to_string()
-            } else {
-                other.type_name()
-            }
-        )),
+        other => Err(format!("non-function {name} of type {}", other.type_name())),
     }
 }
 
@@ -278,7 +271,14 @@ fn basic_kind(v: &Value) -> BasicKind {
     }
 }
 
-const BAD_COMPARISON: &str = "incompatible types for comparison";
+/// Go's errBadComparison, which names both types.
+fn bad_comparison(a: &Value, b: &Value) -> String {
+    format!(
+        "incompatible types for comparison: {} and {}",
+        a.type_name(),
+        b.type_name()
+    )
+}
 const BAD_COMPARISON_TYPE: &str = "invalid type for comparison";
 
 fn eq(arg1: &Slot, rest: &[Slot]) -> Result<bool, String> {
@@ -296,7 +296,7 @@ fn eq(arg1: &Slot, rest: &[Slot]) -> Result<bool, String> {
                     *i >= 0 && *i as u64 == *u
                 }
                 _ if !matches!(a, Value::Nil) && !matches!(b, Value::Nil) => {
-                    return Err(BAD_COMPARISON.into());
+                    return Err(bad_comparison(a, b));
                 }
                 _ => false,
             }
@@ -351,7 +351,7 @@ fn lt(arg1: &Slot, arg2: &Slot) -> Result<bool, String> {
     Ok(match (a, b) {
         (Value::Int(i), Value::Uint(u)) => *i < 0 || (*i as u64) < *u,
         (Value::Uint(u), Value::Int(i)) => *i >= 0 && *u < *i as u64,
-        _ if k1 != k2 => return Err(BAD_COMPARISON.into()),
+        _ if k1 != k2 => return Err(bad_comparison(a, b)),
         (Value::Bool(_), _) => return Err(BAD_COMPARISON_TYPE.into()),
         (Value::Int(x), Value::Int(y)) => x < y,
         (Value::Uint(x), Value::Uint(y)) => x < y,

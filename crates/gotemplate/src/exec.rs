@@ -233,10 +233,7 @@ impl<'t> State<'_, '_, 't> {
             return format!("template: {}: ", self.tree.name);
         }
         let location = self.tree.location(self.at.pos());
-        let mut context = self.at.text();
-        if context.chars().count() > 20 {
-            context = context.chars().take(20).collect::<String>() + "...";
-        }
+        let context = self.at.text();
         format!("template: {location}: executing {name} at <{context}>: ")
     }
 
@@ -410,7 +407,7 @@ impl<'t> State<'_, '_, 't> {
             }
             Value::Nil => {}
             other => {
-                self.at = At::Node(node);
+                // Go reports it at the last node the pipeline evaluated.
                 return Err(self.error(format!(
                     "range can't iterate over {}",
                     crate::fmt::sprint_value(other)
@@ -814,16 +811,18 @@ impl<'t> State<'_, '_, 't> {
         };
         let mut slots = Vec::with_capacity(explicit.len() + 1);
         for arg in explicit {
-            slots.push((Some(arg), self.eval_arg(dot, arg)?));
+            let slot = self.eval_arg(dot, arg)?;
+            // Go checks each argument's type right after evaluating it, so a type
+            // error points at the last node that evaluation touched.
+            slots.push((Some(arg), slot, self.at));
         }
-        let final_at = self.at;
         if let Some(f) = fin {
-            slots.push((None, f));
+            slots.push((None, f, self.at));
         }
         // Functions see slice-typed objects (Helm's VersionSet) as the lists they are.
         let values: Vec<Value> = slots
             .iter()
-            .map(|(_, s)| match &s.v {
+            .map(|(_, s, _)| match &s.v {
                 Value::Object(o) => o.as_list().map_or_else(|| s.v.clone(), Value::List),
                 v => v.clone(),
             })
@@ -837,17 +836,16 @@ impl<'t> State<'_, '_, 't> {
         };
         match result {
             Ok(v) => {
-                self.at = cmd.map_or(At::Arg(node), At::Cmd);
-                self.check_size(name, &v)?;
+                self.check_size(name, &v, cmd.map_or(At::Arg(node), At::Cmd))?;
                 Ok(Slot::concrete(v))
             }
-            Err(e) => Err(self.function_error(node, name, cmd, &slots, final_at, e)),
+            Err(e) => Err(self.function_error(node, name, cmd, &slots, e)),
         }
     }
 
     /// Bound what a function may build, so that no template can exhaust memory or
     /// nest values deeper than the serializers and drop can walk.
-    fn check_size(&self, name: &str, v: &Value) -> R<()> {
+    fn check_size(&mut self, name: &str, v: &Value, at: At<'t>) -> R<()> {
         let problem = match v {
             Value::String(s) if s.len() > MAX_STRING => {
                 format!("result of {name} is longer than {} MiB", MAX_STRING >> 20)
@@ -860,6 +858,7 @@ impl<'t> State<'_, '_, 't> {
             }
             _ => return Ok(()),
         };
+        self.at = at;
         Err(self.error(problem))
     }
 
@@ -870,8 +869,7 @@ impl<'t> State<'_, '_, 't> {
         node: &'t Arg,
         name: &str,
         cmd: Option<&'t Command>,
-        slots: &[(Option<&'t Arg>, Slot)],
-        final_at: At<'t>,
+        slots: &[(Option<&'t Arg>, Slot, At<'t>)],
         e: Error,
     ) -> Error {
         if let Error::Exec(m) = &e {
@@ -879,24 +877,37 @@ impl<'t> State<'_, '_, 't> {
                 || m.starts_with("invalid value; expected ");
             if type_error {
                 let got = m.split("; got ").nth(1);
-                let culprit = slots.iter().find(|(_, s)| match got {
+                let expected = m
+                    .trim_start_matches("wrong type for value; expected ")
+                    .trim_start_matches("invalid value; expected ")
+                    .split("; got ")
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                let culprit = slots.iter().find(|(_, s, _)| match got {
                     Some(g) => {
                         s.type_name() == g || (g == "interface {}" && matches!(s.v, Value::Nil))
                     }
                     None => matches!(s.v, Value::Nil),
                 });
                 let mut message = m.clone();
-                if let Some((arg, slot)) = culprit {
-                    self.at = match arg {
-                        Some(a) => At::Arg(a),
-                        None => final_at,
-                    };
-                    // Go tells a nil interface (a missing value) from no value at all.
-                    if got.is_none() && slot.iface {
-                        let expected = m.trim_start_matches("invalid value; expected ");
-                        message = format!(
-                            "wrong type for value; expected {expected}; got interface {{}}"
-                        );
+                if let Some((arg, slot, at)) = culprit {
+                    self.at = *at;
+                    match arg {
+                        // A constant is checked against the parameter's kind as written.
+                        Some(
+                            a @ (Arg::Number(_) | Arg::Bool(..) | Arg::String(..) | Arg::Nil(_)),
+                        ) => {
+                            self.at = At::Arg(a);
+                            message = literal_type_error(a, &expected);
+                        }
+                        // Go tells a nil interface (a missing value) from no value.
+                        _ if got.is_none() && slot.iface => {
+                            message = format!(
+                                "wrong type for value; expected {expected}; got interface {{}}"
+                            );
+                        }
+                        _ => {}
                     }
                 }
                 return self.error(message);
@@ -1014,8 +1025,7 @@ impl<'t> State<'_, '_, 't> {
         };
         match builtins::call(b, &slots, &call_name) {
             Ok(v) => {
-                self.at = cmd.map_or(At::Arg(node), At::Cmd);
-                self.check_size(name, v.value())?;
+                self.check_size(name, v.value(), cmd.map_or(At::Arg(node), At::Cmd))?;
                 Ok(v)
             }
             Err(message) => {
@@ -1051,4 +1061,20 @@ impl Slot {
 #[allow(dead_code)]
 fn _assert_map_send(m: MapRef) -> impl Send {
     m
+}
+
+/// Go's message when a constant does not fit a typed parameter (evalArg's checks).
+fn literal_type_error(arg: &Arg, expected: &str) -> String {
+    if let Arg::Nil(_) = arg {
+        return format!("cannot assign nil to {expected}");
+    }
+    let kind = match expected {
+        "int" | "int8" | "int16" | "int32" | "int64" => "integer",
+        "uint" | "uint8" | "uint16" | "uint32" | "uint64" => "unsigned integer",
+        "float32" | "float64" => "float",
+        "string" => "string",
+        "bool" => "bool",
+        other => return format!("can't handle {arg} for arg of type {other}"),
+    };
+    format!("expected {kind}; found {arg}")
 }
