@@ -293,9 +293,7 @@ fn register_sequences(m: &mut FuncMap) {
 fn register_conversions(m: &mut FuncMap) {
     add(m, "atoi", |a| {
         let x = string(&exact("atoi", a, 1)?[0])?;
-        let digits = x.strip_prefix('+').unwrap_or(x);
-        let valid = !digits.is_empty() && !digits.starts_with(['+']) && !digits.contains('_');
-        Ok(Value::Int(if valid { x.parse().unwrap_or(0) } else { 0 }))
+        Ok(Value::Int(super::cast::go_atoi(x)))
     });
     for name in ["int", "int64"] {
         add(m, name, move |a| {

@@ -27,6 +27,7 @@ mod layout;
 mod lists;
 mod math;
 mod paths;
+mod re2;
 mod regex;
 pub mod semver;
 mod strings;
