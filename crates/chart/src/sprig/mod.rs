@@ -13,6 +13,7 @@
 use gotemplate::FuncMap;
 
 mod args;
+mod bounds;
 mod casing;
 pub mod cast;
 mod certs;

@@ -4,9 +4,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gotemplate::{FuncMap, Result, Value};
-use regex::{Captures, NoExpand, Regex};
+use regex::Regex;
 
 use super::args::{self, add, call_error, exact, int, s, string};
+use super::bounds;
 
 /// Compiled patterns, shared across renders: charts call the same few patterns in
 /// loops, and compiling dominates the cost of a match.
@@ -55,14 +56,25 @@ fn pattern(name: &str, v: &Value) -> Result<Arc<Regex>> {
     })
 }
 
-/// Go's ReplaceAllString: every match replaced by the template expanded with Go's rules.
-fn replace_all(re: &Regex, x: &str, template: &str) -> String {
-    re.replace_all(x, |caps: &Captures<'_>| {
-        let mut out = String::new();
-        super::re2::expand(&mut out, template, caps);
-        out
-    })
-    .into_owned()
+/// Go's ReplaceAllString (template expanded with Go's rules) or ReplaceAllLiteralString,
+/// refusing a result past [`bounds::MAX_OUTPUT`] as it grows.
+fn replace_all(name: &str, re: &Regex, x: &str, template: &str, literal: bool) -> Result<String> {
+    let mut out = String::new();
+    let mut last = 0;
+    for caps in re.captures_iter(x) {
+        let Some(m) = caps.get(0) else { continue };
+        out.push_str(&x[last..m.start()]);
+        if literal {
+            out.push_str(template);
+        } else {
+            super::re2::expand(&mut out, template, &caps);
+        }
+        last = m.end();
+        bounds::output(name, out.len())?;
+    }
+    out.push_str(&x[last..]);
+    bounds::output(name, out.len())?;
+    Ok(out)
 }
 
 /// Go's Regexp.Split.
@@ -125,9 +137,13 @@ pub(crate) fn register(m: &mut FuncMap) {
             let a = exact(name, a, 3)?;
             let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
             let limit = if n < 0 { usize::MAX } else { n as usize };
-            Ok(strings(
-                re.find_iter(x).take(limit).map(|m| m.as_str()).collect(),
-            ))
+            let found: Vec<&str> = re
+                .find_iter(x)
+                .take(limit.min(bounds::MAX_ITEMS + 1))
+                .map(|m| m.as_str())
+                .collect();
+            bounds::items(name, found.len())?;
+            Ok(strings(found))
         });
     }
     for name in ["regexFind", "mustRegexFind"] {
@@ -141,21 +157,24 @@ pub(crate) fn register(m: &mut FuncMap) {
         add(m, name, move |a| {
             let a = exact(name, a, 3)?;
             let (re, x, repl) = (pattern(name, &a[0])?, string(&a[1])?, string(&a[2])?);
-            Ok(s(replace_all(&re, x, repl)))
+            Ok(s(replace_all(name, &re, x, repl, false)?))
         });
     }
     for name in ["regexReplaceAllLiteral", "mustRegexReplaceAllLiteral"] {
         add(m, name, move |a| {
             let a = exact(name, a, 3)?;
             let (re, x, repl) = (pattern(name, &a[0])?, string(&a[1])?, string(&a[2])?);
-            Ok(s(re.replace_all(x, NoExpand(repl)).into_owned()))
+            Ok(s(replace_all(name, &re, x, repl, true)?))
         });
     }
     for name in ["regexSplit", "mustRegexSplit"] {
         add(m, name, move |a| {
             let a = exact(name, a, 3)?;
             let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
-            Ok(strings(go_regex_split(&re, x, n)))
+            let cap = bounds::MAX_ITEMS as i64 + 1;
+            let parts = go_regex_split(&re, x, if n < 0 || n > cap { cap } else { n });
+            bounds::items(name, parts.len())?;
+            Ok(strings(parts))
         });
     }
     add(m, "regexQuoteMeta", |a| {
@@ -170,10 +189,14 @@ mod tests {
     #[test]
     fn replacement_is_expanded_as_go_does() {
         let re = compile("(a)(?P<x>b)").unwrap();
-        assert_eq!(
-            replace_all(&re, "abab", "[$1|${x}|$1x|$01|$$]"),
-            "[a|b|||$][a|b|||$]"
+        let out = replace_all(
+            "regexReplaceAll",
+            &re,
+            "abab",
+            "[$1|${x}|$1x|$01|$$]",
+            false,
         );
+        assert_eq!(out.unwrap(), "[a|b|||$][a|b|||$]");
     }
 
     #[test]
