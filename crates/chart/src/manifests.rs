@@ -167,17 +167,25 @@ pub fn switches_overlay(chart: &Chart) -> Value {
 /// Charts may refuse some switch combinations (`required`, `fail`, the schema); when the
 /// all-on render fails, each switch is tried on its own and the renders that work count.
 /// Only a failing default render is an error.
-pub fn all_objects(chart: &Chart) -> Result<Vec<Manifest>, ObjectsError> {
+pub fn all_objects(chart: &Chart) -> Result<ChartObjects, ObjectsError> {
     let opts = crate::RenderOptions::default();
-    let defaults = crate::render(chart, &Value::Object(Map::new()), &opts)?;
+    // The renders of one set share generated keys: only the first makes them.
+    let keys = crate::sprig::KeyReuse::begin();
+    let render = |values: &Value| {
+        keys.restart();
+        crate::render(chart, values, &opts)
+    };
+    let defaults = render(&Value::Object(Map::new()))?;
     let mut all = split_manifests(&defaults)?;
+    let mut failed = Vec::new();
     let overlay = switches_overlay(chart);
-    match crate::render(chart, &overlay, &opts) {
+    match render(&overlay) {
         Ok(switched) => all.extend(split_manifests(&switched)?),
         Err(_) => {
             for single in single_switches(&overlay) {
-                if let Ok(switched) = crate::render(chart, &single, &opts) {
-                    all.extend(split_manifests(&switched)?);
+                match render(&single) {
+                    Ok(switched) => all.extend(split_manifests(&switched)?),
+                    Err(e) => failed.push(failed_switch(chart, &single, &e.to_string())),
                 }
             }
         }
@@ -193,7 +201,57 @@ pub fn all_objects(chart: &Chart) -> Result<Vec<Manifest>, ObjectsError> {
             m.source.clone(),
         ))
     });
-    Ok(all)
+    Ok(ChartObjects {
+        manifests: all,
+        failed_switches: failed,
+    })
+}
+
+/// What [`all_objects`] found: the objects, and the switches whose render failed
+/// (the objects only they turn on are unknown).
+#[derive(Debug)]
+pub struct ChartObjects {
+    pub manifests: Vec<Manifest>,
+    pub failed_switches: Vec<FailedSwitch>,
+}
+
+/// A switch that could not be rendered on its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedSwitch {
+    /// Its path in the values, e.g. `metrics.serviceMonitor.enabled`.
+    pub switch: String,
+    /// Templates that mention it: the objects they create may be missing.
+    pub templates: Vec<String>,
+    /// The render's error.
+    pub error: String,
+}
+
+/// Name the switch of a one-switch overlay and the templates (subcharts' included)
+/// that read it, by the last two keys of its path (`serviceMonitor.enabled`).
+fn failed_switch(chart: &Chart, overlay: &Value, error: &str) -> FailedSwitch {
+    let mut path = Vec::new();
+    let mut at = overlay;
+    while let Some((key, inner)) = at.as_object().and_then(|m| m.iter().next()) {
+        path.push(key.as_str());
+        at = inner;
+    }
+    let needle = format!(".{}", path[path.len().saturating_sub(2)..].join("."));
+    let mut templates = Vec::new();
+    let mut pending = vec![chart];
+    while let Some(c) = pending.pop() {
+        templates.extend(
+            c.templates()
+                .iter()
+                .filter(|t| t.text().contains(&needle))
+                .map(|t| format!("{}/{}", c.name(), t.name)),
+        );
+        pending.extend(c.dependencies());
+    }
+    FailedSwitch {
+        switch: path.join("."),
+        templates,
+        error: error.to_string(),
+    }
 }
 
 /// One overlay per switch of `overlay`, each turning on just that switch.

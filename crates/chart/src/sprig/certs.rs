@@ -2,6 +2,8 @@
 //! genSelfSignedCert, genSignedCert (and their `WithKey` forms) and buildCustomCert.
 //! Keys print in the PEM form Go's sprig writes: "RSA PRIVATE KEY" (PKCS#1),
 //! "EC PRIVATE KEY" (SEC1) or "PRIVATE KEY" (PKCS#8, ed25519).
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::net::IpAddr;
 
 use base64::Engine;
@@ -67,7 +69,70 @@ fn parse_key(text: &str) -> std::result::Result<KeyPair, String> {
     KeyPair::from_pem(&pem_text).map_err(|e| format!("decoding PEM as PKCS#8: {e}"))
 }
 
+thread_local! {
+    /// Keys made by the renders of one [`KeyReuse`] set, by kind, in order of making.
+    static POOL: RefCell<Option<KeyPool>> = const { RefCell::new(None) };
+}
+
+#[derive(Default)]
+struct KeyPool {
+    keys: HashMap<String, Vec<Vec<u8>>>,
+    used: HashMap<String, usize>,
+}
+
+/// While alive, the renders on this thread share generated keys: the n-th key of a
+/// kind a render asks for is the n-th one the first render made. For renders whose
+/// output only serves to list objects (the RBAC switch renders), where RSA key
+/// generation would otherwise dominate. Keys are still fresh for every set.
+pub struct KeyReuse(());
+
+impl KeyReuse {
+    pub fn begin() -> KeyReuse {
+        POOL.with(|p| *p.borrow_mut() = Some(KeyPool::default()));
+        KeyReuse(())
+    }
+
+    /// A new render of the set starts: hand out the pool's keys from the first again.
+    pub fn restart(&self) {
+        POOL.with(|p| {
+            if let Some(pool) = p.borrow_mut().as_mut() {
+                pool.used.clear();
+            }
+        });
+    }
+}
+
+impl Drop for KeyReuse {
+    fn drop(&mut self) {
+        POOL.with(|p| *p.borrow_mut() = None);
+    }
+}
+
+/// A key of `kind`: from the pool when a [`KeyReuse`] set is active and has one.
 fn generate(kind: &str) -> std::result::Result<KeyPair, String> {
+    let reused = POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        let pool = p.as_mut()?;
+        let n = pool.used.entry(kind.to_string()).or_default();
+        *n += 1;
+        pool.keys.get(kind)?.get(*n - 1).cloned()
+    });
+    if let Some(der) = reused {
+        return KeyPair::from_pem(&pem_block("PRIVATE KEY", &der)).map_err(|e| e.to_string());
+    }
+    let key = generate_fresh(kind)?;
+    POOL.with(|p| {
+        if let Some(pool) = p.borrow_mut().as_mut() {
+            pool.keys
+                .entry(kind.to_string())
+                .or_default()
+                .push(key.serialize_der());
+        }
+    });
+    Ok(key)
+}
+
+fn generate_fresh(kind: &str) -> std::result::Result<KeyPair, String> {
     let made = match kind {
         "" | "rsa" => KeyPair::generate_rsa_for(&rcgen::PKCS_RSA_SHA256, RsaKeySize::_4096),
         "rsa2048" => KeyPair::generate_rsa_for(&rcgen::PKCS_RSA_SHA256, RsaKeySize::_2048),
@@ -364,6 +429,18 @@ mod tests {
                 .starts_with("-----BEGIN EC PRIVATE KEY-----")
         );
         assert!(generate("dsa2").is_err());
+    }
+
+    #[test]
+    fn a_key_reuse_set_hands_out_the_first_renders_keys_again() {
+        let pem_of = |kind: &str| key_pem(&generate(kind).unwrap()).unwrap();
+        let keys = KeyReuse::begin();
+        let (a, b) = (pem_of("ecdsa"), pem_of("ecdsa"));
+        assert_ne!(a, b);
+        keys.restart();
+        assert_eq!((pem_of("ecdsa"), pem_of("ecdsa")), (a.clone(), b));
+        drop(keys);
+        assert_ne!(pem_of("ecdsa"), a);
     }
 
     #[test]

@@ -40,6 +40,7 @@ mod tests;
 
 pub(crate) use args::go_type;
 pub(crate) use cast::strval;
+pub use certs::KeyReuse;
 pub use dicts::{deep_copy, merge_into};
 
 /// Every sprig function Helm offers, keyed by its template name.
