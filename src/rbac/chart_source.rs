@@ -113,3 +113,32 @@ fn object(manifest: Manifest) -> ChartObject {
         object: manifest.object,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_switch_warning_names_the_switch_the_templates_and_the_cause() {
+        let failed = FailedSwitch {
+            switch: "metrics.serviceMonitor.enabled".into(),
+            templates: vec!["demo/templates/servicemonitor.yaml".into()],
+            error:
+                "execution error at (demo/templates/servicemonitor.yaml:3:4): url is needed\nmore"
+                    .into(),
+        };
+        let warning = switch_warning("helm-charts/demo", &failed);
+        assert!(
+            warning.starts_with(
+                "helm-charts/demo: `metrics.serviceMonitor.enabled: true` does not render"
+            ),
+            "{warning}"
+        );
+        assert!(warning.contains("url is needed)"), "{warning}");
+        assert!(!warning.contains("more"), "{warning}");
+        assert!(
+            warning.contains("rules for the objects of demo/templates/servicemonitor.yaml"),
+            "{warning}"
+        );
+    }
+}
