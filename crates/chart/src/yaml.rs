@@ -31,6 +31,9 @@ const MAX_NODES: usize = 4_000_000;
 
 fn parse_all_raw(text: &str) -> Result<Vec<Value>, String> {
     let mut loader = Loader::default();
+    // A UTF-8 byte order mark is not content: Helm reads values.yaml and Chart.yaml
+    // that start with one as if it were not there.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     Parser::new_from_str(text)
         .load(&mut loader, true)
         .map_err(|e| e.to_string())?;
@@ -302,6 +305,14 @@ mod tests {
         );
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["true", "1", "base", "copy", "merged"]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        assert_eq!(
+            parse("\u{feff}x: 1\n").unwrap(),
+            serde_json::json!({"x": 1})
+        );
     }
 
     #[test]
