@@ -169,22 +169,20 @@ pub fn switches_overlay(chart: &Chart) -> Value {
 /// Only a failing default render is an error.
 pub fn all_objects(chart: &Chart) -> Result<ChartObjects, ObjectsError> {
     let opts = crate::RenderOptions::default();
-    // The renders of one set share generated keys: only the first makes them.
-    let keys = crate::sprig::KeyReuse::begin();
-    let render = |values: &Value| {
-        keys.restart();
-        crate::render(chart, values, &opts)
+    // The renders of one set share generated keys: RSA keys would dominate otherwise.
+    let _keys = crate::sprig::KeyReuse::begin();
+    let objects = |values: &Value| -> Result<Vec<Manifest>, ObjectsError> {
+        Ok(split_manifests(&crate::render(chart, values, &opts)?)?)
     };
-    let defaults = render(&Value::Object(Map::new()))?;
-    let mut all = split_manifests(&defaults)?;
+    let mut all = objects(&Value::Object(Map::new()))?;
     let mut failed = Vec::new();
     let overlay = switches_overlay(chart);
-    match render(&overlay) {
-        Ok(switched) => all.extend(split_manifests(&switched)?),
+    match objects(&overlay) {
+        Ok(switched) => all.extend(switched),
         Err(_) => {
             for single in single_switches(&overlay) {
-                match render(&single) {
-                    Ok(switched) => all.extend(split_manifests(&switched)?),
+                match objects(&single) {
+                    Ok(switched) => all.extend(switched),
                     Err(e) => failed.push(failed_switch(chart, &single, &e.to_string())),
                 }
             }

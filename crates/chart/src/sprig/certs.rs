@@ -114,35 +114,21 @@ fn parse_key(text: &str) -> std::result::Result<KeyPair, String> {
 }
 
 thread_local! {
-    /// Keys made by the renders of one [`KeyReuse`] set, by kind, in order of making.
-    static POOL: RefCell<Option<KeyPool>> = const { RefCell::new(None) };
+    /// The key of each kind made so far in the current [`KeyReuse`] set.
+    static POOL: RefCell<Option<HashMap<String, Vec<u8>>>> = const { RefCell::new(None) };
 }
 
-#[derive(Default)]
-struct KeyPool {
-    keys: HashMap<String, Vec<Vec<u8>>>,
-    used: HashMap<String, usize>,
-}
-
-/// While alive, the renders on this thread share generated keys: the n-th key of a
-/// kind a render asks for is the n-th one the first render made. For renders whose
-/// output only serves to list objects (the RBAC switch renders), where RSA key
-/// generation would otherwise dominate. Keys are still fresh for every set.
+/// While alive, every key of a kind the renders on this thread ask for is the same
+/// one, made once. For renders whose output only serves to list the objects a chart
+/// creates (the RBAC switch renders): charts call genCA or genSignedCert dozens of times
+/// (`default (genCA ...)` evaluates its argument even when unused), and RSA key
+/// generation would dominate. Each set makes fresh keys.
 pub struct KeyReuse(());
 
 impl KeyReuse {
     pub fn begin() -> KeyReuse {
-        POOL.with(|p| *p.borrow_mut() = Some(KeyPool::default()));
+        POOL.with(|p| *p.borrow_mut() = Some(HashMap::new()));
         KeyReuse(())
-    }
-
-    /// A new render of the set starts: hand out the pool's keys from the first again.
-    pub fn restart(&self) {
-        POOL.with(|p| {
-            if let Some(pool) = p.borrow_mut().as_mut() {
-                pool.used.clear();
-            }
-        });
     }
 }
 
@@ -152,25 +138,16 @@ impl Drop for KeyReuse {
     }
 }
 
-/// A key of `kind`: from the pool when a [`KeyReuse`] set is active and has one.
+/// A key of `kind`: the set's one when a [`KeyReuse`] set is active.
 fn generate(kind: &str) -> std::result::Result<KeyPair, String> {
-    let reused = POOL.with(|p| {
-        let mut p = p.borrow_mut();
-        let pool = p.as_mut()?;
-        let n = pool.used.entry(kind.to_string()).or_default();
-        *n += 1;
-        pool.keys.get(kind)?.get(*n - 1).cloned()
-    });
+    let reused = POOL.with(|p| p.borrow().as_ref()?.get(kind).cloned());
     if let Some(der) = reused {
         return KeyPair::from_pem(&pem_block("PRIVATE KEY", &der)).map_err(|e| e.to_string());
     }
     let key = generate_fresh(kind)?;
     POOL.with(|p| {
         if let Some(pool) = p.borrow_mut().as_mut() {
-            pool.keys
-                .entry(kind.to_string())
-                .or_default()
-                .push(key.serialize_der());
+            pool.insert(kind.to_string(), key.serialize_der());
         }
     });
     Ok(key)
@@ -476,13 +453,13 @@ mod tests {
     }
 
     #[test]
-    fn a_key_reuse_set_hands_out_the_first_renders_keys_again() {
+    fn a_key_reuse_set_makes_one_key_per_kind() {
         let pem_of = |kind: &str| key_pem(&generate(kind).unwrap()).unwrap();
+        assert_ne!(pem_of("ecdsa"), pem_of("ecdsa"));
         let keys = KeyReuse::begin();
-        let (a, b) = (pem_of("ecdsa"), pem_of("ecdsa"));
-        assert_ne!(a, b);
-        keys.restart();
-        assert_eq!((pem_of("ecdsa"), pem_of("ecdsa")), (a.clone(), b));
+        let a = pem_of("ecdsa");
+        assert_eq!(pem_of("ecdsa"), a);
+        assert_ne!(pem_of("ed25519"), a);
         drop(keys);
         assert_ne!(pem_of("ecdsa"), a);
     }
