@@ -177,14 +177,28 @@ pub fn all_objects(chart: &Chart) -> Result<ChartObjects, ObjectsError> {
     let mut all = objects(&Value::Object(Map::new()))?;
     let mut failed = Vec::new();
     let overlay = switches_overlay(chart);
-    match objects(&overlay) {
-        Ok(switched) => all.extend(switched),
-        Err(_) => {
-            for single in single_switches(&overlay) {
-                match objects(&single) {
-                    Ok(switched) => all.extend(switched),
-                    Err(e) => failed.push(failed_switch(chart, &single, &e.to_string())),
-                }
+    // All switches at once; when that fails, halves of them, down to the switches
+    // that fail on their own: a few renders when few switches fail, not one per switch.
+    let mut pending = vec![single_switches(&overlay)];
+    while let Some(group) = pending.pop() {
+        if group.is_empty() {
+            continue;
+        }
+        let merged = group
+            .iter()
+            .fold(Value::Object(Map::new()), |mut acc, one| {
+                merge_overlay(&mut acc, one);
+                acc
+            });
+        match objects(&merged) {
+            Ok(switched) => all.extend(switched),
+            Err(e) if group.len() == 1 => {
+                failed.push(failed_switch(chart, &group[0], &e.to_string()));
+            }
+            Err(_) => {
+                let mut first = group;
+                let second = first.split_off(first.len() / 2);
+                pending.extend([second, first]);
             }
         }
     }
@@ -249,6 +263,22 @@ fn failed_switch(chart: &Chart, overlay: &Value, error: &str) -> FailedSwitch {
         switch: path.join("."),
         templates,
         error: error.to_string(),
+    }
+}
+
+/// Add a one-switch overlay's keys into `acc`.
+fn merge_overlay(acc: &mut Value, one: &Value) {
+    if let (Value::Object(acc), Value::Object(one)) = (acc, one) {
+        for (key, val) in one {
+            match acc.get_mut(key) {
+                Some(existing) if existing.is_object() && val.is_object() => {
+                    merge_overlay(existing, val)
+                }
+                _ => {
+                    acc.insert(key.clone(), val.clone());
+                }
+            }
+        }
     }
 }
 
