@@ -148,19 +148,19 @@ impl<'a> Parser<'a> {
             }
             first = false;
             // A POSIX class, `[:alpha:]`.
-            if self.rest().starts_with("[:") {
-                if let Some(end) = self.rest()[2..].find(":]") {
-                    let name = &self.rest()[2..2 + end];
-                    if !POSIX.contains(&name.trim_start_matches('^')) {
-                        return Err(err(
-                            "invalid character class range",
-                            &self.rest()[..end + 4],
-                        ));
-                    }
-                    self.out.push_str(&self.rest()[..end + 4]);
-                    self.pos += end + 4;
-                    continue;
+            if self.rest().starts_with("[:")
+                && let Some(end) = self.rest()[2..].find(":]")
+            {
+                let name = &self.rest()[2..2 + end];
+                if !POSIX.contains(&name.trim_start_matches('^')) {
+                    return Err(err(
+                        "invalid character class range",
+                        &self.rest()[..end + 4],
+                    ));
                 }
+                self.out.push_str(&self.rest()[..end + 4]);
+                self.pos += end + 4;
+                continue;
             }
             self.bump();
             let lo = if c == '\\' {
