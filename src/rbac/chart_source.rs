@@ -3,22 +3,43 @@
 //! chart crate.
 use std::path::Path;
 
-use rusty_sdk_chart::{Chart, ChartFile, HookKind, Manifest, all_objects};
+use rusty_sdk_chart::{Chart, ChartFile, FailedSwitch, HookKind, Manifest, all_objects};
 
 use crate::error::{Error, Result};
 use crate::scaffold::Tree;
 
 use super::chart::ChartObject;
 
-/// Every object the chart in `chart_dir` (relative to the project root) can create.
-pub fn chart_objects(tree: &Tree, chart_dir: &str) -> Result<Vec<ChartObject>> {
+/// Every object the chart in `chart_dir` (relative to the project root) can create, and a
+/// warning for each `enabled` switch that fails to render (its objects may be missing).
+pub fn chart_objects(tree: &Tree, chart_dir: &str) -> Result<(Vec<ChartObject>, Vec<String>)> {
     let chart = load(tree, chart_dir)?;
-    let manifests = all_objects(&chart).map_err(|e| {
+    let found = all_objects(&chart).map_err(|e| {
         Error::Project(format!(
             "{chart_dir}: the chart does not render, so its RBAC rules cannot be derived: {e}"
         ))
     })?;
-    Ok(manifests.into_iter().map(object).collect())
+    let warnings = found
+        .failed_switches
+        .iter()
+        .map(|f| switch_warning(chart_dir, f))
+        .collect();
+    Ok((found.manifests.into_iter().map(object).collect(), warnings))
+}
+
+/// One line: the switch, what the role may lack, why, and what to do.
+fn switch_warning(chart_dir: &str, failed: &FailedSwitch) -> String {
+    let objects = if failed.templates.is_empty() {
+        "the objects it turns on".to_string()
+    } else {
+        format!("the objects of {}", failed.templates.join(", "))
+    };
+    let error = failed.error.lines().next().unwrap_or_default();
+    format!(
+        "{chart_dir}: `{}: true` does not render on its own ({error}), so the role may lack rules for {objects}; \
+         set the values it needs in values.yaml and run `generate rbac` again, or add those rules with a marker",
+        failed.switch
+    )
 }
 
 fn load(tree: &Tree, chart_dir: &str) -> Result<Chart> {
@@ -90,5 +111,34 @@ fn object(manifest: Manifest) -> ChartObject {
         source: manifest.source,
         test_hook,
         object: manifest.object,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_switch_warning_names_the_switch_the_templates_and_the_cause() {
+        let failed = FailedSwitch {
+            switch: "metrics.serviceMonitor.enabled".into(),
+            templates: vec!["demo/templates/servicemonitor.yaml".into()],
+            error:
+                "execution error at (demo/templates/servicemonitor.yaml:3:4): url is needed\nmore"
+                    .into(),
+        };
+        let warning = switch_warning("helm-charts/demo", &failed);
+        assert!(
+            warning.starts_with(
+                "helm-charts/demo: `metrics.serviceMonitor.enabled: true` does not render"
+            ),
+            "{warning}"
+        );
+        assert!(warning.contains("url is needed)"), "{warning}");
+        assert!(!warning.contains("more"), "{warning}");
+        assert!(
+            warning.contains("rules for the objects of demo/templates/servicemonitor.yaml"),
+            "{warning}"
+        );
     }
 }

@@ -43,10 +43,11 @@ pub struct GeneratedRole {
 
 /// Stage `config/rbac/role.yaml` (owned by the tool, rewritten whole) for the project as the
 /// tree sees it, staged files included: `create api` calls this in its own plan.
-pub fn stage_role(tree: &mut Tree, project: &Project) -> Result<()> {
+/// Returns the warnings for the user.
+pub fn stage_role(tree: &mut Tree, project: &Project) -> Result<Vec<String>> {
     let role = generate(tree, project)?;
     tree.add(ROLE_PATH, role.text, Policy::Tool);
-    Ok(())
+    Ok(role.warnings)
 }
 
 /// Compute role.yaml from the markers, the charts and the base rules.
@@ -54,8 +55,10 @@ pub fn generate(tree: &Tree, project: &Project) -> Result<GeneratedRole> {
     let helm = helm_apis::helm_apis(tree, project)?;
     let own = own_kinds(project, &helm);
     let mut permissions = base::permissions(&own, !helm.is_empty());
+    let mut warnings = BTreeSet::new();
     for api in &helm {
-        let objects = chart_source::chart_objects(tree, &api.chart_dir)?;
+        let (objects, switch_warnings) = chart_source::chart_objects(tree, &api.chart_dir)?;
+        warnings.extend(switch_warnings);
         permissions.extend(chart::permissions(&api.chart_dir, &objects, &own)?);
     }
     for (file, text) in rust_files::read_all(tree)? {
@@ -63,7 +66,7 @@ pub fn generate(tree: &Tree, project: &Project) -> Result<GeneratedRole> {
             permissions.extend(marker_permissions(&marker, &own));
         }
     }
-    let warnings: BTreeSet<String> = permissions.iter().filter_map(|p| p.note.clone()).collect();
+    warnings.extend(permissions.iter().filter_map(|p| p.note.clone()));
     let scope = namespace_scope(project);
     let roles = merge::merge(permissions, scope.as_deref());
     Ok(GeneratedRole {

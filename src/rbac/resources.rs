@@ -47,7 +47,7 @@ const fn builtin(
 }
 
 /// Kinds of Kubernetes' own SIG projects that are installed as CRDs, so not in k8s-openapi,
-/// but whose names are fixed (the Gateway API; Helm's starter chart makes an HTTPRoute).
+/// but whose names are fixed (the Gateway API; the starter chart makes an HTTPRoute).
 #[rustfmt::skip]
 pub static WELL_KNOWN_CRD_KINDS: &[BuiltinKind] = &[
     builtin("gateway.networking.k8s.io", "v1", "GRPCRoute", "grpcroutes", Namespaced),

@@ -79,7 +79,7 @@ impl Project {
     }
 }
 
-/// The tutorial's hybrid project: helm API Memcached (Helm's starter chart) and rust API
+/// The tutorial's hybrid project: helm API Memcached (the starter chart) and rust API
 /// MemcachedBackup with its controller.
 fn tutorial_project() -> Project {
     let dir = tempfile::tempdir().unwrap();

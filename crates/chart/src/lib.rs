@@ -37,6 +37,8 @@ pub use engine::{Capabilities, HelmVersion, KubeVersion, RenderOptions, render};
 pub use error::{ChartError, ManifestError, ObjectsError, RenderError};
 pub use funcs::yaml_emit::json_to_yaml;
 pub use helmignore::HelmIgnore;
-pub use manifests::{HookKind, Manifest, all_objects, split_manifests, switches_overlay};
+pub use manifests::{
+    ChartObjects, FailedSwitch, HookKind, Manifest, all_objects, split_manifests, switches_overlay,
+};
 pub use metadata::{ChartMetadata, Dependency, Maintainer};
 pub use schema::{crd_schema, validate_against_schema};

@@ -167,18 +167,38 @@ pub fn switches_overlay(chart: &Chart) -> Value {
 /// Charts may refuse some switch combinations (`required`, `fail`, the schema); when the
 /// all-on render fails, each switch is tried on its own and the renders that work count.
 /// Only a failing default render is an error.
-pub fn all_objects(chart: &Chart) -> Result<Vec<Manifest>, ObjectsError> {
+pub fn all_objects(chart: &Chart) -> Result<ChartObjects, ObjectsError> {
     let opts = crate::RenderOptions::default();
-    let defaults = crate::render(chart, &Value::Object(Map::new()), &opts)?;
-    let mut all = split_manifests(&defaults)?;
+    // The renders of one set share generated keys: RSA keys would dominate otherwise.
+    let _keys = crate::sprig::KeyReuse::begin();
+    let objects = |values: &Value| -> Result<Vec<Manifest>, ObjectsError> {
+        Ok(split_manifests(&crate::render(chart, values, &opts)?)?)
+    };
+    let mut all = objects(&Value::Object(Map::new()))?;
+    let mut failed = Vec::new();
     let overlay = switches_overlay(chart);
-    match crate::render(chart, &overlay, &opts) {
-        Ok(switched) => all.extend(split_manifests(&switched)?),
-        Err(_) => {
-            for single in single_switches(&overlay) {
-                if let Ok(switched) = crate::render(chart, &single, &opts) {
-                    all.extend(split_manifests(&switched)?);
-                }
+    // All switches at once; when that fails, halves of them, down to the switches
+    // that fail on their own: a few renders when few switches fail, not one per switch.
+    let mut pending = vec![single_switches(&overlay)];
+    while let Some(group) = pending.pop() {
+        if group.is_empty() {
+            continue;
+        }
+        let merged = group
+            .iter()
+            .fold(Value::Object(Map::new()), |mut acc, one| {
+                merge_overlay(&mut acc, one);
+                acc
+            });
+        match objects(&merged) {
+            Ok(switched) => all.extend(switched),
+            Err(e) if group.len() == 1 => {
+                failed.push(failed_switch(chart, &group[0], &e.to_string()));
+            }
+            Err(_) => {
+                let mut first = group;
+                let second = first.split_off(first.len() / 2);
+                pending.extend([second, first]);
             }
         }
     }
@@ -193,7 +213,73 @@ pub fn all_objects(chart: &Chart) -> Result<Vec<Manifest>, ObjectsError> {
             m.source.clone(),
         ))
     });
-    Ok(all)
+    Ok(ChartObjects {
+        manifests: all,
+        failed_switches: failed,
+    })
+}
+
+/// What [`all_objects`] found: the objects, and the switches whose render failed
+/// (the objects only they turn on are unknown).
+#[derive(Debug)]
+pub struct ChartObjects {
+    pub manifests: Vec<Manifest>,
+    pub failed_switches: Vec<FailedSwitch>,
+}
+
+/// A switch that could not be rendered on its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FailedSwitch {
+    /// Its path in the values, e.g. `metrics.serviceMonitor.enabled`.
+    pub switch: String,
+    /// Templates that mention it: the objects they create may be missing.
+    pub templates: Vec<String>,
+    /// The render's error.
+    pub error: String,
+}
+
+/// Name the switch of a one-switch overlay and the templates (subcharts' included)
+/// that read it, by the last two keys of its path (`serviceMonitor.enabled`).
+fn failed_switch(chart: &Chart, overlay: &Value, error: &str) -> FailedSwitch {
+    let mut path = Vec::new();
+    let mut at = overlay;
+    while let Some((key, inner)) = at.as_object().and_then(|m| m.iter().next()) {
+        path.push(key.as_str());
+        at = inner;
+    }
+    let needle = format!(".{}", path[path.len().saturating_sub(2)..].join("."));
+    let mut templates = Vec::new();
+    let mut pending = vec![chart];
+    while let Some(c) = pending.pop() {
+        templates.extend(
+            c.templates()
+                .iter()
+                .filter(|t| t.text().contains(&needle))
+                .map(|t| format!("{}/{}", c.name(), t.name)),
+        );
+        pending.extend(c.dependencies());
+    }
+    FailedSwitch {
+        switch: path.join("."),
+        templates,
+        error: error.to_string(),
+    }
+}
+
+/// Add a one-switch overlay's keys into `acc`.
+fn merge_overlay(acc: &mut Value, one: &Value) {
+    if let (Value::Object(acc), Value::Object(one)) = (acc, one) {
+        for (key, val) in one {
+            match acc.get_mut(key) {
+                Some(existing) if existing.is_object() && val.is_object() => {
+                    merge_overlay(existing, val)
+                }
+                _ => {
+                    acc.insert(key.clone(), val.clone());
+                }
+            }
+        }
+    }
 }
 
 /// One overlay per switch of `overlay`, each turning on just that switch.

@@ -25,13 +25,13 @@ pub struct ChartMetadata {
     pub home: String,
     #[serde(default, deserialize_with = "lenient::string")]
     pub icon: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::strings")]
     pub sources: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::strings")]
     pub keywords: Vec<String>,
     #[serde(default)]
     pub maintainers: Vec<Maintainer>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::string_map")]
     pub annotations: BTreeMap<String, String>,
     #[serde(default)]
     pub deprecated: bool,
@@ -154,21 +154,101 @@ fn is_semver(version: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '+' | '.'))
 }
 
-/// sigs.k8s.io/yaml fills a Go string field from any scalar (`name: y` is "true",
-/// `appVersion: 1.10` is "1.1"); so do we.
+/// sigs.k8s.io/yaml fills a Go string field (annotations' values and list items too)
+/// from any scalar: `name: y` is "true", `appVersion: 1.10` is "1.1", integers in
+/// decimal (`0x10` is "16") and floats as `strconv.FormatFloat(f, 'g', -1, 32)`; so do we.
 mod lenient {
+    use std::collections::BTreeMap;
+
     use serde::{Deserialize, Deserializer, de::Error};
     use serde_json::Value;
 
-    pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-        match Value::deserialize(d)? {
+    fn text(v: Value) -> Result<String, String> {
+        match v {
             Value::Null => Ok(String::new()),
             Value::String(s) => Ok(s),
             Value::Bool(b) => Ok(b.to_string()),
-            Value::Number(n) => Ok(crate::gofmt::number_text(&n)),
-            other => Err(D::Error::custom(format!(
-                "expected a string, found {other}"
-            ))),
+            Value::Number(n) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
+            Value::Number(n) => Ok(float32_g(n.as_f64().unwrap_or_default())),
+            other => Err(format!("expected a string, found {other}")),
         }
+    }
+
+    /// `strconv.FormatFloat(f, 'g', -1, 32)`: the shortest digits that identify the
+    /// float32, exponent form when the exponent is below -4 or from 6 up.
+    pub(super) fn float32_g(f: f64) -> String {
+        let f = f as f32;
+        if f.is_nan() {
+            return "NaN".into();
+        }
+        if f.is_infinite() {
+            return if f > 0.0 { "+Inf" } else { "-Inf" }.into();
+        }
+        let sci = format!("{f:e}");
+        let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        if f == 0.0 || (-4..6).contains(&exp) {
+            return format!("{f}");
+        }
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exp.abs())
+    }
+
+    pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+        text(Value::deserialize(d)?).map_err(D::Error::custom)
+    }
+
+    pub fn strings<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Null => Ok(Vec::new()),
+            Value::Array(items) => items
+                .into_iter()
+                .map(|v| text(v).map_err(D::Error::custom))
+                .collect(),
+            other => Err(D::Error::custom(format!("expected a list, found {other}"))),
+        }
+    }
+
+    pub fn string_map<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<BTreeMap<String, String>, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Null => Ok(BTreeMap::new()),
+            Value::Object(map) => map
+                .into_iter()
+                .map(|(k, v)| text(v).map(|t| (k, t)).map_err(D::Error::custom))
+                .collect(),
+            other => Err(D::Error::custom(format!("expected a map, found {other}"))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Expected values are what Helm v4.2.3 (helm-python-sdk 0.2.2) gives for the same
+    /// Chart.yaml through `.Chart.Annotations` and `.Chart.AppVersion`.
+    #[test]
+    fn scalars_become_strings_as_sigs_yaml_makes_them() {
+        let meta = ChartMetadata::parse(
+            "apiVersion: v2\nname: meta\nversion: 0.1.0\nappVersion: 1.10\nkeywords: [1, yes]\n\
+             annotations:\n  a: true\n  b: yes\n  c: 1.0\n  d: 0x10\n  e: 012\n  f: 1e3\n  \
+             h: 123456789012345678901\n  i: 1.50\n",
+        )
+        .unwrap();
+        let got: Vec<String> = meta
+            .annotations
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        assert_eq!(
+            got.join("|"),
+            "a=true|b=true|c=1|d=16|e=10|f=1000|h=1.2345679e+20|i=1.5"
+        );
+        assert_eq!(meta.app_version, "1.1");
+        assert_eq!(meta.keywords, ["1", "true"]);
+        assert_eq!(lenient::float32_g(1e-5), "1e-05");
+        assert_eq!(lenient::float32_g(0.0001), "0.0001");
     }
 }

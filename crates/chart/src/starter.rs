@@ -1,5 +1,8 @@
-//! The chart `helm create <name>` writes (Helm v4.2.3), embedded in the crate.
-//! The files live in `crates/chart/starter/` with Helm's `<CHARTNAME>` placeholder.
+//! The starter chart `create api --kind` scaffolds, written for this project and
+//! embedded in the crate: a Deployment of nginx with its Service and ServiceAccount,
+//! optional Ingress, HTTPRoute and HorizontalPodAutoscaler, and a `helm test` Pod; its
+//! values have the keys and defaults operator-sdk's Helm tutorial shows. The files live
+//! in `crates/chart/starter/` with a `<CHARTNAME>` placeholder.
 
 /// Chart-relative path and contents of each starter file, with the placeholder.
 const FILES: &[(&str, &str)] = &[
@@ -44,8 +47,7 @@ const FILES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The files of `helm create <chart_name>`, as (relative path, contents). Helm also
-/// creates an empty `charts/` folder, which holds no file.
+/// The starter chart's files named `chart_name`, as (relative path, contents).
 pub fn files(chart_name: &str) -> Vec<(String, String)> {
     FILES
         .iter()

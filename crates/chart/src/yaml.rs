@@ -24,8 +24,16 @@ pub fn parse_all(text: &str) -> Result<Vec<Value>, String> {
         .collect())
 }
 
+/// Values built from one stream, counting every alias expansion: an "alias bomb"
+/// (aliases of aliases, each doubling the document) is refused once past this,
+/// in time and memory linear in the text read so far.
+const MAX_NODES: usize = 4_000_000;
+
 fn parse_all_raw(text: &str) -> Result<Vec<Value>, String> {
     let mut loader = Loader::default();
+    // A UTF-8 byte order mark is not content: Helm reads values.yaml and Chart.yaml
+    // that start with one as if it were not there.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     Parser::new_from_str(text)
         .load(&mut loader, true)
         .map_err(|e| e.to_string())?;
@@ -48,15 +56,24 @@ enum Key {
 #[derive(Default)]
 struct Loader {
     stack: Vec<Frame>,
-    anchors: HashMap<usize, Value>,
+    /// Anchored values with their node counts.
+    anchors: HashMap<usize, (Value, usize)>,
+    /// Nodes built so far, aliases counted at their full size.
+    nodes: usize,
     docs: Vec<Value>,
     error: Option<String>,
 }
 
 impl EventReceiver for Loader {
     fn on_event(&mut self, ev: Event) {
+        if self.error.is_some() {
+            return;
+        }
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
+                if !self.count(1) {
+                    return;
+                }
                 let merge_key = style == TScalarStyle::Plain && text == "<<";
                 let value = match resolve(&text, style, tag.as_ref()) {
                     Ok(v) => v,
@@ -69,11 +86,21 @@ impl EventReceiver for Loader {
                 self.push(value, merge_key);
             }
             Event::Alias(id) => {
-                let value = self.anchors.get(&id).cloned().unwrap_or(Value::Null);
-                self.push(value, false);
+                let size = self.anchors.get(&id).map_or(1, |(_, n)| *n);
+                if self.count(size) {
+                    let value = self
+                        .anchors
+                        .get(&id)
+                        .map_or(Value::Null, |(v, _)| v.clone());
+                    self.push(value, false);
+                }
             }
-            Event::SequenceStart(anchor, _) => self.stack.push(Frame::Seq(anchor, Vec::new())),
-            Event::MappingStart(anchor, _) => self.stack.push(Frame::Map(anchor, Map::new(), None)),
+            Event::SequenceStart(anchor, _) => {
+                self.open(Frame::Seq(anchor, Vec::new()));
+            }
+            Event::MappingStart(anchor, _) => {
+                self.open(Frame::Map(anchor, Map::new(), None));
+            }
             Event::SequenceEnd | Event::MappingEnd => {
                 let (anchor, value) = match self.stack.pop() {
                     Some(Frame::Seq(a, items)) => (a, Value::Array(items)),
@@ -89,9 +116,28 @@ impl EventReceiver for Loader {
 }
 
 impl Loader {
+    fn open(&mut self, frame: Frame) {
+        // yaml-rust2 itself refuses nesting deeper than a few hundred levels, which
+        // keeps the recursive walks over parsed values within the stack.
+        if self.count(1) {
+            self.stack.push(frame);
+        }
+    }
+
+    /// Count `n` more nodes; false (with the error set) past the budget.
+    fn count(&mut self, n: usize) -> bool {
+        self.nodes = self.nodes.saturating_add(n);
+        if self.nodes > MAX_NODES {
+            self.error = Some(format!(
+                "the document has more than {MAX_NODES} values once its aliases are expanded (an alias bomb?)"
+            ));
+        }
+        self.error.is_none()
+    }
+
     fn remember(&mut self, anchor: usize, value: &Value) {
         if anchor > 0 {
-            self.anchors.insert(anchor, value.clone());
+            self.anchors.insert(anchor, (value.clone(), size(value)));
         }
     }
 
@@ -120,6 +166,15 @@ impl Loader {
                 }
             },
         }
+    }
+}
+
+/// Nodes in a value, for the alias budget.
+fn size(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => items.iter().map(size).fold(1, usize::saturating_add),
+        Value::Object(map) => map.values().map(size).fold(1, usize::saturating_add),
+        _ => 1,
     }
 }
 
@@ -250,6 +305,30 @@ mod tests {
         );
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["true", "1", "base", "copy", "merged"]);
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        assert_eq!(
+            parse("\u{feff}x: 1\n").unwrap(),
+            serde_json::json!({"x": 1})
+        );
+    }
+
+    #[test]
+    fn alias_bombs_and_deep_nesting_are_refused() {
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            let p = i - 1;
+            bomb.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
+        }
+        let err = parse(&bomb).unwrap_err();
+        assert!(err.contains("aliases are expanded"), "{err}");
+        let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = parse(&deep).unwrap_err();
+        assert!(err.contains("recursion limit exceeded"), "{err}");
+        // A moderate use of aliases is fine.
+        assert!(parse("a: &x {b: 1}\nc: *x\nd: *x\n").is_ok());
     }
 
     #[test]

@@ -9,12 +9,12 @@ test chart, from any folder:
 
 It writes, next to this script:
 
-* expected/starter-files.json   the files `helm create mychart` writes
 * expected/<chart>/defaults.json   render with no user values
 * expected/<chart>/switches.json   render with every boolean `enabled` key of the chart's
                                    values.yaml set to true (any depth of maps, not lists)
 
-for the starter chart ("mychart", made by `helm create`) and every chart under charts/.
+for the crate's own starter chart (crates/chart/starter, named "mychart") and every chart
+under charts/.
 Renders use release name "release-name" and namespace "default" (revision 1, install),
 like `helm template`. A failed render is stored as {"error": <Helm's message>}.
 """
@@ -30,6 +30,7 @@ import helm_python
 from helm_python import Chart
 
 HERE = Path(__file__).resolve().parent
+STARTER = HERE.parent / "starter"
 CHARTS = HERE / "charts"
 EXPECTED = HERE / "expected"
 
@@ -72,14 +73,13 @@ def write_chart(name: str, chart_dir: Path) -> None:
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        Chart.create("mychart", tmp).close()
+        # The starter as `create api --kind` writes it: the placeholder named.
         created = Path(tmp) / "mychart"
-        files = {
-            str(p.relative_to(created)): p.read_text(encoding="utf-8")
-            for p in sorted(created.rglob("*"))
-            if p.is_file()
-        }
-        dump(EXPECTED / "starter-files.json", files)
+        for p in sorted(STARTER.rglob("*")):
+            if p.is_file():
+                target = created / p.relative_to(STARTER)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(p.read_text(encoding="utf-8").replace("<CHARTNAME>", "mychart"), encoding="utf-8")
         write_chart("starter", created)
     for chart_dir in sorted(p for p in CHARTS.iterdir() if (p / "Chart.yaml").is_file()):
         write_chart(chart_dir.name, chart_dir)

@@ -83,7 +83,7 @@ fn switches_overlay_turns_on_boolean_enabled_keys_in_maps_only() {
 #[test]
 fn all_objects_unites_default_and_switched_renders_and_crds() {
     let chart = Chart::load(&common::testdata().join("charts/hooks-crds")).unwrap();
-    let all = all_objects(&chart).unwrap();
+    let all = all_objects(&chart).unwrap().manifests;
     let summary: Vec<(String, String, Option<Vec<HookKind>>)> = all
         .iter()
         .map(|m| (m.kind().to_string(), m.source.clone(), m.hook.clone()))
@@ -139,10 +139,49 @@ fn all_objects_tries_switches_one_by_one_when_all_on_fails() {
         std::fs::write(path, text).unwrap();
     }
     let chart = Chart::load(tmp.path()).unwrap();
-    let kinds: Vec<String> = all_objects(&chart)
-        .unwrap()
+    let found = all_objects(&chart).unwrap();
+    let kinds: Vec<String> = found
+        .manifests
         .iter()
         .map(|m| m.kind().to_string())
         .collect();
     assert_eq!(kinds, ["Service", "ConfigMap", "Secret"]);
+    assert!(found.failed_switches.is_empty());
+}
+
+#[test]
+fn all_objects_names_a_switch_that_fails_on_its_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = [
+        (
+            "Chart.yaml",
+            "apiVersion: v2\nname: picky\nversion: 0.1.0\n",
+        ),
+        ("values.yaml", "metrics:\n  monitor:\n    enabled: false\n"),
+        (
+            "templates/monitor.yaml",
+            "{{- if .Values.metrics.monitor.enabled }}{{ required \"metrics.monitor.url is needed\" .Values.metrics.monitor.url }}{{ end }}\n",
+        ),
+        (
+            "templates/svc.yaml",
+            "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n",
+        ),
+    ];
+    for (name, text) in files {
+        let path = tmp.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let chart = Chart::load(tmp.path()).unwrap();
+    let found = all_objects(&chart).unwrap();
+    assert_eq!(found.manifests.len(), 1);
+    let failed = &found.failed_switches;
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0].switch, "metrics.monitor.enabled");
+    assert_eq!(failed[0].templates, ["picky/templates/monitor.yaml"]);
+    assert!(
+        failed[0].error.contains("metrics.monitor.url is needed"),
+        "{}",
+        failed[0].error
+    );
 }

@@ -210,6 +210,8 @@ fn enable_crd_in_default(tree: &mut Tree) -> Result<()> {
 /// The last step of every `create api`: regenerate role.yaml from everything staged so far
 /// (the new kind, its markers or chart), then plan, print and commit.
 pub fn apply(session: &Session, mut tree: Tree, project: &Project) -> Result<()> {
-    crate::rbac::stage_role(&mut tree, project)?;
+    for warning in crate::rbac::stage_role(&mut tree, project)? {
+        session.shell.warn(&warning);
+    }
     session.apply(tree, project).map(|_| ())
 }

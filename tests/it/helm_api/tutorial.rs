@@ -9,7 +9,7 @@ fn tutorial_memcached_api_files() {
     let after = read_tree(&root);
     let changed = changed(&before, &after);
 
-    // The chart is Helm's starter chart, byte for byte, named after the kind.
+    // The chart is the starter chart, byte for byte, named after the kind.
     let starter: BTreeMap<String, Vec<u8>> = rusty_sdk_chart::starter::files("memcached")
         .into_iter()
         .map(|(p, t)| (format!("helm-charts/memcached/{p}"), t.into_bytes()))

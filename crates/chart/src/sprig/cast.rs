@@ -10,11 +10,37 @@ pub fn to_int64(v: &Value) -> i64 {
     match v {
         Value::Int(i) => *i,
         Value::Uint(u) => *u as i64,
-        Value::Float(f) => *f as i64,
+        Value::Float(f) => go_float_to_int(*f),
         Value::Bool(b) => i64::from(*b),
         Value::String(s) => parse_go_int(trim_zero_decimal(s)).unwrap_or(0),
         _ => 0,
     }
+}
+
+/// Go's `int64(f)` as amd64 computes it: truncation, and the "integer indefinite"
+/// value (the smallest int64) for NaN and anything out of range, where Rust saturates.
+pub fn go_float_to_int(f: f64) -> i64 {
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if f.is_nan() || !(-LIMIT..LIMIT).contains(&f) {
+        i64::MIN
+    } else {
+        f as i64
+    }
+}
+
+/// strconv.Atoi as sprig calls it, error dropped: decimal digits with an optional
+/// sign; out of range is clamped to the nearest int64 (Go returns that value along
+/// with its range error), anything else is 0.
+pub fn go_atoi(s: &str) -> i64 {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return 0;
+    }
+    s.parse().unwrap_or(if s.starts_with('-') {
+        i64::MIN
+    } else {
+        i64::MAX
+    })
 }
 
 /// cast.ToFloat64: numbers widen, bools are 0/1, strings parse, anything else is 0.
@@ -77,23 +103,65 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
     }
 }
 
-/// strconv.ParseFloat(s, 64) for the decimal forms charts use, plus Inf/NaN words.
+/// strconv.ParseFloat(s, 64): decimal and hexadecimal (`0x1.8p3`) forms, `_` between
+/// digits, Inf/NaN words. An overflow is an error in Go (cast then gives 0): None.
 pub fn parse_go_float(s: &str) -> Option<f64> {
-    let t = s.strip_prefix('+').unwrap_or(s);
+    let (neg, t) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let sign = |f: f64| if neg { -f } else { f };
     match t.to_ascii_lowercase().as_str() {
-        "inf" | "infinity" => return Some(f64::INFINITY),
-        "-inf" | "-infinity" => return Some(f64::NEG_INFINITY),
-        "nan" => return Some(f64::NAN),
+        "inf" | "infinity" => return Some(sign(f64::INFINITY)),
+        "nan" if s == t => return Some(f64::NAN),
         _ => {}
+    }
+    let lower = t.to_ascii_lowercase();
+    if let Some(hex) = lower.strip_prefix("0x") {
+        return parse_hex_float(hex).map(sign);
     }
     if t.is_empty()
         || !t
             .bytes()
-            .all(|b| b.is_ascii_digit() || b"+-.eE_".contains(&b))
+            .all(|b| b.is_ascii_digit() || b".eE_+-".contains(&b))
+        || !underscores_between_digits(t, |b| b.is_ascii_digit())
     {
         return None;
     }
-    t.parse::<f64>().ok()
+    let f = t.replace('_', "").parse::<f64>().ok()?;
+    f.is_finite().then(|| sign(f))
+}
+
+/// Go's rule for `_` in number literals: only between two digits.
+fn underscores_between_digits(t: &str, digit: impl Fn(u8) -> bool) -> bool {
+    let b = t.as_bytes();
+    (0..b.len())
+        .all(|i| b[i] != b'_' || (i > 0 && i + 1 < b.len() && digit(b[i - 1]) && digit(b[i + 1])))
+}
+
+/// The part of a hexadecimal float after `0x`: hex digits with an optional point and
+/// a mandatory binary exponent `p±N`.
+fn parse_hex_float(hex: &str) -> Option<f64> {
+    let (mantissa, exp) = hex.split_once('p')?;
+    let (whole, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{frac}");
+    let ok = |d: &str| d.bytes().all(|b| b.is_ascii_hexdigit() || b == b'_');
+    if digits.is_empty()
+        || !ok(whole)
+        || !ok(frac)
+        || !underscores_between_digits(&digits, |b| b.is_ascii_hexdigit())
+    {
+        return None;
+    }
+    let exp: i32 = exp.strip_prefix('+').unwrap_or(exp).parse().ok()?;
+    let mut value = 0f64;
+    for d in digits.bytes().filter(|&b| b != b'_') {
+        value = value * 16.0 + f64::from((d as char).to_digit(16)?);
+    }
+    let scale = i64::from(exp) - 4 * frac.bytes().filter(|&b| b != b'_').count() as i64;
+    let f = value * 2f64.powi(i32::try_from(scale.clamp(-2000, 2000)).ok()?);
+    f.is_finite().then_some(f)
 }
 
 /// sprig's strval: strings as they are, everything else with `%v`.
@@ -143,6 +211,22 @@ mod tests {
         assert_eq!(to_int64(&Value::from("1__0")), 0);
         assert_eq!(to_int64(&Value::Bool(true)), 1);
         assert_eq!(to_int64(&Value::Nil), 0);
+    }
+
+    #[test]
+    fn numbers_convert_as_go_on_amd64() {
+        assert_eq!(to_int64(&Value::Float(1e19)), i64::MIN);
+        assert_eq!(to_int64(&Value::Float(f64::NAN)), i64::MIN);
+        assert_eq!(go_atoi("99999999999999999999"), i64::MAX);
+        assert_eq!(go_atoi("-99999999999999999999"), i64::MIN);
+        assert_eq!(go_atoi("1_000"), 0);
+        assert_eq!(parse_go_float("0x1p4"), Some(16.0));
+        assert_eq!(parse_go_float("0x1.8p1"), Some(3.0));
+        assert_eq!(parse_go_float("0x1"), None);
+        assert_eq!(parse_go_float("1_000.5"), Some(1000.5));
+        assert_eq!(parse_go_float("1__0"), None);
+        assert_eq!(parse_go_float("1e400"), None);
+        assert_eq!(parse_go_float("-Inf"), Some(f64::NEG_INFINITY));
     }
 
     #[test]

@@ -2,8 +2,13 @@
 //! genSelfSignedCert, genSignedCert (and their `WithKey` forms) and buildCustomCert.
 //! Keys print in the PEM form Go's sprig writes: "RSA PRIVATE KEY" (PKCS#1),
 //! "EC PRIVATE KEY" (SEC1) or "PRIVATE KEY" (PKCS#8, ed25519).
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::net::IpAddr;
 
+use aws_lc_rs::encoding::{AsDer, EcPrivateKeyRfc5915Der, Pkcs8V1Der};
+use aws_lc_rs::rsa::KeyPair as RsaKeyPair;
+use aws_lc_rs::signature::{ECDSA_P256_SHA256_ASN1_SIGNING, EcdsaKeyPair};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use gotemplate::{FuncMap, Result, Value};
@@ -12,8 +17,6 @@ use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
     Issuer, KeyPair, KeyUsagePurpose, RsaKeySize, SanType, SerialNumber,
 };
-use rsa::pkcs1::DecodeRsaPrivateKey;
-use rsa::pkcs8::{DecodePrivateKey, EncodePrivateKey, PrivateKeyInfo};
 
 use super::args::{self, Dict, add, call_error, exact, int, string};
 
@@ -27,17 +30,56 @@ fn is_rsa(kp: &KeyPair) -> bool {
     kp.algorithm() == &rcgen::PKCS_RSA_SHA256
 }
 
+/// One DER element at the start of `der`: (tag, contents, rest). Short and long
+/// definite lengths only, which is all PKCS#8 uses.
+fn der_element(der: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&tag, rest) = der.split_first()?;
+    let (&first, rest) = rest.split_first()?;
+    let (len, rest) = if first < 0x80 {
+        (usize::from(first), rest)
+    } else {
+        let n = usize::from(first & 0x7f);
+        if n == 0 || n > 4 || rest.len() < n {
+            return None;
+        }
+        let len = rest[..n]
+            .iter()
+            .fold(0usize, |acc, b| acc << 8 | usize::from(*b));
+        (len, &rest[n..])
+    };
+    (rest.len() >= len).then(|| (tag, &rest[..len], &rest[len..]))
+}
+
+/// The PKCS#1 RSAPrivateKey inside a PKCS#8 PrivateKeyInfo (its privateKey OCTET STRING).
+fn pkcs8_private_key(pkcs8: &[u8]) -> Option<&[u8]> {
+    let (0x30, info, _) = der_element(pkcs8)? else {
+        return None;
+    };
+    let (0x02, _, rest) = der_element(info)? else {
+        return None;
+    };
+    let (0x30, _, rest) = der_element(rest)? else {
+        return None;
+    };
+    let (0x04, key, _) = der_element(rest)? else {
+        return None;
+    };
+    Some(key)
+}
+
 /// The key as sprig's pemBlockForKey writes it.
 fn key_pem(kp: &KeyPair) -> std::result::Result<String, String> {
     let pkcs8 = kp.serialize_der();
     if is_rsa(kp) {
-        let info = PrivateKeyInfo::try_from(pkcs8.as_slice()).map_err(|e| e.to_string())?;
-        return Ok(pem_block("RSA PRIVATE KEY", info.private_key));
+        let pkcs1 = pkcs8_private_key(&pkcs8).ok_or("malformed PKCS#8 RSA key")?;
+        return Ok(pem_block("RSA PRIVATE KEY", pkcs1));
     }
     if kp.algorithm() == &rcgen::PKCS_ECDSA_P256_SHA256 {
-        let key = p256::SecretKey::from_pkcs8_der(&pkcs8).map_err(|e| e.to_string())?;
-        let sec1 = key.to_sec1_der().map_err(|e| e.to_string())?;
-        return Ok(pem_block("EC PRIVATE KEY", &sec1));
+        let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &pkcs8)
+            .map_err(|e| e.to_string())?;
+        let sec1: EcPrivateKeyRfc5915Der<'_> =
+            key.private_key().as_der().map_err(|e| e.to_string())?;
+        return Ok(pem_block("EC PRIVATE KEY", sec1.as_ref()));
     }
     Ok(pem_block("PRIVATE KEY", &pkcs8))
 }
@@ -47,17 +89,21 @@ fn parse_key(text: &str) -> std::result::Result<KeyPair, String> {
     let block = pem::parse(text).map_err(|_| "no PEM data in input".to_string())?;
     let pkcs8: Vec<u8> = match block.tag() {
         "PRIVATE KEY" => block.contents().to_vec(),
-        "RSA PRIVATE KEY" => rsa::RsaPrivateKey::from_pkcs1_der(block.contents())
-            .and_then(|k| k.to_pkcs8_der().map_err(rsa::pkcs1::Error::Pkcs8))
-            .map_err(|e| format!("parsing RSA private key from PEM: {e}"))?
-            .as_bytes()
-            .to_vec(),
-        "EC PRIVATE KEY" => p256::SecretKey::from_sec1_der(block.contents())
-            .map_err(|e| format!("parsing EC private key from PEM: {e}"))?
-            .to_pkcs8_der()
-            .map_err(|e| format!("parsing EC private key from PEM: {e}"))?
-            .as_bytes()
-            .to_vec(),
+        "RSA PRIVATE KEY" => {
+            let key = RsaKeyPair::from_der(block.contents())
+                .map_err(|e| format!("parsing RSA private key from PEM: {e}"))?;
+            let pkcs8: Pkcs8V1Der<'_> = key
+                .as_der()
+                .map_err(|e| format!("parsing RSA private key from PEM: {e}"))?;
+            pkcs8.as_ref().to_vec()
+        }
+        "EC PRIVATE KEY" => {
+            EcdsaKeyPair::from_private_key_der(&ECDSA_P256_SHA256_ASN1_SIGNING, block.contents())
+                .and_then(|k| k.to_pkcs8v1().map_err(aws_lc_rs::error::KeyRejected::from))
+                .map_err(|e| format!("parsing EC private key from PEM: {e}"))?
+                .as_ref()
+                .to_vec()
+        }
         tag if tag.ends_with(" PRIVATE KEY") => {
             return Err(format!("invalid private key type {tag}"));
         }
@@ -67,7 +113,47 @@ fn parse_key(text: &str) -> std::result::Result<KeyPair, String> {
     KeyPair::from_pem(&pem_text).map_err(|e| format!("decoding PEM as PKCS#8: {e}"))
 }
 
+thread_local! {
+    /// The key of each kind made so far in the current [`KeyReuse`] set.
+    static POOL: RefCell<Option<HashMap<String, Vec<u8>>>> = const { RefCell::new(None) };
+}
+
+/// While alive, every key of a kind the renders on this thread ask for is the same
+/// one, made once. For renders whose output only serves to list the objects a chart
+/// creates (the RBAC switch renders): charts call genCA or genSignedCert dozens of times
+/// (`default (genCA ...)` evaluates its argument even when unused), and RSA key
+/// generation would dominate. Each set makes fresh keys.
+pub struct KeyReuse(());
+
+impl KeyReuse {
+    pub fn begin() -> KeyReuse {
+        POOL.with(|p| *p.borrow_mut() = Some(HashMap::new()));
+        KeyReuse(())
+    }
+}
+
+impl Drop for KeyReuse {
+    fn drop(&mut self) {
+        POOL.with(|p| *p.borrow_mut() = None);
+    }
+}
+
+/// A key of `kind`: the set's one when a [`KeyReuse`] set is active.
 fn generate(kind: &str) -> std::result::Result<KeyPair, String> {
+    let reused = POOL.with(|p| p.borrow().as_ref()?.get(kind).cloned());
+    if let Some(der) = reused {
+        return KeyPair::from_pem(&pem_block("PRIVATE KEY", &der)).map_err(|e| e.to_string());
+    }
+    let key = generate_fresh(kind)?;
+    POOL.with(|p| {
+        if let Some(pool) = p.borrow_mut().as_mut() {
+            pool.insert(kind.to_string(), key.serialize_der());
+        }
+    });
+    Ok(key)
+}
+
+fn generate_fresh(kind: &str) -> std::result::Result<KeyPair, String> {
     let made = match kind {
         "" | "rsa" => KeyPair::generate_rsa_for(&rcgen::PKCS_RSA_SHA256, RsaKeySize::_4096),
         "rsa2048" => KeyPair::generate_rsa_for(&rcgen::PKCS_RSA_SHA256, RsaKeySize::_2048),
@@ -364,6 +450,26 @@ mod tests {
                 .starts_with("-----BEGIN EC PRIVATE KEY-----")
         );
         assert!(generate("dsa2").is_err());
+    }
+
+    #[test]
+    fn a_key_reuse_set_makes_one_key_per_kind() {
+        let pem_of = |kind: &str| key_pem(&generate(kind).unwrap()).unwrap();
+        assert_ne!(pem_of("ecdsa"), pem_of("ecdsa"));
+        let keys = KeyReuse::begin();
+        let a = pem_of("ecdsa");
+        assert_eq!(pem_of("ecdsa"), a);
+        assert_ne!(pem_of("ed25519"), a);
+        drop(keys);
+        assert_ne!(pem_of("ecdsa"), a);
+    }
+
+    #[test]
+    fn rsa_keys_round_trip_through_pkcs1() {
+        let pem_text = key_pem(&generate("rsa2048").unwrap()).unwrap();
+        assert!(pem_text.starts_with("-----BEGIN RSA PRIVATE KEY-----\n"));
+        let again = key_pem(&parse_key(&pem_text).unwrap()).unwrap();
+        assert_eq!(pem_text, again);
     }
 
     #[test]

@@ -183,6 +183,7 @@ pub(crate) fn register(m: &mut FuncMap) {
         let n = int(&exact("randBytes", a, 1)?[0])?;
         let n = usize::try_from(n)
             .map_err(|_| call_error("randBytes", "runtime error: makeslice: len out of range"))?;
+        super::bounds::output("randBytes", n.saturating_mul(4) / 3)?;
         let mut buf = vec![0u8; n];
         OsRng.fill_bytes(&mut buf);
         Ok(Value::String(STANDARD.encode(buf).into()))

@@ -113,15 +113,17 @@ pub(crate) fn register(m: &mut FuncMap) {
         {
             return Ok(s(STANDARD.encode(bytes)));
         }
-        Ok(s(STANDARD.encode(string(arg)?)))
+        let x = string(arg)?;
+        super::bounds::output("b64enc", x.len().saturating_mul(4) / 3)?;
+        Ok(s(STANDARD.encode(x)))
     });
     add(m, "b64dec", |a| {
         Ok(s(b64_decode(string(&exact("b64dec", a, 1)?[0])?)))
     });
     add(m, "b32enc", |a| {
-        Ok(s(
-            data_encoding::BASE32.encode(string(&exact("b32enc", a, 1)?[0])?.as_bytes())
-        ))
+        let x = string(&exact("b32enc", a, 1)?[0])?;
+        super::bounds::output("b32enc", x.len().saturating_mul(8) / 5)?;
+        Ok(s(data_encoding::BASE32.encode(x.as_bytes())))
     });
     add(m, "b32dec", |a| {
         Ok(s(b32_decode(string(&exact("b32dec", a, 1)?[0])?)))

@@ -159,6 +159,11 @@ pub(crate) fn register(m: &mut FuncMap) {
         ))
     });
     add(m, "concat", |a| {
+        let total = a.iter().map(|v| match v {
+            Value::List(l) => l.len(),
+            _ => 0,
+        });
+        super::bounds::items("concat", total.fold(0, usize::saturating_add))?;
         let mut out = Vec::new();
         for v in a {
             match v {

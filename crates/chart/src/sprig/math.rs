@@ -200,9 +200,8 @@ fn register_float(m: &mut FuncMap) {
     });
 }
 
-/// The longest sequence `until`, `untilStep` and `seq` build. Go has no limit and
-/// would exhaust memory first; a template asking for more is a mistake.
-const MAX_SEQUENCE: usize = 10_000_000;
+/// The longest sequence `until`, `untilStep` and `seq` build.
+const MAX_SEQUENCE: usize = super::bounds::MAX_ITEMS;
 
 /// sprig's untilStep.
 fn until_step(start: i64, stop: i64, step: i64) -> Vec<i64> {
@@ -236,7 +235,9 @@ fn checked_sequence(name: &str, start: i64, stop: i64, step: i64) -> Result<Vec<
     if len >= MAX_SEQUENCE as i128 {
         return Err(call_error(
             name,
-            format!("the sequence from {start} to {stop} has more than {MAX_SEQUENCE} numbers"),
+            format!(
+                "the sequence from {start} to {stop} would have more than the {MAX_SEQUENCE} numbers this engine allows"
+            ),
         ));
     }
     Ok(until_step(start, stop, step))
@@ -293,9 +294,7 @@ fn register_sequences(m: &mut FuncMap) {
 fn register_conversions(m: &mut FuncMap) {
     add(m, "atoi", |a| {
         let x = string(&exact("atoi", a, 1)?[0])?;
-        let digits = x.strip_prefix('+').unwrap_or(x);
-        let valid = !digits.is_empty() && !digits.starts_with(['+']) && !digits.contains('_');
-        Ok(Value::Int(if valid { x.parse().unwrap_or(0) } else { 0 }))
+        Ok(Value::Int(super::cast::go_atoi(x)))
     });
     for name in ["int", "int64"] {
         add(m, name, move |a| {

@@ -13,6 +13,7 @@
 use gotemplate::FuncMap;
 
 mod args;
+mod bounds;
 mod casing;
 pub mod cast;
 mod certs;
@@ -27,6 +28,7 @@ mod layout;
 mod lists;
 mod math;
 mod paths;
+mod re2;
 mod regex;
 pub mod semver;
 mod strings;
@@ -38,6 +40,7 @@ mod tests;
 
 pub(crate) use args::go_type;
 pub(crate) use cast::strval;
+pub use certs::KeyReuse;
 pub use dicts::{deep_copy, merge_into};
 
 /// Every sprig function Helm offers, keyed by its template name.

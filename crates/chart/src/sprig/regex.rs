@@ -1,16 +1,17 @@
-//! sprig's regex functions on Go's RE2 syntax (which the regex crate shares), with
-//! Go's replacement syntax (`$1`, `${name}`) and Go's Split rules.
+//! sprig's regex functions with Go's RE2 syntax (translated by `re2`), Go's
+//! replacement syntax (`$1`, `${name}`) and Go's Split rules.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use gotemplate::{FuncMap, Result, Value};
-use regex::{NoExpand, Regex};
+use regex::Regex;
 
 use super::args::{self, add, call_error, exact, int, s, string};
+use super::bounds;
 
 /// Compiled patterns, shared across renders: charts call the same few patterns in
 /// loops, and compiling dominates the cost of a match.
-fn compile(pattern: &str) -> std::result::Result<Arc<Regex>, regex::Error> {
+fn compile(pattern: &str) -> std::result::Result<Arc<Regex>, String> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<Regex>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Ok(map) = cache.lock()
@@ -18,7 +19,12 @@ fn compile(pattern: &str) -> std::result::Result<Arc<Regex>, regex::Error> {
     {
         return Ok(Arc::clone(re));
     }
-    let re = Arc::new(Regex::new(pattern)?);
+    let translated = super::re2::translate(pattern)?;
+    // What the translation lets through, the regex crate accepts save for its size
+    // limit (Go has its own); say so in Go's words.
+    let re = Arc::new(
+        Regex::new(&translated).map_err(|_| format!("expression too large: `{pattern}`"))?,
+    );
     if let Ok(mut map) = cache.lock() {
         if map.len() > 512 {
             map.clear();
@@ -28,11 +34,47 @@ fn compile(pattern: &str) -> std::result::Result<Arc<Regex>, regex::Error> {
     Ok(re)
 }
 
-/// Compile for a function; a bad pattern is an error that names the function and the
-/// pattern (the non-must variants panic in Go, which the engine reports as an error).
+/// Compile for a function; a bad pattern is Go's error: the must variants return
+/// regexp.Compile's error, the others panic in regexp.MustCompile, which Go's template
+/// engine reports with the panic's text.
 fn pattern(name: &str, v: &Value) -> Result<Arc<Regex>> {
     let p = string(v)?;
-    compile(p).map_err(|e| call_error(name, format!("error parsing regexp {p:?}: {e}")))
+    compile(p).map_err(|e| {
+        if name.starts_with("must") {
+            call_error(name, format!("error parsing regexp: {e}"))
+        } else {
+            let quoted = if p.contains('`') {
+                format!("{p:?}")
+            } else {
+                format!("`{p}`")
+            };
+            call_error(
+                name,
+                format!("regexp: Compile({quoted}): error parsing regexp: {e}"),
+            )
+        }
+    })
+}
+
+/// Go's ReplaceAllString (template expanded with Go's rules) or ReplaceAllLiteralString,
+/// refusing a result past [`bounds::MAX_OUTPUT`] as it grows.
+fn replace_all(name: &str, re: &Regex, x: &str, template: &str, literal: bool) -> Result<String> {
+    let mut out = String::new();
+    let mut last = 0;
+    for caps in re.captures_iter(x) {
+        let Some(m) = caps.get(0) else { continue };
+        out.push_str(&x[last..m.start()]);
+        if literal {
+            out.push_str(template);
+        } else {
+            super::re2::expand(&mut out, template, &caps);
+        }
+        last = m.end();
+        bounds::output(name, out.len())?;
+    }
+    out.push_str(&x[last..]);
+    bounds::output(name, out.len())?;
+    Ok(out)
 }
 
 /// Go's Regexp.Split.
@@ -95,9 +137,13 @@ pub(crate) fn register(m: &mut FuncMap) {
             let a = exact(name, a, 3)?;
             let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
             let limit = if n < 0 { usize::MAX } else { n as usize };
-            Ok(strings(
-                re.find_iter(x).take(limit).map(|m| m.as_str()).collect(),
-            ))
+            let found: Vec<&str> = re
+                .find_iter(x)
+                .take(limit.min(bounds::MAX_ITEMS + 1))
+                .map(|m| m.as_str())
+                .collect();
+            bounds::items(name, found.len())?;
+            Ok(strings(found))
         });
     }
     for name in ["regexFind", "mustRegexFind"] {
@@ -111,21 +157,24 @@ pub(crate) fn register(m: &mut FuncMap) {
         add(m, name, move |a| {
             let a = exact(name, a, 3)?;
             let (re, x, repl) = (pattern(name, &a[0])?, string(&a[1])?, string(&a[2])?);
-            Ok(s(re.replace_all(x, repl).into_owned()))
+            Ok(s(replace_all(name, &re, x, repl, false)?))
         });
     }
     for name in ["regexReplaceAllLiteral", "mustRegexReplaceAllLiteral"] {
         add(m, name, move |a| {
             let a = exact(name, a, 3)?;
             let (re, x, repl) = (pattern(name, &a[0])?, string(&a[1])?, string(&a[2])?);
-            Ok(s(re.replace_all(x, NoExpand(repl)).into_owned()))
+            Ok(s(replace_all(name, &re, x, repl, true)?))
         });
     }
     for name in ["regexSplit", "mustRegexSplit"] {
         add(m, name, move |a| {
             let a = exact(name, a, 3)?;
             let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
-            Ok(strings(go_regex_split(&re, x, n)))
+            let cap = bounds::MAX_ITEMS as i64 + 1;
+            let parts = go_regex_split(&re, x, if n < 0 || n > cap { cap } else { n });
+            bounds::items(name, parts.len())?;
+            Ok(strings(parts))
         });
     }
     add(m, "regexQuoteMeta", |a| {
@@ -136,6 +185,19 @@ pub(crate) fn register(m: &mut FuncMap) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replacement_is_expanded_as_go_does() {
+        let re = compile("(a)(?P<x>b)").unwrap();
+        let out = replace_all(
+            "regexReplaceAll",
+            &re,
+            "abab",
+            "[$1|${x}|$1x|$01|$$]",
+            false,
+        );
+        assert_eq!(out.unwrap(), "[a|b|||$][a|b|||$]");
+    }
 
     #[test]
     fn split_follows_go() {

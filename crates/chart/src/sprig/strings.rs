@@ -6,7 +6,7 @@ use rand::seq::SliceRandom;
 
 use super::args::{self, add, call_error, exact, int, s, string};
 use super::cast::{strslice, strval};
-use super::{casing, text};
+use super::{bounds, casing, text};
 use crate::gofmt::{go_quote, sprint};
 
 pub(crate) fn register(m: &mut FuncMap) {
@@ -60,22 +60,50 @@ fn register_case_and_trim(m: &mut FuncMap) {
     str2(m, "contains", |sub, x| Value::Bool(x.contains(sub)));
     str2(m, "hasPrefix", |pre, x| Value::Bool(x.starts_with(pre)));
     str2(m, "hasSuffix", |suf, x| Value::Bool(x.ends_with(suf)));
-    str2(m, "splitList", |sep, x| {
-        args::list(text::go_split(x, sep, -1).into_iter().map(s).collect())
+    add(m, "splitList", |a| {
+        let a = exact("splitList", a, 2)?;
+        let parts = split("splitList", string(&a[1])?, string(&a[0])?, -1)?;
+        Ok(args::list(parts.into_iter().map(s).collect()))
     });
-    str2(m, "split", |sep, x| {
-        numbered_parts(text::go_split(x, sep, -1))
+    add(m, "split", |a| {
+        let a = exact("split", a, 2)?;
+        Ok(numbered_parts(split(
+            "split",
+            string(&a[1])?,
+            string(&a[0])?,
+            -1,
+        )?))
     });
     add(m, "splitn", |a| {
         let a = exact("splitn", a, 3)?;
         let (sep, n, x) = (string(&a[0])?, int(&a[1])?, string(&a[2])?);
-        Ok(numbered_parts(text::go_split(x, sep, n)))
+        Ok(numbered_parts(split("splitn", x, sep, n)?))
     });
     add(m, "replace", |a| {
         let a = exact("replace", a, 3)?;
         let (old, new, src) = (string(&a[0])?, string(&a[1])?, string(&a[2])?);
+        let matches = if old.is_empty() {
+            src.chars().count() + 1
+        } else {
+            src.matches(old).count()
+        };
+        bounds::output(
+            "replace",
+            bounds::times(matches, new.len()).saturating_add(src.len()),
+        )?;
         Ok(s(text::go_replace_all(src, old, new)))
     });
+}
+
+/// Go's strings.SplitN, refusing more than [`bounds::MAX_ITEMS`] parts before
+/// building them all (an empty separator on a long text would make one per character).
+fn split<'a>(name: &str, x: &'a str, sep: &str, n: i64) -> Result<Vec<&'a str>> {
+    let cap = bounds::MAX_ITEMS as i64 + 1;
+    let parts = text::go_split(x, sep, if n < 0 || n > cap { cap } else { n });
+    if parts.len() as i64 == cap {
+        bounds::items(name, parts.len())?;
+    }
+    Ok(parts)
 }
 
 /// `split`'s result: a map from "_0", "_1", ... to the parts.
@@ -130,15 +158,7 @@ fn register_shape(m: &mut FuncMap) {
         let (count, x) = (int(&a[0])?, string(&a[1])?);
         let count = usize::try_from(count)
             .map_err(|_| call_error("repeat", "strings: negative Repeat count"))?;
-        if count
-            .checked_mul(x.len())
-            .is_none_or(|n| n > isize::MAX as usize)
-        {
-            return Err(call_error(
-                "repeat",
-                "strings: Repeat output length overflow",
-            ));
-        }
+        bounds::output("repeat", bounds::times(count, x.len()))?;
         Ok(s(x.repeat(count)))
     });
     add(m, "abbrev", |a| {
@@ -161,11 +181,15 @@ fn register_shape(m: &mut FuncMap) {
     });
     add(m, "wrap", |a| {
         let a = exact("wrap", a, 2)?;
-        Ok(s(text::wrap(string(&a[1])?, int(&a[0])?, "\n", false)))
+        let x = string(&a[1])?;
+        bounds::output("wrap", bounds::times(x.len(), 2))?;
+        Ok(s(text::wrap(x, int(&a[0])?, "\n", false)))
     });
     add(m, "wrapWith", |a| {
         let a = exact("wrapWith", a, 3)?;
         let (width, sep, x) = (int(&a[0])?, string(&a[1])?, string(&a[2])?);
+        // At worst a separator after every character.
+        bounds::output("wrapWith", bounds::times(x.len(), sep.len() + 1))?;
         Ok(s(text::wrap(x, width, sep, true)))
     });
     add(m, "indent", |a| {
@@ -189,6 +213,8 @@ fn register_shape(m: &mut FuncMap) {
 fn indent(name: &str, spaces: i64, x: &str) -> Result<String> {
     let n =
         usize::try_from(spaces).map_err(|_| call_error(name, "strings: negative Repeat count"))?;
+    let lines = x.bytes().filter(|&b| b == b'\n').count() + 1;
+    bounds::output(name, bounds::times(lines, n).saturating_add(x.len()))?;
     let pad = " ".repeat(n);
     let mut out = String::with_capacity(x.len() + n);
     out.push_str(&pad);
@@ -202,6 +228,16 @@ fn indent(name: &str, spaces: i64, x: &str) -> Result<String> {
     Ok(out)
 }
 
+/// The parts joined by spaces, within [`bounds::MAX_OUTPUT`].
+fn joined(name: &str, parts: &[String]) -> Result<Value> {
+    let len = parts
+        .iter()
+        .map(String::len)
+        .fold(parts.len(), usize::saturating_add);
+    bounds::output(name, len)?;
+    Ok(s(parts.join(" ")))
+}
+
 fn register_quote_and_join(m: &mut FuncMap) {
     add(m, "quote", |a| {
         let parts: Vec<String> = a
@@ -209,7 +245,7 @@ fn register_quote_and_join(m: &mut FuncMap) {
             .filter(|v| !matches!(v, Value::Nil))
             .map(|v| go_quote(&strval(v)))
             .collect();
-        Ok(s(parts.join(" ")))
+        joined("quote", &parts)
     });
     add(m, "squote", |a| {
         let parts: Vec<String> = a
@@ -217,7 +253,7 @@ fn register_quote_and_join(m: &mut FuncMap) {
             .filter(|v| !matches!(v, Value::Nil))
             .map(|v| format!("'{}'", sprint(v)))
             .collect();
-        Ok(s(parts.join(" ")))
+        joined("squote", &parts)
     });
     add(m, "cat", |a| {
         let parts: Vec<String> = a
@@ -225,7 +261,7 @@ fn register_quote_and_join(m: &mut FuncMap) {
             .filter(|v| !matches!(v, Value::Nil))
             .map(sprint)
             .collect();
-        Ok(s(parts.join(" ")))
+        joined("cat", &parts)
     });
     add(m, "toString", |a| {
         Ok(s(strval(&exact("toString", a, 1)?[0])))
@@ -236,7 +272,13 @@ fn register_quote_and_join(m: &mut FuncMap) {
     });
     add(m, "join", |a| {
         let a = exact("join", a, 2)?;
-        Ok(s(strslice(&a[1]).join(string(&a[0])?)))
+        let (sep, items) = (string(&a[0])?, strslice(&a[1]));
+        let len = items.iter().map(String::len).fold(0, usize::saturating_add);
+        bounds::output(
+            "join",
+            len.saturating_add(bounds::times(items.len(), sep.len())),
+        )?;
+        Ok(s(items.join(sep)))
     });
     add(m, "sortAlpha", |a| {
         let v = &exact("sortAlpha", a, 1)?[0];
@@ -253,14 +295,15 @@ const UPPER: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 const LOWER: &str = "abcdefghijklmnopqrstuvwxyz";
 const DIGITS: &str = "0123456789";
 
-fn random_from(alphabet: &[u8], count: i64) -> String {
+fn random_from(name: &str, alphabet: &[u8], count: i64) -> Result<String> {
     let Ok(count) = usize::try_from(count) else {
-        return String::new();
+        return Ok(String::new());
     };
+    bounds::output(name, count)?;
     let mut rng = rand::rng();
-    (0..count)
+    Ok((0..count)
         .map(|_| char::from(alphabet[rng.random_range(0..alphabet.len())]))
-        .collect()
+        .collect())
 }
 
 fn register_random(m: &mut FuncMap) {
@@ -275,7 +318,11 @@ fn register_random(m: &mut FuncMap) {
         ("randNumeric", numeric),
     ] {
         add(m, name, move |a| {
-            Ok(s(random_from(&alphabet, int(&exact(name, a, 1)?[0])?)))
+            Ok(s(random_from(
+                name,
+                &alphabet,
+                int(&exact(name, a, 1)?[0])?,
+            )?))
         });
     }
 }

@@ -1,62 +1,46 @@
-{{/*
-Expand the name of the chart.
+{{- /*
+Names and labels shared by the chart's objects. Object names are DNS labels: at most
+63 characters, no trailing dash.
 */}}
+
+{{- define "<CHARTNAME>.dnsLabel" -}}
+{{- . | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- /* The chart's name, or nameOverride. */}}
 {{- define "<CHARTNAME>.name" -}}
-{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- include "<CHARTNAME>.dnsLabel" (.Values.nameOverride | default .Chart.Name) }}
 {{- end }}
 
-{{/*
-Create a default fully qualified app name.
-We truncate at 63 chars because some Kubernetes name fields are limited to this (by the DNS naming spec).
-If release name contains chart name it will be used as a full name.
-*/}}
+{{- /* The release's name for its objects: fullnameOverride, else the release name
+followed by the chart's name unless the release name already holds it. */}}
 {{- define "<CHARTNAME>.fullname" -}}
-{{- if .Values.fullnameOverride }}
-{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
-{{- else }}
-{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- $name := include "<CHARTNAME>.name" . }}
+{{- $full := printf "%s-%s" .Release.Name $name }}
 {{- if contains $name .Release.Name }}
-{{- .Release.Name | trunc 63 | trimSuffix "-" }}
-{{- else }}
-{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- $full = .Release.Name }}
 {{- end }}
-{{- end }}
+{{- include "<CHARTNAME>.dnsLabel" (.Values.fullnameOverride | default $full) }}
 {{- end }}
 
-{{/*
-Create chart name and version as used by the chart label.
-*/}}
-{{- define "<CHARTNAME>.chart" -}}
-{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
-{{- end }}
-
-{{/*
-Common labels
-*/}}
-{{- define "<CHARTNAME>.labels" -}}
-helm.sh/chart: {{ include "<CHARTNAME>.chart" . }}
-{{ include "<CHARTNAME>.selectorLabels" . }}
-{{- if .Chart.AppVersion }}
-app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
-{{- end }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
-{{- end }}
-
-{{/*
-Selector labels
-*/}}
+{{- /* The labels a Service and a Deployment select pods by. */}}
 {{- define "<CHARTNAME>.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "<CHARTNAME>.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
-{{/*
-Create the name of the service account to use
-*/}}
-{{- define "<CHARTNAME>.serviceAccountName" -}}
-{{- if .Values.serviceAccount.create }}
-{{- default (include "<CHARTNAME>.fullname" .) .Values.serviceAccount.name }}
-{{- else }}
-{{- default "default" .Values.serviceAccount.name }}
+{{- /* Every object's labels. */}}
+{{- define "<CHARTNAME>.labels" -}}
+helm.sh/chart: {{ include "<CHARTNAME>.dnsLabel" (printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_") }}
+{{ include "<CHARTNAME>.selectorLabels" . }}
+{{- with .Chart.AppVersion }}
+app.kubernetes.io/version: {{ . | quote }}
 {{- end }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- /* The ServiceAccount the pods run as. */}}
+{{- define "<CHARTNAME>.serviceAccountName" -}}
+{{- $fallback := ternary (include "<CHARTNAME>.fullname" .) "default" .Values.serviceAccount.create }}
+{{- .Values.serviceAccount.name | default $fallback }}
 {{- end }}

@@ -1,4 +1,4 @@
-//! Where `--helm-chart` points, and getting the chart's files from there: Helm's starter
+//! Where `--helm-chart` points, and getting the chart's files from there: our starter
 //! chart, a local directory (copied byte for byte, `.helmignore` honoured), a local `.tgz`
 //! (unpacked), or a remote chart (downloaded, then unpacked).
 use std::io::Read;
@@ -111,7 +111,7 @@ pub struct FetchedChart {
     pub files: Vec<ChartFile>,
 }
 
-/// Helm's `helm create` chart, named `name`.
+/// The starter chart, named `name`.
 pub fn starter(name: &str) -> FetchedChart {
     FetchedChart {
         origin: PathBuf::from(format!("starter chart {name}")),
