@@ -250,7 +250,14 @@ impl<'a> Parser<'a> {
                     sign = true;
                     any = false;
                 }
-                Some(':' | ')') if any => {
+                // Go accepts `(?:` and `(?)` with no flags; only a `-` must be
+                // followed by one.
+                Some(c @ (':' | ')')) if any || !sign => {
+                    if c == ')' && !any {
+                        // `(?)` changes nothing: an empty group.
+                        self.out.push_str("(?:)");
+                        return Ok(());
+                    }
                     self.out.push_str(&self.src[start..self.pos]);
                     return Ok(());
                 }
@@ -500,6 +507,11 @@ mod tests {
         assert!(matches(r"^\<\_$", "<_"));
         assert!(matches(r"^[]a]+$", "]a"));
         assert!(matches(r"^(?U)a+$", "aaa"));
+        assert!(matches(r"^(?:ab)+(?)$", "abab"));
+        assert!(matches(
+            r"^v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?$",
+            "v25.1.1-rc.1"
+        ));
         assert!(matches(r"^[[:alpha:]]+$", "ab"));
         assert!(!matches("a$", "a\n"));
     }
