@@ -325,9 +325,10 @@ fn eq(arg1: &Slot, rest: &[Slot]) -> Result<bool, String> {
                             Arc::ptr_eq(x, y)
                         }
                         _ => {
+                            // Go formats the value with %s.
                             return Err(format!(
                                 "non-comparable type {}: {}",
-                                crate::fmt::sprint_value(b),
+                                crate::fmt::sprintf("%s", std::slice::from_ref(b)),
                                 b.type_name()
                             ));
                         }

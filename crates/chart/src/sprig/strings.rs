@@ -145,10 +145,17 @@ fn register_shape(m: &mut FuncMap) {
         } else {
             (start, end)
         };
-        if from < 0 || to < 0 || from > to || to > len {
+        // Go's runtime messages for s[from:to]: the end is checked first.
+        if to < 0 || to > len {
             return Err(call_error(
                 "substr",
-                format!("runtime error: slice bounds out of range [{from}:{to}] with length {len}"),
+                format!("runtime error: slice bounds out of range [:{to}] with length {len}"),
+            ));
+        }
+        if from < 0 || from > to {
+            return Err(call_error(
+                "substr",
+                format!("runtime error: slice bounds out of range [{from}:{to}]"),
             ));
         }
         Ok(s(byte_slice(x, from as usize, to as usize)))
