@@ -216,8 +216,10 @@ impl ReleaseObjects<'_> {
         }))
     }
 
-    /// Objects of the manifest that still exist (Helm's `keep` objects excepted), described
-    /// for messages. Kinds that no longer exist count as gone.
+    /// Namespaced objects of the manifest that still exist (Helm's `keep` objects excepted),
+    /// described for messages. Kinds that no longer exist count as gone; cluster-scoped
+    /// objects are not waited for (while their namespace is being deleted nobody else
+    /// deletes them, and they would hold the finalizer and the namespace forever).
     pub async fn remaining(&self, manifest: &str) -> Result<Vec<String>, DriftError> {
         let mut remaining = Vec::new();
         for object in parse_manifest(manifest)? {
@@ -234,12 +236,15 @@ impl ReleaseObjects<'_> {
                     });
                 }
             };
-            let namespace = kind.namespaced.then(|| {
+            if !kind.namespaced {
+                continue;
+            }
+            let namespace = Some(
                 object
                     .namespace
                     .clone()
-                    .unwrap_or_else(|| self.release_namespace.to_string())
-            });
+                    .unwrap_or_else(|| self.release_namespace.to_string()),
+            );
             let item = Located {
                 object,
                 kind,

@@ -73,6 +73,7 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
     let name = settings.controller_name();
     let client = ctx.client.clone();
     let (resource, namespaced) = resolve_kind(&client, &settings).await;
+    settings.helm.attach_client(&client);
     let api = ctx.scope.dynamic_api(client.clone(), &resource, namespaced);
     let mut watch_config = watcher::Config::default().any_semantic();
     if !settings.selector.selects_all() {

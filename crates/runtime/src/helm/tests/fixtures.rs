@@ -54,10 +54,23 @@ pub fn context(
     discover: bool,
     configure: impl FnOnce(ReconcilerBuilder) -> ReconcilerBuilder,
 ) -> Arc<ReconcileContext> {
+    context_with_defaults(client, helm, discover, configure, json!({}))
+}
+
+/// As [`context`], with these values as the chart's values.yaml.
+pub fn context_with_defaults(
+    client: Client,
+    helm: Arc<FakeHelm>,
+    discover: bool,
+    configure: impl FnOnce(ReconcilerBuilder) -> ReconcilerBuilder,
+    chart_defaults: Value,
+) -> Arc<ReconcileContext> {
     let builder = Reconciler::builder(&watch())
         .unwrap()
         .with_helm_client(helm);
     let settings = configure(builder).build().unwrap().into_settings();
+    // The test chart exists only as a name; its values.yaml is what the test says.
+    let _ = settings.chart_defaults.set(chart_defaults);
     let kinds = KindCache::default();
     if !discover {
         for (group, kind, plural) in [
