@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::Reconciler;
 use super::annotations::{HelmAnnotation, duplicate_name};
-use super::client::HelmClient;
+use super::client::{DryRun, HelmClient};
 use super::helm_cli::HelmCli;
 use super::hooks::{PostHook, PreHook, post_hook, pre_hook};
 use super::release::Release;
@@ -60,6 +60,7 @@ pub struct ReconcilerBuilder {
     max_concurrent_reconciles: usize,
     reconcile_period: Option<Duration>,
     max_history: u32,
+    dry_run: DryRun,
     rollback_on_failure: bool,
     uninstall_wait_timeout: Duration,
     install_annotations: Vec<HelmAnnotation>,
@@ -85,6 +86,7 @@ impl ReconcilerBuilder {
                 .unwrap_or_else(default_max_concurrent_reconciles),
             reconcile_period: Some(watch.reconcile_period.unwrap_or(DEFAULT_RECONCILE_PERIOD)),
             max_history: DEFAULT_MAX_HISTORY,
+            dry_run: watch.dry_run_option,
             rollback_on_failure: true,
             uninstall_wait_timeout: DEFAULT_UNINSTALL_WAIT_TIMEOUT,
             install_annotations: HelmAnnotation::default_install(),
@@ -131,6 +133,12 @@ impl ReconcilerBuilder {
     /// Requeue after a successful reconcile (`Duration::ZERO`: never).
     pub fn with_reconcile_period(mut self, period: Duration) -> Self {
         self.reconcile_period = Some(period);
+        self
+    }
+
+    /// How the dry-run upgrade that decides whether to upgrade renders.
+    pub fn with_dry_run(mut self, dry_run: DryRun) -> Self {
+        self.dry_run = dry_run;
         self
     }
 
@@ -276,6 +284,7 @@ impl ReconcilerBuilder {
             max_concurrent_reconciles: self.max_concurrent_reconciles,
             reconcile_period: self.reconcile_period,
             max_history: self.max_history,
+            dry_run: self.dry_run,
             rollback_on_failure: self.rollback_on_failure,
             uninstall_wait_timeout: self.uninstall_wait_timeout,
             chart_defaults: Default::default(),

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::annotations::{install_options, uninstall_options, upgrade_options};
 use super::chart_values::{chart_defaults, coalesce};
-use super::client::{DryRun, HelmError, RollbackOptions, UpgradeOptions};
+use super::client::{HelmError, RollbackOptions, UpgradeOptions};
 use super::reconcile::{Flow, ReconcileError, ReleaseState};
 use super::release::{Release, ReleaseStatus};
 use super::status::{HelmStatus, condition_type as kind, reason};
@@ -62,7 +62,7 @@ impl Flow<'_> {
             return Ok(ReleaseState::NeedsInstall);
         };
         let options = UpgradeOptions {
-            dry_run: Some(DryRun::Server),
+            dry_run: Some(self.ctx.settings.dry_run),
             ..self.upgrade_options()
         };
         let planned = self

@@ -28,6 +28,8 @@ pub(crate) struct Settings {
     pub max_concurrent_reconciles: usize,
     pub reconcile_period: Option<Duration>,
     pub max_history: u32,
+    /// How the deciding dry-run upgrade renders (watches.yaml `dryRunOption`).
+    pub dry_run: super::client::DryRun,
     /// Roll a failed upgrade back (upstream's default; off: leave it failed for a human).
     pub rollback_on_failure: bool,
     /// How long a deleted resource waits for its release's objects to be gone.

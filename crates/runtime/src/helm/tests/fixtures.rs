@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::fake_helm::FakeHelm;
 use crate::helm::kinds::{KindCache, KindInfo};
 use crate::helm::settings::ReconcileContext;
-use crate::helm::{Reconciler, ReconcilerBuilder, Release, ReleaseStatus, Watch};
+use crate::helm::{DryRun, Reconciler, ReconcilerBuilder, Release, ReleaseStatus, Watch};
 
 /// Condition times stored before the reconcile (kept unless the status flips).
 pub const FIXED_TIME: &str = "2026-01-01T00:00:00Z";
@@ -36,6 +36,7 @@ pub fn watch() -> Watch {
         reconcile_period: None,
         max_concurrent_reconciles: None,
         selector: LabelSelector::default(),
+        dry_run_option: DryRun::Server,
     }
 }
 
