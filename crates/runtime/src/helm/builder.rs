@@ -288,6 +288,8 @@ impl ReconcilerBuilder {
             rollback_on_failure: self.rollback_on_failure,
             uninstall_wait_timeout: self.uninstall_wait_timeout,
             chart_defaults: Default::default(),
+            #[cfg(feature = "chart-engine")]
+            in_process: Default::default(),
             install_annotations: self.install_annotations,
             upgrade_annotations: self.upgrade_annotations,
             uninstall_annotations: self.uninstall_annotations,

@@ -43,6 +43,22 @@ impl StubHelm {
              cat '{d}/stderr' >&2\n\
              exit {exit}\n"
         );
+        Self::from_script(dir, serial, &script)
+    }
+
+    /// A stub running `script` (tests that need another behaviour).
+    fn with_script(script: &str) -> Self {
+        let serial = SERIAL
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        Self::from_script(tempfile::tempdir().unwrap(), serial, script)
+    }
+
+    fn from_script(
+        dir: tempfile::TempDir,
+        serial: std::sync::MutexGuard<'static, ()>,
+        script: &str,
+    ) -> Self {
         let path = dir.path().join("helm");
         std::fs::write(&path, script).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -426,12 +442,8 @@ async fn helm3_or_an_unknown_version_keeps_force() {
 
 #[tokio::test]
 async fn a_hanging_helm_is_killed_after_its_timeout() {
-    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("helm");
-    std::fs::write(&path, "#!/bin/sh\nsleep 30\n").unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let client = HelmCli::with_binary(&path)
+    let stub = StubHelm::with_script("#!/bin/sh\nsleep 30\n");
+    let client = HelmCli::with_binary(stub.dir.path().join("helm"))
         .with_major_version(4)
         .with_timeout(std::time::Duration::from_millis(200));
     let started = std::time::Instant::now();

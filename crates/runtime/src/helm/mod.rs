@@ -55,6 +55,12 @@
 //! (base64 of gzipped JSON, labels `owner=helm,name=`) instead of `helm status`, unless
 //! `HELM_DRIVER` names another driver.
 //!
+//! Steady state (cargo feature `chart-engine`, on in generated hybrid and helm projects): a
+//! deployed release is rendered in process with rusty-sdk-chart and the values Helm would
+//! get; when it yields exactly the release's objects, the reconcile only checks those objects,
+//! with no helm process and no write. A chart calling `lookup`, one our engine cannot render
+//! (logged once per controller) or any difference falls back to Helm's dry run, which decides.
+//!
 //! Differences from upstream, on purpose:
 //! - Owner references are added by the drift-repair step (server-side apply of each
 //!   manifest object), which runs after every install, upgrade and unchanged reconcile,
@@ -81,6 +87,8 @@ mod env;
 mod finalizer;
 mod helm_cli;
 mod hooks;
+#[cfg(feature = "chart-engine")]
+mod in_process;
 mod kinds;
 mod manifest;
 mod reconcile;
@@ -116,6 +124,8 @@ pub use hooks::{PostHook, PreHook};
 pub use manifest::ManifestError;
 pub use reconcile::ReconcileError;
 pub use reconciler::Reconciler;
+#[doc(hidden)]
+pub use reconciler::Standalone;
 pub use release::{Release, ReleaseRevision, ReleaseStatus};
 pub use status::{DeployedRelease, HelmCondition, condition_type, reason};
 pub use values::{ValueTranslator, ValuesError};

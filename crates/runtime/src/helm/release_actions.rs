@@ -61,6 +61,18 @@ impl Flow<'_> {
         let Some(current) = current else {
             return Ok(ReleaseState::NeedsInstall);
         };
+        // A deployed release whose chart renders the same objects needs no helm process.
+        #[cfg(feature = "chart-engine")]
+        if current.status == ReleaseStatus::Deployed
+            && self.ctx.settings.in_process.unchanged(
+                &self.ctx.settings.chart,
+                &self.target,
+                &current,
+                values,
+            )
+        {
+            return Ok(ReleaseState::Unchanged(current));
+        }
         let options = UpgradeOptions {
             dry_run: Some(self.ctx.settings.dry_run),
             ..self.upgrade_options()

@@ -36,6 +36,9 @@ pub(crate) struct Settings {
     pub uninstall_wait_timeout: Duration,
     /// The chart's values.yaml, read on first use.
     pub chart_defaults: Arc<OnceLock<Value>>,
+    /// Decides "unchanged" without helm (feature `chart-engine`).
+    #[cfg(feature = "chart-engine")]
+    pub in_process: Arc<super::in_process::InProcess>,
     pub install_annotations: Vec<HelmAnnotation>,
     pub upgrade_annotations: Vec<HelmAnnotation>,
     pub uninstall_annotations: Vec<HelmAnnotation>,

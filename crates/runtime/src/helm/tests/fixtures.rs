@@ -72,6 +72,16 @@ pub fn context_with_defaults(
     let settings = configure(builder).build().unwrap().into_settings();
     // The test chart exists only as a name; its values.yaml is what the test says.
     let _ = settings.chart_defaults.set(chart_defaults);
+    context_from_settings(client, settings, discover)
+}
+
+/// The reconcile context for finished settings (Deployment and Service kinds cached unless
+/// `discover`).
+pub fn context_from_settings(
+    client: Client,
+    settings: crate::helm::settings::Settings,
+    discover: bool,
+) -> Arc<ReconcileContext> {
     let kinds = KindCache::default();
     if !discover {
         for (group, kind, plural) in [
@@ -236,6 +246,11 @@ pub fn condition(type_: &str, status: &str, reason: &str, message: &str, time: &
 
 /// The status of a healthy first install, with stored times.
 pub fn installed_status(replicas: u32) -> Value {
+    installed_status_of(&manifest(replicas))
+}
+
+/// The status of a healthy first install of `manifest`, with stored times.
+pub fn installed_status_of(manifest: &str) -> Value {
     json!({
         "conditions": [
             condition("Deployed", "True", "InstallSuccessful", "release was successfully installed", FIXED_TIME),
@@ -243,7 +258,7 @@ pub fn installed_status(replicas: u32) -> Value {
             condition("Irreconcilable", "False", "", "", FIXED_TIME),
             condition("ReleaseFailed", "False", "", "", FIXED_TIME),
         ],
-        "deployedRelease": {"name": "mc", "manifest": manifest(replicas)},
+        "deployedRelease": {"name": "mc", "manifest": manifest},
     })
 }
 

@@ -10,6 +10,8 @@ mod delete;
 mod delete_stuck;
 mod dependents;
 mod install;
+#[cfg(feature = "chart-engine")]
+mod no_op;
 mod recovery;
 mod run;
 mod steady_state;
