@@ -102,12 +102,17 @@ pub enum HelmError {
         reason: String,
     },
     #[error(
-        "helm {operation} of release {release} did not finish within {millis}ms and was killed (raise the helm timeout)"
+        "helm {operation} of release {release} did not finish within {millis}ms and was killed (raise it with HelmCli::with_timeout)"
     )]
     Timeout {
         operation: &'static str,
         release: ReleaseTarget,
         millis: u128,
+    },
+    #[error("cannot read release {release} from its storage Secrets: {reason}")]
+    Storage {
+        release: ReleaseTarget,
+        reason: String,
     },
     #[error("cannot write the values file for release {release}: {source}")]
     Values {

@@ -454,7 +454,7 @@ async fn a_hanging_helm_is_killed_after_its_timeout() {
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     assert_eq!(
         error.to_string(),
-        "helm uninstall of release apps/mc did not finish within 220ms and was killed (raise the helm timeout)"
+        "helm uninstall of release apps/mc did not finish within 220ms and was killed (raise it with HelmCli::with_timeout)"
     );
 }
 
@@ -494,6 +494,28 @@ async fn with_a_client_the_latest_release_is_read_from_its_secrets() {
         Some(expected_release())
     );
     assert_eq!(client.get(&target()).await.unwrap(), None);
+    drop((client, kube));
+    finish(api).await;
+}
+
+#[tokio::test]
+async fn an_unreadable_release_secret_is_named_in_the_error() {
+    use crate::helm::tests::api::{Expect, finish, mock_api};
+    let (kube, api) = mock_api(vec![Expect::get(
+        "/api/v1/namespaces/apps/secrets?&labelSelector=owner%3Dhelm%2Cname%3Dmc",
+        json!({"kind": "SecretList", "apiVersion": "v1", "metadata": {}, "items": [
+            {"metadata": {"name": "sh.helm.release.v1.mc.v1", "labels": {"version": "1"}},
+             "data": {"release": "JSUl"}}]}),
+    )]);
+    let client = HelmCli::with_binary("/nonexistent/helm").with_major_version(4);
+    client.attach_client(&kube);
+    let error = client.get(&target()).await.unwrap_err().to_string();
+    assert!(
+        error.starts_with(
+            "cannot read release apps/mc from its storage Secrets: Secret sh.helm.release.v1.mc.v1: release is not base64"
+        ),
+        "{error}"
+    );
     drop((client, kube));
     finish(api).await;
 }

@@ -33,8 +33,7 @@ pub(crate) async fn latest(
 ) -> Result<Option<Release>, HelmError> {
     let api: Api<Secret> = Api::namespaced(client.clone(), &target.namespace);
     let selector = format!("owner=helm,name={}", target.name);
-    let error = |reason: String| HelmError::Output {
-        operation: "read release Secret",
+    let error = |reason: String| HelmError::Storage {
         release: target.clone(),
         reason,
     };
