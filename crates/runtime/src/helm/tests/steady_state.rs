@@ -35,6 +35,44 @@ fn real_upgrade(values: serde_json::Value) -> HelmCall {
 }
 
 #[tokio::test]
+async fn quantities_spelled_differently_by_the_server_are_not_drift() {
+    // The chart writes `cpu: 1` and `memory: 1024Mi`; the server stores "1" and "1Gi".
+    let spec = json!({"replicaCount": 3});
+    let with_resources = |text: &str| {
+        text.replace(
+            "          image: memcached:1.6.29\n",
+            "          image: memcached:1.6.29\n          resources:\n            limits:\n              \
+             cpu: 1\n              memory: 1024Mi\n",
+        )
+    };
+    let mut deployed = release(1, ReleaseStatus::Deployed, 3);
+    deployed.manifest = with_resources(&deployed.manifest);
+    assert!(deployed.manifest.contains("memory: 1024Mi"));
+    let mut planned = release(2, ReleaseStatus::PendingUpgrade, 3);
+    planned.manifest = deployed.manifest.clone();
+    let mut live_deployment = live(desired_deployment(3));
+    live_deployment["spec"]["template"]["spec"]["containers"][0]["resources"] =
+        json!({"limits": {"cpu": "1", "memory": "1Gi"}});
+    let (client, api) = mock_api(vec![
+        Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::get(DEPLOYMENT_URI, live_deployment),
+    ]);
+    let helm = Arc::new(FakeHelm::new(vec![
+        Reply::Get(Some(deployed.clone())),
+        Reply::Release(planned),
+    ]));
+    let ctx = context(client, helm.clone(), false, |b| b);
+    let mut status = installed_status(3);
+    status["deployedRelease"]["manifest"] = json!(deployed.manifest);
+    reconcile(cr(cr_json(spec.clone(), true, Some(status))), ctx)
+        .await
+        .unwrap();
+    // no PATCH: the mock refuses any request beyond the two GETs
+    finish(api).await;
+    assert_eq!(helm.calls(), vec![HelmCall::Get, dry_run(spec)]);
+}
+
+#[tokio::test]
 async fn unchanged_release_is_only_dry_run_and_checked() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
