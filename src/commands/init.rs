@@ -20,7 +20,7 @@ pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The only file that may differ between machines for the same command.
 pub const LOCAL_LINK: &str = ".cargo/config.toml";
 /// The helm binary the hybrid and helm images carry.
-pub const HELM_VERSION: &str = "v3.18.6";
+pub const HELM_VERSION: &str = "v4.2.4";
 
 /// Validated `init` settings.
 pub struct InitSettings {

@@ -67,6 +67,33 @@ impl ReconcileMetrics {
     /// Record one finished reconcile.
     pub fn record(&self, controller: &str, succeeded: bool, seconds: f64) {
         let result = if succeeded { "success" } else { "error" };
+        self.record_result(controller, result, seconds);
+    }
+
+    /// Run one reconcile that returns a kube `Action` and record it with controller-runtime's
+    /// result labels: `requeue_after` when it asks to come back after a delay, `success`
+    /// when it waits for changes, `error` on failure.
+    pub async fn instrument_action<E, F>(
+        &self,
+        controller: &str,
+        reconcile: F,
+    ) -> Result<kube::runtime::controller::Action, E>
+    where
+        F: Future<Output = Result<kube::runtime::controller::Action, E>>,
+    {
+        let start = Instant::now();
+        let outcome = reconcile.await;
+        let result = match &outcome {
+            Err(_) => "error",
+            Ok(action) if *action == kube::runtime::controller::Action::await_change() => "success",
+            Ok(_) => "requeue_after",
+        };
+        self.record_result(controller, result, start.elapsed().as_secs_f64());
+        outcome
+    }
+
+    fn record_result(&self, controller: &str, result: &str, seconds: f64) {
+        let succeeded = result != "error";
         self.total
             .get_or_create(&ResultLabels {
                 controller: controller.to_string(),
@@ -91,5 +118,39 @@ impl ReconcileMetrics {
         let outcome = reconcile.await;
         self.record(controller, outcome.is_ok(), start.elapsed().as_secs_f64());
         outcome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use kube::runtime::controller::Action;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn actions_get_controller_runtime_result_labels() {
+        let mut registry = Registry::default();
+        let metrics = ReconcileMetrics::new(&mut registry);
+        let requeue = async { Ok::<_, ()>(Action::requeue(Duration::from_secs(60))) };
+        metrics.instrument_action("c", requeue).await.unwrap();
+        metrics
+            .instrument_action("c", async { Ok::<_, ()>(Action::await_change()) })
+            .await
+            .unwrap();
+        let _ = metrics
+            .instrument_action("c", async { Err::<Action, _>(()) })
+            .await;
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        for line in [
+            "controller_runtime_reconcile_total{controller=\"c\",result=\"requeue_after\"} 1",
+            "controller_runtime_reconcile_total{controller=\"c\",result=\"success\"} 1",
+            "controller_runtime_reconcile_total{controller=\"c\",result=\"error\"} 1",
+            "controller_runtime_reconcile_errors_total{controller=\"c\"} 1",
+        ] {
+            assert!(text.contains(line), "{line} missing in\n{text}");
+        }
     }
 }

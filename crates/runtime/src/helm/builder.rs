@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::Reconciler;
 use super::annotations::{HelmAnnotation, duplicate_name};
-use super::client::HelmClient;
+use super::client::{DryRun, HelmClient};
 use super::helm_cli::HelmCli;
 use super::hooks::{PostHook, PreHook, post_hook, pre_hook};
 use super::release::Release;
@@ -23,6 +23,15 @@ use super::watches::Watch;
 
 /// Helm keeps this many release revisions unless told otherwise (upstream default).
 const DEFAULT_MAX_HISTORY: u32 = 10;
+/// operator-sdk's `--reconcile-period` default: objects are checked for drift every minute.
+pub const DEFAULT_RECONCILE_PERIOD: Duration = Duration::from_secs(60);
+/// How long deletion waits for the release's namespaced objects before letting go.
+pub const DEFAULT_UNINSTALL_WAIT_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// operator-sdk's `--max-concurrent-reconciles` default: the number of CPUs.
+pub fn default_max_concurrent_reconciles() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
 
 /// A reconciler option that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +60,9 @@ pub struct ReconcilerBuilder {
     max_concurrent_reconciles: usize,
     reconcile_period: Option<Duration>,
     max_history: u32,
+    dry_run: DryRun,
+    rollback_on_failure: bool,
+    uninstall_wait_timeout: Duration,
     install_annotations: Vec<HelmAnnotation>,
     upgrade_annotations: Vec<HelmAnnotation>,
     uninstall_annotations: Vec<HelmAnnotation>,
@@ -69,9 +81,14 @@ impl ReconcilerBuilder {
             chart: watch.chart.clone(),
             override_values: watch.override_values.clone(),
             watch_dependent_resources: watch.watch_dependent_resources,
-            max_concurrent_reconciles: watch.max_concurrent_reconciles.unwrap_or(1),
-            reconcile_period: watch.reconcile_period,
+            max_concurrent_reconciles: watch
+                .max_concurrent_reconciles
+                .unwrap_or_else(default_max_concurrent_reconciles),
+            reconcile_period: Some(watch.reconcile_period.unwrap_or(DEFAULT_RECONCILE_PERIOD)),
             max_history: DEFAULT_MAX_HISTORY,
+            dry_run: watch.dry_run_option,
+            rollback_on_failure: true,
+            uninstall_wait_timeout: DEFAULT_UNINSTALL_WAIT_TIMEOUT,
             install_annotations: HelmAnnotation::default_install(),
             upgrade_annotations: HelmAnnotation::default_upgrade(),
             uninstall_annotations: HelmAnnotation::default_uninstall(),
@@ -116,6 +133,25 @@ impl ReconcilerBuilder {
     /// Requeue after a successful reconcile (`Duration::ZERO`: never).
     pub fn with_reconcile_period(mut self, period: Duration) -> Self {
         self.reconcile_period = Some(period);
+        self
+    }
+
+    /// How the dry-run upgrade that decides whether to upgrade renders.
+    pub fn with_dry_run(mut self, dry_run: DryRun) -> Self {
+        self.dry_run = dry_run;
+        self
+    }
+
+    /// Roll a failed upgrade back to the deployed revision (default) or leave it failed.
+    pub fn with_failure_rollback(mut self, enabled: bool) -> Self {
+        self.rollback_on_failure = enabled;
+        self
+    }
+
+    /// How long deletion waits for the release's namespaced objects to be gone before it
+    /// removes the finalizer anyway (default 5 minutes, counted from the deletion).
+    pub fn with_uninstall_wait_timeout(mut self, timeout: Duration) -> Self {
+        self.uninstall_wait_timeout = timeout;
         self
     }
 
@@ -248,6 +284,12 @@ impl ReconcilerBuilder {
             max_concurrent_reconciles: self.max_concurrent_reconciles,
             reconcile_period: self.reconcile_period,
             max_history: self.max_history,
+            dry_run: self.dry_run,
+            rollback_on_failure: self.rollback_on_failure,
+            uninstall_wait_timeout: self.uninstall_wait_timeout,
+            chart_defaults: Default::default(),
+            #[cfg(feature = "chart-engine")]
+            in_process: Default::default(),
             install_annotations: self.install_annotations,
             upgrade_annotations: self.upgrade_annotations,
             uninstall_annotations: self.uninstall_annotations,

@@ -52,12 +52,15 @@ pub struct UpgradeOptions {
     pub disable_hooks: bool,
     /// `--description`
     pub description: Option<String>,
-    /// `--force` (replace objects that cannot be patched)
+    /// Replace objects that cannot be patched (`--force-replace` in Helm 4, `--force` in 3).
     pub force: bool,
     /// `--history-max` (0 = unlimited)
     pub max_history: Option<u32>,
     /// Render the upgrade without changing anything.
     pub dry_run: Option<DryRun>,
+    /// `--reset-values`: start from the chart's defaults, never from the previous
+    /// release's values, so the values sent are exactly what gets deployed.
+    pub reset_values: bool,
 }
 
 /// `helm uninstall` switches.
@@ -72,7 +75,7 @@ pub struct UninstallOptions {
 /// `helm rollback` switches.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RollbackOptions {
-    /// `--force`
+    /// Replace objects that cannot be patched (`--force-replace` in Helm 4, `--force` in 3).
     pub force: bool,
     /// `--history-max`
     pub max_history: Option<u32>,
@@ -95,6 +98,19 @@ pub enum HelmError {
     #[error("helm {operation} of release {release} printed unexpected output: {reason}")]
     Output {
         operation: &'static str,
+        release: ReleaseTarget,
+        reason: String,
+    },
+    #[error(
+        "helm {operation} of release {release} did not finish within {millis}ms and was killed (raise it with HelmCli::with_timeout)"
+    )]
+    Timeout {
+        operation: &'static str,
+        release: ReleaseTarget,
+        millis: u128,
+    },
+    #[error("cannot read release {release} from its storage Secrets: {reason}")]
+    Storage {
         release: ReleaseTarget,
         reason: String,
     },
@@ -142,6 +158,10 @@ pub trait HelmClient: Send + Sync {
 
     /// All stored revisions, oldest first (empty when there is no such release).
     async fn history(&self, target: &ReleaseTarget) -> Result<Vec<ReleaseRevision>, HelmError>;
+
+    /// Let the client read releases through the API server instead of a subprocess
+    /// (called once by the controller before it starts; the default ignores it).
+    fn attach_client(&self, _client: &kube::Client) {}
 
     /// Roll back to `revision` (`None`: the previous one).
     async fn rollback(

@@ -106,11 +106,14 @@ async fn watch_kind(
     }
 }
 
-/// Decides which events are worth a reconcile: deletions, and changes that are more than
-/// status (generation moved, or kinds without generation). Creates seen at startup are not.
+/// Decides which events are worth a reconcile, as operator-sdk's `DependentPredicate`
+/// (pkg/predicate/predicate.go): deletions, and updates that change more than status,
+/// `resourceVersion` and `managedFields`. The watch sees metadata only, so a spec change
+/// shows as a new generation (or any update of kinds without one) and label, annotation,
+/// owner reference and finalizer edits are seen directly. Creates are not (Helm made them).
 #[derive(Default)]
 struct ChangeFilter {
-    generations: HashMap<String, Option<i64>>,
+    fingerprints: HashMap<String, u64>,
 }
 
 type Meta = PartialObjectMeta<DynamicObject>;
@@ -124,16 +127,18 @@ impl ChangeFilter {
             }
             watcher::Event::Apply(object) => {
                 let previous = self.remember(&object);
-                let generation = object.metadata.generation;
                 let changed = match previous {
                     None => false, // newly created (by Helm): nothing to repair yet
-                    Some(previous) => generation.is_none() || previous != generation,
+                    Some(previous) => {
+                        object.metadata.generation.is_none()
+                            || Some(previous) != fingerprint(&object)
+                    }
                 };
                 changed.then_some(object)
             }
             watcher::Event::Delete(object) => {
                 if let Some(uid) = object.uid() {
-                    self.generations.remove(&uid);
+                    self.fingerprints.remove(&uid);
                 }
                 Some(object)
             }
@@ -141,10 +146,23 @@ impl ChangeFilter {
         }
     }
 
-    fn remember(&mut self, object: &Meta) -> Option<Option<i64>> {
+    fn remember(&mut self, object: &Meta) -> Option<u64> {
         let uid = object.uid()?;
-        self.generations.insert(uid, object.metadata.generation)
+        self.fingerprints.insert(uid, fingerprint(object)?)
     }
+}
+
+/// A hash of the metadata a user can change (everything but `resourceVersion` and
+/// `managedFields`, which every write moves).
+fn fingerprint(object: &Meta) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let mut metadata = object.metadata.clone();
+    metadata.resource_version = None;
+    metadata.managed_fields = None;
+    let text = serde_json::to_string(&metadata).ok()?;
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    Some(hasher.finish())
 }
 
 /// The custom resource an object belongs to: its controller owner reference of our kind,
@@ -264,5 +282,46 @@ mod tests {
                 .triggering(watcher::Event::Apply(meta("b", None)))
                 .is_some()
         );
+    }
+
+    #[test]
+    fn label_annotation_and_owner_edits_trigger_but_resource_version_alone_does_not() {
+        let mut filter = ChangeFilter::default();
+        let base = meta("a", Some(1));
+        assert!(
+            filter
+                .triggering(watcher::Event::InitApply(base.clone()))
+                .is_none()
+        );
+        let mut bumped = base.clone();
+        bumped.metadata.resource_version = Some("99".into());
+        bumped.metadata.managed_fields = Some(Vec::new());
+        assert!(
+            filter
+                .triggering(watcher::Event::Apply(bumped.clone()))
+                .is_none()
+        );
+        let mut labelled = bumped.clone();
+        labelled.metadata.labels = Some([("team".to_string(), "x".to_string())].into());
+        assert!(
+            filter
+                .triggering(watcher::Event::Apply(labelled.clone()))
+                .is_some()
+        );
+        let mut annotated = labelled.clone();
+        annotated.metadata.annotations = Some([("a".to_string(), "b".to_string())].into());
+        assert!(
+            filter
+                .triggering(watcher::Event::Apply(annotated.clone()))
+                .is_some()
+        );
+        let mut orphaned = annotated.clone();
+        orphaned.metadata.owner_references = None;
+        assert!(
+            filter
+                .triggering(watcher::Event::Apply(orphaned.clone()))
+                .is_some()
+        );
+        assert!(filter.triggering(watcher::Event::Apply(orphaned)).is_none());
     }
 }

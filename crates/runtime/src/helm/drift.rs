@@ -1,6 +1,7 @@
 //! Keeps the objects of a release as the manifest says: recreates deleted objects, patches
 //! changed ones back (server-side apply, forced), and adds the owner reference to the custom
 //! resource so that changes to them trigger a reconcile. Also tells whether they are gone.
+use base64::Engine;
 use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
 use kube::{Client, ResourceExt};
 use serde_json::{Map, Value, json};
@@ -143,7 +144,8 @@ impl ReleaseObjects<'_> {
             Ok(Some(live)) => {
                 let live = serde_json::to_value(&live)
                     .map_err(|e| api_error("read", kube::Error::SerdeError(e)))?;
-                if contains(&desired, &live) {
+                if contains(&comparable(&desired), &live) {
+                    tracing::debug!(object = %item.describe(), "release object unchanged");
                     return Ok(());
                 }
                 tracing::info!(object = %item.describe(), "patching drifted release object");
@@ -216,8 +218,10 @@ impl ReleaseObjects<'_> {
         }))
     }
 
-    /// Objects of the manifest that still exist (Helm's `keep` objects excepted), described
-    /// for messages. Kinds that no longer exist count as gone.
+    /// Namespaced objects of the manifest that still exist (Helm's `keep` objects excepted),
+    /// described for messages. Kinds that no longer exist count as gone; cluster-scoped
+    /// objects are not waited for (while their namespace is being deleted nobody else
+    /// deletes them, and they would hold the finalizer and the namespace forever).
     pub async fn remaining(&self, manifest: &str) -> Result<Vec<String>, DriftError> {
         let mut remaining = Vec::new();
         for object in parse_manifest(manifest)? {
@@ -234,12 +238,15 @@ impl ReleaseObjects<'_> {
                     });
                 }
             };
-            let namespace = kind.namespaced.then(|| {
+            if !kind.namespaced {
+                continue;
+            }
+            let namespace = Some(
                 object
                     .namespace
                     .clone()
-                    .unwrap_or_else(|| self.release_namespace.to_string())
-            });
+                    .unwrap_or_else(|| self.release_namespace.to_string()),
+            );
             let item = Located {
                 object,
                 kind,
@@ -273,26 +280,122 @@ fn insert_string(metadata: &mut Value, map: &str, key: &str, value: &str) {
 
 /// Whether everything `desired` sets is set the same way in `live` (the API server adds
 /// defaults, status and metadata, which are not drift). Lists must match item by item,
-/// except owner references, where the desired ones only need to be present.
+/// except owner references, where the desired ones only need to be present. Values are
+/// compared as the server stores them: quantities by amount (`1` = `1000m`, `1Gi` =
+/// `1024Mi`), a number equals its decimal string (int-or-string fields).
 pub(crate) fn contains(desired: &Value, live: &Value) -> bool {
-    contains_at(desired, live, "")
+    contains_at(desired, live, "", "")
 }
 
-fn contains_at(desired: &Value, live: &Value, key: &str) -> bool {
+/// Maps whose values are resource quantities, and keys holding one.
+const QUANTITY_MAPS: [&str; 6] = [
+    "limits",
+    "requests",
+    "hard",
+    "capacity",
+    "allocatable",
+    "overhead",
+];
+const QUANTITY_KEYS: [&str; 2] = ["sizeLimit", "storage"];
+
+fn contains_at(desired: &Value, live: &Value, key: &str, parent: &str) -> bool {
     match (desired, live) {
         (Value::Object(want), Value::Object(have)) => want.iter().all(|(k, v)| match have.get(k) {
-            Some(h) => contains_at(v, h, k),
+            Some(h) => contains_at(v, h, k, key),
             None => v.is_null() || is_empty_collection(v),
         }),
         (Value::Array(want), Value::Array(have)) if key == "ownerReferences" => want
             .iter()
-            .all(|w| have.iter().any(|h| contains_at(w, h, ""))),
+            .all(|w| have.iter().any(|h| contains_at(w, h, "", ""))),
         (Value::Array(want), Value::Array(have)) => {
-            want.len() == have.len() && want.iter().zip(have).all(|(w, h)| contains_at(w, h, ""))
+            want.len() == have.len()
+                && want
+                    .iter()
+                    .zip(have)
+                    .all(|(w, h)| contains_at(w, h, "", key))
+        }
+        (want, have) if QUANTITY_MAPS.contains(&parent) || QUANTITY_KEYS.contains(&key) => {
+            match (quantity(want), quantity(have)) {
+                (Some(a), Some(b)) => same_amount(a, b),
+                _ => want == have,
+            }
         }
         (Value::Number(want), Value::Number(have)) => want.as_f64() == have.as_f64(),
+        (Value::Number(number), Value::String(text))
+        | (Value::String(text), Value::Number(number)) => {
+            text.parse::<f64>().ok() == number.as_f64()
+        }
         (want, have) => want == have,
     }
+}
+
+/// The amount of a Kubernetes quantity (`500m`, `1.5Gi`, `1e3`, `2`), in base units.
+fn quantity(value: &Value) -> Option<f64> {
+    let text = match value {
+        Value::Number(n) => return n.as_f64(),
+        Value::String(s) => s.trim(),
+        _ => return None,
+    };
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
+        .unwrap_or(text.len());
+    let (number, suffix) = text.split_at(split);
+    let number: f64 = number.parse().ok()?;
+    let factor = match suffix {
+        "" => 1.0,
+        "n" => 1e-9,
+        "u" => 1e-6,
+        "m" => 1e-3,
+        "k" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "P" => 1e15,
+        "E" => 1e18,
+        "Ki" => 1024.0,
+        "Mi" => 1024f64.powi(2),
+        "Gi" => 1024f64.powi(3),
+        "Ti" => 1024f64.powi(4),
+        "Pi" => 1024f64.powi(5),
+        "Ei" => 1024f64.powi(6),
+        exponent => {
+            let exponent = exponent.strip_prefix(['e', 'E'])?;
+            10f64.powi(exponent.parse().ok()?)
+        }
+    };
+    Some(number * factor)
+}
+
+fn same_amount(a: f64, b: f64) -> bool {
+    (a - b).abs() <= f64::EPSILON * a.abs().max(b.abs()) * 4.0
+}
+
+/// What the server keeps of the desired object: a Secret's `stringData` is stored as
+/// base64 `data` and never read back.
+fn comparable(desired: &Value) -> Value {
+    let mut body = desired.clone();
+    if body.get("kind").and_then(Value::as_str) != Some("Secret") {
+        return body;
+    }
+    let Some(object) = body.as_object_mut() else {
+        return body;
+    };
+    if let Some(Value::Object(strings)) = object.remove("stringData") {
+        let data = object.entry("data").or_insert_with(|| json!({}));
+        if let Value::Object(data) = data {
+            for (key, value) in strings {
+                let text = match value {
+                    Value::String(text) => text,
+                    other => other.to_string(),
+                };
+                data.insert(
+                    key,
+                    Value::String(base64::engine::general_purpose::STANDARD.encode(text)),
+                );
+            }
+        }
+    }
+    body
 }
 
 /// `{}` / `[]` in a manifest are dropped by the API server.
@@ -333,6 +436,41 @@ mod tests {
             &desired,
             &json!({"spec": {"ports": [{"port": 80}]}})
         ));
+    }
+
+    #[test]
+    fn equal_quantities_and_int_or_string_are_not_drift() {
+        let desired = json!({"spec": {"containers": [{"resources": {
+            "limits": {"cpu": 1, "memory": "1Gi"},
+            "requests": {"cpu": "1000m", "memory": "1024Mi", "ephemeral-storage": "1e3"}}}],
+            "volumes": [{"emptyDir": {"sizeLimit": "0.5Gi"}}],
+            "ports": [{"port": "80", "targetPort": 8080}]}});
+        let live = json!({"spec": {"containers": [{"resources": {
+            "limits": {"cpu": "1", "memory": "1Gi"},
+            "requests": {"cpu": "1", "memory": "1Gi", "ephemeral-storage": "1k"}}}],
+            "volumes": [{"emptyDir": {"sizeLimit": "512Mi"}}],
+            "ports": [{"port": 80, "targetPort": "8080"}]}});
+        assert!(contains(&desired, &live));
+        let more = json!({"spec": {"containers": [{"resources": {"limits": {"cpu": "1001m"}}}]}});
+        assert!(!contains(&more, &live));
+        // outside quantity maps, strings are compared as strings
+        let env = json!({"env": [{"name": "CPU", "value": "1000m"}]});
+        assert!(!contains(
+            &env,
+            &json!({"env": [{"name": "CPU", "value": "1"}]})
+        ));
+    }
+
+    #[test]
+    fn secret_string_data_is_compared_as_data() {
+        let desired =
+            json!({"kind": "Secret", "stringData": {"password": "hunter2", "port": 5432}});
+        let live =
+            json!({"kind": "Secret", "data": {"password": "aHVudGVyMg==", "port": "NTQzMg=="}});
+        assert!(contains(&comparable(&desired), &live));
+        let changed =
+            json!({"kind": "Secret", "data": {"password": "b3RoZXI=", "port": "NTQzMg=="}});
+        assert!(!contains(&comparable(&desired), &changed));
     }
 
     #[test]

@@ -1,22 +1,49 @@
-//! `HelmClient` that runs the Helm 3 CLI (`helm` from PATH, or `$HELM_BIN`).
+//! `HelmClient` that runs the Helm CLI (`helm` from PATH, or `$HELM_BIN`). Helm 4 is what
+//! the generated image pins; Helm 3 keeps working (the major version is asked once).
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use tokio::process::Command;
+use tokio::sync::OnceCell;
 
 use super::client::{
     DryRun, HelmClient, HelmError, InstallOptions, ReleaseTarget, RollbackOptions,
     UninstallOptions, UpgradeOptions,
 };
 use super::release::{Release, ReleaseJson, ReleaseRevision};
+use super::release_store;
+
+/// Helm's own default for `--timeout` (5m0s in Helm 3 and 4).
+pub const DEFAULT_HELM_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long after `--timeout` a helm process may still run before it is killed (a tenth
+/// of the timeout, at most this).
+const KILL_GRACE: Duration = Duration::from_secs(30);
 
 /// Runs the `helm` binary. Release name and namespace come from the custom resource;
 /// values go through a temporary JSON file (`-f`), so no `--set` escaping is involved.
-#[derive(Clone, Debug)]
+/// Once a Kubernetes client is attached, the latest release is read from Helm's storage
+/// Secrets directly instead of running `helm status`.
+#[derive(Clone)]
 pub struct HelmCli {
     binary: PathBuf,
+    timeout: Duration,
+    major: Arc<OnceCell<u32>>,
+    client: Arc<OnceLock<kube::Client>>,
+}
+
+impl std::fmt::Debug for HelmCli {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HelmCli")
+            .field("binary", &self.binary)
+            .field("timeout", &self.timeout)
+            .field("major", &self.major.get())
+            .field("reads_secrets", &self.client.get().is_some())
+            .finish()
+    }
 }
 
 impl Default for HelmCli {
@@ -38,7 +65,60 @@ impl HelmCli {
     pub fn with_binary(binary: impl Into<PathBuf>) -> Self {
         HelmCli {
             binary: binary.into(),
+            timeout: DEFAULT_HELM_TIMEOUT,
+            major: Arc::new(OnceCell::new()),
+            client: Arc::new(OnceLock::new()),
         }
+    }
+
+    /// `--timeout` of every helm operation; the process is killed 30s after it.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Speak this Helm major version's flags instead of asking `helm version`.
+    pub fn with_major_version(self, major: u32) -> Self {
+        let _ = self.major.set(major);
+        self
+    }
+
+    /// The Helm major version: asked once; Helm 3's flags (which Helm 4 still accepts,
+    /// deprecated) when it cannot be told.
+    async fn major(&self) -> u32 {
+        *self
+            .major
+            .get_or_init(|| async {
+                let args = vec!["version".into(), "--template".into(), "{{.Version}}".into()];
+                let target = ReleaseTarget::new("", "");
+                let major = match self.run(args, "version", &target).await {
+                    Ok(Ok(out)) => parse_major(&out),
+                    _ => None,
+                };
+                match major {
+                    Some(major) => major,
+                    None => {
+                        tracing::warn!(binary = %self.binary.display(), "cannot tell the helm version; using Helm 3 flags");
+                        3
+                    }
+                }
+            })
+            .await
+    }
+
+    /// `--force-replace` (Helm 4, helm/helm pkg/cmd/upgrade.go) or `--force` (Helm 3).
+    async fn force_flag(&self) -> &'static str {
+        match self.major().await {
+            major if major >= 4 => "--force-replace",
+            _ => "--force",
+        }
+    }
+
+    fn timeout_args(&self) -> [OsString; 2] {
+        [
+            "--timeout".into(),
+            format!("{}s", self.timeout.as_secs()).into(),
+        ]
     }
 
     /// The binary this client runs.
@@ -53,11 +133,18 @@ impl HelmCli {
         operation: &'static str,
         target: &ReleaseTarget,
     ) -> Result<Result<String, String>, HelmError> {
-        let output = Command::new(&self.binary)
+        let limit = self.timeout + (self.timeout / 10).min(KILL_GRACE);
+        let running = Command::new(&self.binary)
             .args(&args)
             .kill_on_drop(true)
-            .output()
+            .output();
+        let output = tokio::time::timeout(limit, running)
             .await
+            .map_err(|_| HelmError::Timeout {
+                operation,
+                release: target.clone(),
+                millis: limit.as_millis(),
+            })?
             .map_err(|source| HelmError::Spawn {
                 binary: self.binary.display().to_string(),
                 source,
@@ -90,8 +177,15 @@ impl HelmCli {
     }
 }
 
+/// Helm 3 and 4 both print `driver.ErrReleaseNotFound` (pkg/storage/driver/driver.go).
 fn is_release_not_found(stderr: &str) -> bool {
     stderr.contains("release: not found")
+}
+
+/// `v4.2.4` / `v3.18.6+g1234` -> major version.
+fn parse_major(version: &str) -> Option<u32> {
+    let version = version.trim().strip_prefix('v')?;
+    version.split('.').next()?.parse().ok()
 }
 
 fn base_args(verb: &str, target: &ReleaseTarget) -> Vec<OsString> {
@@ -176,6 +270,7 @@ impl HelmClient for HelmCli {
     ) -> Result<Release, HelmError> {
         let values_file = write_values(values, target)?;
         let mut args = chart_args("install", target, chart, values_file.path());
+        args.extend(self.timeout_args());
         push_common(&mut args, options.disable_hooks, &options.description);
         let stdout = self.run_checked(args, "install", target).await?;
         parse_release(&stdout, "install", target)
@@ -194,8 +289,12 @@ impl HelmClient for HelmCli {
             args.extend(["--history-max".into(), max.to_string().into()]);
         }
         if options.force {
-            args.push("--force".into());
+            args.push(self.force_flag().await.into());
         }
+        if options.reset_values {
+            args.push("--reset-values".into());
+        }
+        args.extend(self.timeout_args());
         push_common(&mut args, options.disable_hooks, &options.description);
         let operation = match options.dry_run {
             Some(DryRun::Server) => {
@@ -218,12 +317,23 @@ impl HelmClient for HelmCli {
         options: &UninstallOptions,
     ) -> Result<(), HelmError> {
         let mut args = base_args("uninstall", target);
+        // A bare `--wait` is Helm 3's boolean and Helm 4's `watcher` strategy.
         args.extend(["--wait".into(), "--ignore-not-found".into()]);
+        args.extend(self.timeout_args());
         push_common(&mut args, options.disable_hooks, &options.description);
         self.run_checked(args, "uninstall", target).await.map(drop)
     }
 
+    fn attach_client(&self, client: &kube::Client) {
+        if release_store::secrets_driver() {
+            let _ = self.client.set(client.clone());
+        }
+    }
+
     async fn get(&self, target: &ReleaseTarget) -> Result<Option<Release>, HelmError> {
+        if let Some(client) = self.client.get() {
+            return release_store::latest(client, target).await;
+        }
         let mut args = base_args("status", target);
         args.extend(["-o".into(), "json".into()]);
         match self.run(args, "status", target).await? {
@@ -267,11 +377,12 @@ impl HelmClient for HelmCli {
         }
         args.extend(["-n".into(), target.namespace.clone().into()]);
         if options.force {
-            args.push("--force".into());
+            args.push(self.force_flag().await.into());
         }
         if let Some(max) = options.max_history {
             args.extend(["--history-max".into(), max.to_string().into()]);
         }
+        args.extend(self.timeout_args());
         self.run_checked(args, "rollback", target).await.map(drop)
     }
 }

@@ -43,6 +43,22 @@ impl StubHelm {
              cat '{d}/stderr' >&2\n\
              exit {exit}\n"
         );
+        Self::from_script(dir, serial, &script)
+    }
+
+    /// A stub running `script` (tests that need another behaviour).
+    fn with_script(script: &str) -> Self {
+        let serial = SERIAL
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        Self::from_script(tempfile::tempdir().unwrap(), serial, script)
+    }
+
+    fn from_script(
+        dir: tempfile::TempDir,
+        serial: std::sync::MutexGuard<'static, ()>,
+        script: &str,
+    ) -> Self {
         let path = dir.path().join("helm");
         std::fs::write(&path, script).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -52,8 +68,9 @@ impl StubHelm {
         }
     }
 
+    /// A Helm 3 client (the version is not asked); see `helm4_flags...` for detection.
     fn client(&self) -> HelmCli {
-        HelmCli::with_binary(self.dir.path().join("helm"))
+        HelmCli::with_binary(self.dir.path().join("helm")).with_major_version(3)
     }
 
     /// The recorded invocations, with the temp values path replaced by `<values>`.
@@ -122,7 +139,7 @@ async fn install_passes_values_file_and_parses_the_release() {
         .unwrap();
     assert_eq!(release, expected_release());
     let mut want = args(
-        "install mc helm-charts/memcached -n apps -f <values> -o json --no-hooks --description",
+        "install mc helm-charts/memcached -n apps -f <values> -o json --timeout 300s --no-hooks --description",
     );
     want.push("by operator".into());
     assert_eq!(stub.calls(), vec![want]);
@@ -143,7 +160,9 @@ async fn install_without_options_has_no_extra_flags() {
         .unwrap();
     assert_eq!(
         stub.calls(),
-        vec![args("install mc chart.tgz -n apps -f <values> -o json")]
+        vec![args(
+            "install mc chart.tgz -n apps -f <values> -o json --timeout 300s"
+        )]
     );
     assert_eq!(stub.values(), json!({}));
 }
@@ -166,6 +185,7 @@ async fn upgrade_and_dry_run_flags() {
         force: true,
         disable_hooks: true,
         max_history: Some(0),
+        reset_values: true,
         ..UpgradeOptions::default()
     };
     client
@@ -184,12 +204,14 @@ async fn upgrade_and_dry_run_flags() {
         stub.calls(),
         vec![
             args(
-                "upgrade mc charts/mc -n apps -f <values> -o json --history-max 10 --dry-run=server"
+                "upgrade mc charts/mc -n apps -f <values> -o json --history-max 10 --timeout 300s --dry-run=server"
             ),
             args(
-                "upgrade mc charts/mc -n apps -f <values> -o json --history-max 0 --force --no-hooks"
+                "upgrade mc charts/mc -n apps -f <values> -o json --history-max 0 --force --reset-values --timeout 300s --no-hooks"
             ),
-            args("upgrade mc charts/mc -n apps -f <values> -o json --dry-run=client"),
+            args(
+                "upgrade mc charts/mc -n apps -f <values> -o json --timeout 300s --dry-run=client"
+            ),
         ]
     );
 }
@@ -210,8 +232,10 @@ async fn uninstall_waits_and_ignores_missing_releases() {
     assert_eq!(
         stub.calls(),
         vec![
-            args("uninstall mc -n apps --wait --ignore-not-found"),
-            args("uninstall mc -n apps --wait --ignore-not-found --no-hooks --description bye"),
+            args("uninstall mc -n apps --wait --ignore-not-found --timeout 300s"),
+            args(
+                "uninstall mc -n apps --wait --ignore-not-found --timeout 300s --no-hooks --description bye"
+            ),
         ]
     );
 }
@@ -276,8 +300,8 @@ async fn rollback_flags() {
     assert_eq!(
         stub.calls(),
         vec![
-            args("rollback mc 3 -n apps --force --history-max 10"),
-            args("rollback mc -n apps"),
+            args("rollback mc 3 -n apps --force --history-max 10 --timeout 300s"),
+            args("rollback mc -n apps --timeout 300s"),
         ]
     );
 }
@@ -376,4 +400,122 @@ async fn missing_binary_is_reported() {
             .to_string()
             .ends_with("(install helm or set HELM_BIN)")
     );
+}
+
+#[tokio::test]
+async fn helm4_is_detected_once_and_gets_its_renamed_flags() {
+    let stub = StubHelm::new("v4.2.4", "", 0);
+    let client = HelmCli::with_binary(stub.dir.path().join("helm"));
+    let options = RollbackOptions {
+        force: true,
+        max_history: None,
+    };
+    client.rollback(&target(), Some(1), &options).await.unwrap();
+    client.rollback(&target(), Some(2), &options).await.unwrap();
+    assert_eq!(
+        stub.calls(),
+        vec![
+            args("version --template {{.Version}}"),
+            args("rollback mc 1 -n apps --force-replace --timeout 300s"),
+            args("rollback mc 2 -n apps --force-replace --timeout 300s"),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn helm3_or_an_unknown_version_keeps_force() {
+    for version in ["v3.18.6+gb76a950", "garbage"] {
+        let stub = StubHelm::new(version, "", 0);
+        let client = HelmCli::with_binary(stub.dir.path().join("helm"));
+        let options = RollbackOptions {
+            force: true,
+            max_history: None,
+        };
+        client.rollback(&target(), Some(1), &options).await.unwrap();
+        assert_eq!(
+            stub.calls()[1],
+            args("rollback mc 1 -n apps --force --timeout 300s"),
+            "{version}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_hanging_helm_is_killed_after_its_timeout() {
+    let stub = StubHelm::with_script("#!/bin/sh\nsleep 30\n");
+    let client = HelmCli::with_binary(stub.dir.path().join("helm"))
+        .with_major_version(4)
+        .with_timeout(std::time::Duration::from_millis(200));
+    let started = std::time::Instant::now();
+    let error = client
+        .uninstall(&target(), &UninstallOptions::default())
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(
+        error.to_string(),
+        "helm uninstall of release apps/mc did not finish within 220ms and was killed (raise it with HelmCli::with_timeout)"
+    );
+}
+
+#[tokio::test]
+async fn with_a_client_the_latest_release_is_read_from_its_secrets() {
+    use crate::helm::tests::api::{Expect, finish, mock_api};
+    let stored = |version: u32, status: &str| {
+        let json = RELEASE_JSON
+            .replace("\"version\":2", &format!("\"version\":{version}"))
+            .replace(
+                "\"status\":\"deployed\"",
+                &format!("\"status\":\"{status}\""),
+            );
+        json!({"metadata": {"name": format!("sh.helm.release.v1.mc.v{version}"), "namespace": "apps",
+                            "labels": {"owner": "helm", "name": "mc", "status": status, "version": version.to_string()}},
+               "type": "helm.sh/release.v1",
+               "data": {"release": base64::Engine::encode(&base64::engine::general_purpose::STANDARD,
+                                                          crate::helm::release_store::tests::encode(&json))}})
+    };
+    let uri = "/api/v1/namespaces/apps/secrets?&labelSelector=owner%3Dhelm%2Cname%3Dmc";
+    let (kube, api) = mock_api(vec![
+        Expect::get(
+            uri,
+            json!({"kind": "SecretList", "apiVersion": "v1", "metadata": {},
+                   "items": [stored(1, "superseded"), stored(2, "deployed")]}),
+        ),
+        Expect::get(
+            uri,
+            json!({"kind": "SecretList", "apiVersion": "v1", "metadata": {}, "items": []}),
+        ),
+    ]);
+    // No stub: a helm process would fail the test (the binary does not exist).
+    let client = HelmCli::with_binary("/nonexistent/helm").with_major_version(4);
+    client.attach_client(&kube);
+    assert_eq!(
+        client.get(&target()).await.unwrap(),
+        Some(expected_release())
+    );
+    assert_eq!(client.get(&target()).await.unwrap(), None);
+    drop((client, kube));
+    finish(api).await;
+}
+
+#[tokio::test]
+async fn an_unreadable_release_secret_is_named_in_the_error() {
+    use crate::helm::tests::api::{Expect, finish, mock_api};
+    let (kube, api) = mock_api(vec![Expect::get(
+        "/api/v1/namespaces/apps/secrets?&labelSelector=owner%3Dhelm%2Cname%3Dmc",
+        json!({"kind": "SecretList", "apiVersion": "v1", "metadata": {}, "items": [
+            {"metadata": {"name": "sh.helm.release.v1.mc.v1", "labels": {"version": "1"}},
+             "data": {"release": "JSUl"}}]}),
+    )]);
+    let client = HelmCli::with_binary("/nonexistent/helm").with_major_version(4);
+    client.attach_client(&kube);
+    let error = client.get(&target()).await.unwrap_err().to_string();
+    assert!(
+        error.starts_with(
+            "cannot read release apps/mc from its storage Secrets: Secret sh.helm.release.v1.mc.v1: release is not base64"
+        ),
+        "{error}"
+    );
+    drop((client, kube));
+    finish(api).await;
 }

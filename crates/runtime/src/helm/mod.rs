@@ -12,12 +12,54 @@
 //! ```
 //!
 //! Semantics follow helm-operator-plugins (`pkg/reconciler`): finalizer
-//! `uninstall-helm-release`; install when there is no release; upgrade when the server-side
-//! dry-run manifest differs or the release failed or was superseded; otherwise repair drift
-//! of every object of the release; conditions `Initialized`, `Deployed`, `ReleaseFailed`,
-//! `Irreconcilable` (and `Paused`) with upstream's reasons; `status.deployedRelease`;
-//! one `ValueOverridden` Warning event per override value; requeue after the reconcile period
-//! (annotation `helm.sdk.operatorframework.io/reconcile-period` wins).
+//! `uninstall-helm-release`; install when there is no release; upgrade when the dry-run
+//! manifest differs or the release failed or was superseded; otherwise repair drift of every
+//! object of the release; conditions `Initialized`, `Deployed`, `ReleaseFailed`,
+//! `Irreconcilable` (and `Paused`) with upstream's reasons; `status.deployedRelease`; one
+//! `ValueOverridden` Warning event per override value.
+//!
+//! Values: overrides on the spec, then the value translator, then coalesced with the chart's
+//! values.yaml (as upstream's `chartutil.CoalesceValues`), and upgrades pass
+//! `--reset-values`: an emptied spec deploys the chart's defaults, never the previous
+//! release's values. Override values get `$VAR` expansion but no Go template rendering.
+//!
+//! Defaults as operator-sdk's: requeue every minute (watches.yaml `reconcilePeriod`, or the
+//! annotation `helm.sdk.operatorframework.io/reconcile-period`, win; zero: never);
+//! `maxConcurrentReconciles` = number of CPUs; `dryRunOption` client-side (`server`
+//! evaluates `lookup`); 10 revisions kept.
+//!
+//! Failed upgrades: rolled back only when the upgrade recorded a revision (upstream's
+//! `pkg/client/actionclient.go`), to the revision that was deployed, with
+//! `--force-replace` unless `helm.sdk.operatorframework.io/rollback-force: "false"`;
+//! `ReconcilerBuilder::with_failure_rollback(false)` leaves them failed.
+//!
+//! Deletion: `helm uninstall`, then the finalizer stays until every namespaced object of the
+//! release is gone (operator-sdk#4401), at most 5 minutes after the deletion
+//! (`with_uninstall_wait_timeout`); cluster-scoped objects are not waited for. A release
+//! Helm no longer has (its Secrets went with the namespace) lets go at once, and one that
+//! cannot be read is uninstalled anyway. Annotations: `uninstall-wait: "false"` skips the
+//! wait; `uninstall-ignore-failure: "true"` (ours) removes the finalizer even when the
+//! uninstall fails.
+//!
+//! Dependents: one metadata watch per kind of the releases. Deletions, and updates that
+//! change more than `resourceVersion`/`managedFields` (generation, labels, annotations,
+//! owner references, finalizers) trigger a reconcile, like operator-sdk's
+//! `DependentPredicate`. Drift is judged on what the server stores: quantities by amount,
+//! int-or-string by value, Secret `stringData` as `data`, server defaults ignored; an
+//! unchanged object is logged at debug only.
+//!
+//! Helm: [`HelmCli`] runs the `helm` binary (Helm 4 pinned in the generated image; the
+//! major version is asked once and Helm 3's `--force` used when it is 3), with
+//! `--timeout` (default 5m) on every operation and the process killed soon after. With the
+//! controller's client attached, the latest release is read from Helm's storage Secrets
+//! (base64 of gzipped JSON, labels `owner=helm,name=`) instead of `helm status`, unless
+//! `HELM_DRIVER` names another driver.
+//!
+//! Steady state (cargo feature `chart-engine`, on in generated hybrid and helm projects): a
+//! deployed release is rendered in process with rusty-sdk-chart and the values Helm would
+//! get; when it yields exactly the release's objects, the reconcile only checks those objects,
+//! with no helm process and no write. A chart calling `lookup`, one our engine cannot render
+//! (logged once per controller) or any difference falls back to Helm's dry run, which decides.
 //!
 //! Differences from upstream, on purpose:
 //! - Owner references are added by the drift-repair step (server-side apply of each
@@ -25,19 +67,18 @@
 //!   instead of a Helm post-renderer; Helm 3 and 4 differ there. Objects outside the
 //!   resource's namespace and `helm.sh/resource-policy: keep` objects get none; their
 //!   changes are still mapped back through Helm's `meta.helm.sh/release-*` annotations.
-//! - On delete the finalizer stays until every object of the release returns 404
-//!   (operator-sdk#4401); the resource is requeued meanwhile.
+//! - Deletion waits for the release's objects by default (upstream only with
+//!   `uninstall-wait: "true"`).
 //! - A release stuck in `pending-install` is uninstalled and installed again;
 //!   `pending-upgrade`/`pending-rollback` is rolled back to the last good revision
 //!   (helm-operator-plugins#462).
 //! - The label selector is honoured on the watch and in the reconcile.
-//! - Values are not coalesced with the chart's defaults here: `helm` does that itself.
-//!   Override values get `$VAR` expansion but no Go template rendering.
 //! - Helm's release Secrets are not watched (the CLI does not set owner references on them).
 mod annotations;
 mod backoff;
 mod builder;
 mod chart_check;
+mod chart_values;
 mod client;
 mod dependents;
 mod drift;
@@ -46,6 +87,8 @@ mod env;
 mod finalizer;
 mod helm_cli;
 mod hooks;
+#[cfg(feature = "chart-engine")]
+mod in_process;
 mod kinds;
 mod manifest;
 mod reconcile;
@@ -53,6 +96,7 @@ mod reconciler;
 mod recovery;
 mod release;
 mod release_actions;
+mod release_store;
 mod settings;
 mod status;
 mod uninstall;
@@ -80,6 +124,8 @@ pub use hooks::{PostHook, PreHook};
 pub use manifest::ManifestError;
 pub use reconcile::ReconcileError;
 pub use reconciler::Reconciler;
+#[doc(hidden)]
+pub use reconciler::Standalone;
 pub use release::{Release, ReleaseRevision, ReleaseStatus};
 pub use status::{DeployedRelease, HelmCondition, condition_type, reason};
 pub use values::{ValueTranslator, ValuesError};

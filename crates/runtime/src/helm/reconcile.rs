@@ -49,7 +49,8 @@ pub(super) enum Outcome {
 /// What the release needs.
 pub(super) enum ReleaseState {
     NeedsInstall,
-    NeedsUpgrade,
+    /// The release as it is now (what a failed upgrade rolls back to).
+    NeedsUpgrade(Release),
     Unchanged(Release),
 }
 
@@ -128,23 +129,20 @@ impl Flow<'_> {
         if status.has(kind::PAUSED) {
             status.set(kind::PAUSED, Status::False, "", "");
         }
-        let release = self
-            .ctx
-            .settings
-            .helm
-            .get(&self.target)
-            .await
-            .inspect_err(|e| {
-                status.set_error(kind::IRRECONCILABLE, reason::ERROR_GETTING_RELEASE_STATE, e);
-            })?;
+        let release = self.ctx.settings.helm.get(&self.target).await;
+        if self.cr.meta().deletion_timestamp.is_some() {
+            // A release that cannot be read (name over 53 characters, storage error) must
+            // not block deletion: upstream ignores the error and uninstalls anyway.
+            return self.delete(status, release).await;
+        }
+        let release = release.inspect_err(|e| {
+            status.set_error(kind::IRRECONCILABLE, reason::ERROR_GETTING_RELEASE_STATE, e);
+        })?;
         match &release {
             None => status.set(kind::DEPLOYED, Status::False, "", ""),
             Some(release) => status.set_deployed(release),
         }
         status.set(kind::INITIALIZED, Status::True, "", "");
-        if self.cr.meta().deletion_timestamp.is_some() {
-            return self.delete(status, release).await;
-        }
         let release = match release {
             Some(stuck) if stuck.status.is_pending() => {
                 self.recover(stuck).await.inspect_err(|e| {
@@ -179,7 +177,7 @@ impl Flow<'_> {
         run_pre_hooks(&self.ctx.settings.pre_hooks, self.cr, &values).await;
         let release = match state {
             ReleaseState::NeedsInstall => self.install(status, &values).await?,
-            ReleaseState::NeedsUpgrade => self.upgrade(status, &values).await?,
+            ReleaseState::NeedsUpgrade(current) => self.upgrade(status, &values, &current).await?,
             ReleaseState::Unchanged(release) => {
                 status.set(kind::RELEASE_FAILED, Status::False, "", "");
                 release

@@ -49,6 +49,28 @@ impl Reconciler {
         self.settings.controller_name()
     }
 
+    /// Reconcile custom resources one call at a time, outside a controller (tools and
+    /// benchmarks): no watches, no dependent watches, kinds discovered on first use.
+    #[doc(hidden)]
+    pub fn standalone(self, client: Client, resource: ApiResource) -> Standalone {
+        let settings = self.settings;
+        settings.helm.attach_client(&client);
+        let name = settings.controller_name();
+        Standalone(Arc::new(ReconcileContext {
+            reporter: Reporter {
+                controller: name.clone(),
+                instance: None,
+            },
+            field_manager: name,
+            client,
+            settings,
+            resource,
+            kinds: KindCache::default(),
+            dependents: None,
+            backoff: Default::default(),
+        }))
+    }
+
     /// Run the controller until `ctx.shutdown` fires.
     pub fn run(
         self,
@@ -73,6 +95,7 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
     let name = settings.controller_name();
     let client = ctx.client.clone();
     let (resource, namespaced) = resolve_kind(&client, &settings).await;
+    settings.helm.attach_client(&client);
     let api = ctx.scope.dynamic_api(client.clone(), &resource, namespaced);
     let mut watch_config = watcher::Config::default().any_semantic();
     if !settings.selector.selects_all() {
@@ -119,7 +142,7 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
                 async move {
                     let key = object_key(&cr);
                     let outcome = metrics
-                        .instrument(&metric_name, reconcile(cr, rctx.clone()))
+                        .instrument_action(&metric_name, reconcile(cr, rctx.clone()))
                         .await;
                     if outcome.is_ok() {
                         rctx.backoff.succeeded(&key);
@@ -140,6 +163,17 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
     ctx.drive(store, run).await;
     tracing::info!(controller = %name, "Helm controller stopped");
     Ok(())
+}
+
+/// See [`Reconciler::standalone`].
+#[doc(hidden)]
+pub struct Standalone(Arc<ReconcileContext>);
+
+impl Standalone {
+    /// One reconcile of `cr`, as the controller would run it.
+    pub async fn reconcile(&self, cr: DynamicObject) -> Result<Action, ReconcileError> {
+        reconcile(Arc::new(cr), self.0.clone()).await
+    }
 }
 
 fn object_key(cr: &DynamicObject) -> String {

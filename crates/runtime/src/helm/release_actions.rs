@@ -5,24 +5,40 @@ use kube::runtime::events::{Event, EventType, Recorder};
 use serde_json::Value;
 
 use super::annotations::{install_options, uninstall_options, upgrade_options};
-use super::client::{DryRun, HelmError, RollbackOptions, UpgradeOptions};
+use super::chart_values::{chart_defaults, coalesce};
+use super::client::{HelmError, RollbackOptions, UpgradeOptions};
 use super::reconcile::{Flow, ReconcileError, ReleaseState};
 use super::release::{Release, ReleaseStatus};
 use super::status::{HelmStatus, condition_type as kind, reason};
 use super::values::{ValuesError, apply_overrides, ensure_map, spec_values};
 
+/// `helm.sdk.operatorframework.io/rollback-force: "false"` rolls a failed upgrade back
+/// without replacing objects (helm-operator-plugins rolls back with force by default).
+pub const ROLLBACK_FORCE_ANNOTATION: &str = "helm.sdk.operatorframework.io/rollback-force";
+
 impl Flow<'_> {
-    /// Overrides on the spec, then the translator (default: the spec itself).
+    /// Overrides on the spec, then the translator (default: the spec itself), coalesced
+    /// with the chart's defaults: the complete values Helm renders with.
     pub(super) async fn values(&self) -> Result<Value, ValuesError> {
         let mut obj = self.cr.clone();
         apply_overrides(&mut obj, &self.ctx.settings.override_values)?;
-        match &self.ctx.settings.value_translator {
+        let values = match &self.ctx.settings.value_translator {
             None => spec_values(&obj),
             Some(translate) => translate(obj, self.ctx.client.clone())
                 .await
                 .map_err(ValuesError::Translator)
                 .and_then(ensure_map),
+        }?;
+        Ok(coalesce(self.chart_defaults()?, values))
+    }
+
+    fn chart_defaults(&self) -> Result<&Value, ValuesError> {
+        let cache = &self.ctx.settings.chart_defaults;
+        if let Some(defaults) = cache.get() {
+            return Ok(defaults);
         }
+        let defaults = chart_defaults(&self.ctx.settings.chart)?;
+        Ok(cache.get_or_init(|| defaults))
     }
 
     pub(super) fn upgrade_options(&self) -> UpgradeOptions {
@@ -31,6 +47,7 @@ impl Flow<'_> {
             self.cr.annotations(),
         );
         options.max_history = Some(self.ctx.settings.max_history);
+        options.reset_values = true;
         options
     }
 
@@ -44,8 +61,20 @@ impl Flow<'_> {
         let Some(current) = current else {
             return Ok(ReleaseState::NeedsInstall);
         };
+        // A deployed release whose chart renders the same objects needs no helm process.
+        #[cfg(feature = "chart-engine")]
+        if current.status == ReleaseStatus::Deployed
+            && self.ctx.settings.in_process.unchanged(
+                &self.ctx.settings.chart,
+                &self.target,
+                &current,
+                values,
+            )
+        {
+            return Ok(ReleaseState::Unchanged(current));
+        }
         let options = UpgradeOptions {
-            dry_run: Some(DryRun::Server),
+            dry_run: Some(self.ctx.settings.dry_run),
             ..self.upgrade_options()
         };
         let planned = self
@@ -60,7 +89,7 @@ impl Flow<'_> {
                 ReleaseStatus::Failed | ReleaseStatus::Superseded
             );
         Ok(match needs_upgrade {
-            true => ReleaseState::NeedsUpgrade,
+            true => ReleaseState::NeedsUpgrade(current),
             false => ReleaseState::Unchanged(current),
         })
     }
@@ -100,6 +129,7 @@ impl Flow<'_> {
         &self,
         status: &mut HelmStatus,
         values: &Value,
+        current: &Release,
     ) -> Result<Release, ReconcileError> {
         let settings = &self.ctx.settings;
         let options = self.upgrade_options();
@@ -116,15 +146,45 @@ impl Flow<'_> {
             Err(error) => {
                 status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, &error);
                 status.set_error(kind::RELEASE_FAILED, reason::UPGRADE_ERROR, &error);
-                let rollback = RollbackOptions {
-                    force: true,
-                    max_history: Some(settings.max_history),
-                };
-                if let Err(e) = settings.helm.rollback(&self.target, None, &rollback).await {
-                    tracing::warn!(release = %self.target, error = %e, "cannot roll back failed upgrade");
+                if settings.rollback_on_failure {
+                    self.roll_back_failed_upgrade(current).await;
                 }
                 Err(error.into())
             }
+        }
+    }
+
+    /// Roll back only when the failed upgrade recorded a revision, and to the revision that
+    /// was current, never to "the previous one": an upgrade that failed before Helm wrote
+    /// anything (lock held, Secret too large, API down) must leave the deployed revision
+    /// alone (helm-operator-plugins pkg/client/actionclient.go rolls back only when
+    /// `Upgrade` returned a release).
+    async fn roll_back_failed_upgrade(&self, current: &Release) {
+        let helm = &self.ctx.settings.helm;
+        let latest = match helm.get(&self.target).await {
+            Ok(latest) => latest,
+            Err(e) => {
+                tracing::warn!(release = %self.target, error = %e, "cannot read release after failed upgrade; not rolling back");
+                return;
+            }
+        };
+        match latest {
+            Some(latest) if latest.version > current.version => {}
+            _ => {
+                tracing::debug!(release = %self.target, "failed upgrade recorded no revision; nothing to roll back");
+                return;
+            }
+        }
+        let force = self.annotation(ROLLBACK_FORCE_ANNOTATION) != Some("false");
+        let options = RollbackOptions {
+            force,
+            max_history: Some(self.ctx.settings.max_history),
+        };
+        if let Err(e) = helm
+            .rollback(&self.target, Some(current.version), &options)
+            .await
+        {
+            tracing::warn!(release = %self.target, error = %e, "cannot roll back failed upgrade");
         }
     }
 

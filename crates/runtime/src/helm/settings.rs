@@ -1,13 +1,14 @@
 //! What one Helm reconciler was configured with, and what each reconcile call shares.
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use kube::api::{ApiResource, DynamicObject, GroupVersionKind};
 use kube::core::{Selector, SelectorExt};
 use kube::runtime::events::Reporter;
 use kube::{Client, ResourceExt};
+use serde_json::Value;
 
 use super::annotations::HelmAnnotation;
 use super::backoff::ErrorBackoff;
@@ -27,6 +28,17 @@ pub(crate) struct Settings {
     pub max_concurrent_reconciles: usize,
     pub reconcile_period: Option<Duration>,
     pub max_history: u32,
+    /// How the deciding dry-run upgrade renders (watches.yaml `dryRunOption`).
+    pub dry_run: super::client::DryRun,
+    /// Roll a failed upgrade back (upstream's default; off: leave it failed for a human).
+    pub rollback_on_failure: bool,
+    /// How long a deleted resource waits for its release's objects to be gone.
+    pub uninstall_wait_timeout: Duration,
+    /// The chart's values.yaml, read on first use.
+    pub chart_defaults: Arc<OnceLock<Value>>,
+    /// Decides "unchanged" without helm (feature `chart-engine`).
+    #[cfg(feature = "chart-engine")]
+    pub in_process: Arc<super::in_process::InProcess>,
     pub install_annotations: Vec<HelmAnnotation>,
     pub upgrade_annotations: Vec<HelmAnnotation>,
     pub uninstall_annotations: Vec<HelmAnnotation>,

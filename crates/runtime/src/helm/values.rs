@@ -36,6 +36,8 @@ pub enum ValuesError {
     Translator(anyhow::Error),
     #[error("value translator must return a map of values, got {0}")]
     NotAMap(&'static str),
+    #[error(transparent)]
+    Chart(#[from] super::chart_values::ChartValuesError),
 }
 
 /// Apply every override (`key=value`, Helm strvals rules) to `obj.spec`.

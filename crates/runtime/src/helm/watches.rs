@@ -10,6 +10,7 @@ use kube::api::GroupVersionKind;
 use serde::Deserialize;
 
 use super::chart_check::{ChartProblem, check_chart};
+use super::client::DryRun;
 use super::duration::parse_go_duration;
 use super::env::expand_env;
 
@@ -26,11 +27,15 @@ pub struct Watch {
     pub watch_dependent_resources: bool,
     /// `--set`-style overrides (`a.b=value`), environment variables already expanded.
     pub override_values: BTreeMap<String, String>,
-    /// Requeue period after a successful reconcile; `None` means no periodic requeue.
+    /// Requeue period after a successful reconcile; `None`: the default (one minute).
     pub reconcile_period: Option<Duration>,
+    /// `None`: the default (the number of CPUs).
     pub max_concurrent_reconciles: Option<usize>,
     /// Only custom resources matching this selector are reconciled (empty = all).
     pub selector: LabelSelector,
+    /// `dryRunOption`: how the upgrade that decides whether anything changed renders
+    /// (`server` evaluates `lookup`; operator-sdk's default is client-side).
+    pub dry_run_option: DryRun,
 }
 
 impl Watch {
@@ -85,6 +90,8 @@ pub enum EntryProblem {
     MaxConcurrentReconciles(i64),
     #[error("invalid selector: {0}")]
     Selector(String),
+    #[error("invalid dryRunOption {0:?}; use client, none or server")]
+    DryRunOption(String),
     #[error("duplicate GVK: already declared by entry #{first}")]
     DuplicateGvk { first: usize },
 }
@@ -109,6 +116,7 @@ struct RawWatch {
     max_concurrent_reconciles: Option<i64>,
     #[serde(default)]
     selector: RawSelector,
+    dry_run_option: Option<String>,
 }
 
 fn default_true() -> bool {
@@ -220,6 +228,12 @@ fn validate(raw: RawWatch, env: &impl Fn(&str) -> Option<String>) -> Result<Watc
         .into_iter()
         .map(|(key, value)| (key, expand_env(&value, env)))
         .collect();
+    // operator-sdk: "server", or client-side for "client", "none" and unset.
+    let dry_run_option = match raw.dry_run_option.as_deref().map(str::trim) {
+        None | Some("") | Some("client") | Some("none") => DryRun::Client,
+        Some("server") => DryRun::Server,
+        Some(other) => return Err(EntryProblem::DryRunOption(other.to_string())),
+    };
     Ok(Watch {
         group: raw.group,
         version: raw.version,
@@ -230,6 +244,7 @@ fn validate(raw: RawWatch, env: &impl Fn(&str) -> Option<String>) -> Result<Watc
         reconcile_period,
         max_concurrent_reconciles,
         selector: label_selector(raw.selector).map_err(EntryProblem::Selector)?,
+        dry_run_option,
     })
 }
 

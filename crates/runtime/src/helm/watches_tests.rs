@@ -88,6 +88,7 @@ fn minimal_entry_gets_operator_sdk_defaults() {
             reconcile_period: None,
             max_concurrent_reconciles: None,
             selector: LabelSelector::default(),
+            dry_run_option: DryRun::Client,
         }]
     );
     assert_eq!(
@@ -112,6 +113,7 @@ fn every_field_is_read() {
     missing: "x$NOPE"
   reconcilePeriod: 1m30s
   maxConcurrentReconciles: 4
+  dryRunOption: server
   selector:
     matchLabels:
       tier: cache
@@ -140,6 +142,7 @@ fn every_field_is_read() {
     );
     assert_eq!(watch.reconcile_period, Some(Duration::from_secs(90)));
     assert_eq!(watch.max_concurrent_reconciles, Some(4));
+    assert_eq!(watch.dry_run_option, DryRun::Server);
     let requirement =
         |key: &str, operator: &str, values: Option<Vec<&str>>| LabelSelectorRequirement {
             key: key.into(),
@@ -366,6 +369,31 @@ fn load_watches_reads_the_file_and_reports_missing_files() {
     let message = load_watches(&missing).unwrap_err().to_string();
     assert!(
         message.starts_with(&format!("cannot read watches file {}", missing.display())),
+        "{message}"
+    );
+}
+
+#[test]
+fn dry_run_option_follows_operator_sdk() {
+    let charts = Charts::new();
+    for (value, expected) in [
+        ("client", DryRun::Client),
+        ("none", DryRun::Client),
+        ("server", DryRun::Server),
+    ] {
+        let text = format!(
+            "- version: v1\n  kind: A\n  chart: {}\n  dryRunOption: {value}\n",
+            charts.path("redis-1.0.0.tgz")
+        );
+        assert_eq!(parse(&text).unwrap()[0].dry_run_option, expected, "{value}");
+    }
+    let text = format!(
+        "- version: v1\n  kind: A\n  chart: {}\n  dryRunOption: always\n",
+        charts.path("redis-1.0.0.tgz")
+    );
+    let message = parse(&text).unwrap_err().to_string();
+    assert!(
+        message.ends_with("invalid dryRunOption \"always\"; use client, none or server"),
         "{message}"
     );
 }

@@ -56,6 +56,21 @@ fn builder_is_preloaded_from_the_watch() {
 }
 
 #[test]
+fn unset_watch_keys_get_operator_sdk_defaults() {
+    // operator-sdk: --reconcile-period 1m, --max-concurrent-reconciles = runtime.NumCPU()
+    let settings = Reconciler::builder(&watch())
+        .unwrap()
+        .build()
+        .unwrap()
+        .into_settings();
+    assert_eq!(settings.reconcile_period, Some(Duration::from_secs(60)));
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    assert_eq!(settings.max_concurrent_reconciles, cpus);
+    assert!(settings.rollback_on_failure);
+    assert_eq!(settings.uninstall_wait_timeout, Duration::from_secs(300));
+}
+
+#[test]
 fn builder_options_override_the_watch() {
     let settings = Reconciler::builder(&watch())
         .unwrap()

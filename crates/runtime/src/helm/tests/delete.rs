@@ -11,9 +11,14 @@ use super::fixtures::*;
 use crate::helm::reconcile::reconcile;
 use crate::helm::{ReleaseStatus, UninstallOptions};
 
-fn deleting(status: Value) -> Value {
+/// Deleted just now (the uninstall wait is counted from the deletion timestamp).
+pub fn deleting(status: Value) -> Value {
+    deleted_at(status, &k8s_openapi::jiff::Timestamp::now().to_string())
+}
+
+pub fn deleted_at(status: Value, timestamp: &str) -> Value {
     let mut cr = cr_json(json!({"replicaCount": 3}), true, Some(status));
-    cr["metadata"]["deletionTimestamp"] = json!("2026-01-02T00:00:00Z");
+    cr["metadata"]["deletionTimestamp"] = json!(timestamp);
     cr
 }
 
@@ -57,12 +62,11 @@ async fn delete_uninstalls_and_waits_for_objects_before_dropping_the_finalizer()
         ]
     );
 
-    // Pass 2: the release is gone and so are its objects: status, then the finalizer.
+    // Pass 2: Helm no longer has the release (as when the namespace controller deleted
+    // its Secrets first): no object is waited for, status, then the finalizer.
     let mut stored = waiting.clone();
     stored["conditions"][0]["lastTransitionTime"] = json!(FIXED_TIME);
     let (client, api) = mock_api(vec![
-        Expect::get_not_found(SERVICE_URI),
-        Expect::get_not_found(DEPLOYMENT_URI),
         Expect::patch(
             STATUS_URI,
             status_patch(json!({

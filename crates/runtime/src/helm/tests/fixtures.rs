@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use super::fake_helm::FakeHelm;
 use crate::helm::kinds::{KindCache, KindInfo};
 use crate::helm::settings::ReconcileContext;
-use crate::helm::{Reconciler, ReconcilerBuilder, Release, ReleaseStatus, Watch};
+use crate::helm::{DryRun, Reconciler, ReconcilerBuilder, Release, ReleaseStatus, Watch};
 
 /// Condition times stored before the reconcile (kept unless the status flips).
 pub const FIXED_TIME: &str = "2026-01-01T00:00:00Z";
@@ -36,6 +36,7 @@ pub fn watch() -> Watch {
         reconcile_period: None,
         max_concurrent_reconciles: None,
         selector: LabelSelector::default(),
+        dry_run_option: DryRun::Server,
     }
 }
 
@@ -54,10 +55,33 @@ pub fn context(
     discover: bool,
     configure: impl FnOnce(ReconcilerBuilder) -> ReconcilerBuilder,
 ) -> Arc<ReconcileContext> {
+    context_with_defaults(client, helm, discover, configure, json!({}))
+}
+
+/// As [`context`], with these values as the chart's values.yaml.
+pub fn context_with_defaults(
+    client: Client,
+    helm: Arc<FakeHelm>,
+    discover: bool,
+    configure: impl FnOnce(ReconcilerBuilder) -> ReconcilerBuilder,
+    chart_defaults: Value,
+) -> Arc<ReconcileContext> {
     let builder = Reconciler::builder(&watch())
         .unwrap()
         .with_helm_client(helm);
     let settings = configure(builder).build().unwrap().into_settings();
+    // The test chart exists only as a name; its values.yaml is what the test says.
+    let _ = settings.chart_defaults.set(chart_defaults);
+    context_from_settings(client, settings, discover)
+}
+
+/// The reconcile context for finished settings (Deployment and Service kinds cached unless
+/// `discover`).
+pub fn context_from_settings(
+    client: Client,
+    settings: crate::helm::settings::Settings,
+    discover: bool,
+) -> Arc<ReconcileContext> {
     let kinds = KindCache::default();
     if !discover {
         for (group, kind, plural) in [
@@ -222,6 +246,11 @@ pub fn condition(type_: &str, status: &str, reason: &str, message: &str, time: &
 
 /// The status of a healthy first install, with stored times.
 pub fn installed_status(replicas: u32) -> Value {
+    installed_status_of(&manifest(replicas))
+}
+
+/// The status of a healthy first install of `manifest`, with stored times.
+pub fn installed_status_of(manifest: &str) -> Value {
     json!({
         "conditions": [
             condition("Deployed", "True", "InstallSuccessful", "release was successfully installed", FIXED_TIME),
@@ -229,7 +258,7 @@ pub fn installed_status(replicas: u32) -> Value {
             condition("Irreconcilable", "False", "", "", FIXED_TIME),
             condition("ReleaseFailed", "False", "", "", FIXED_TIME),
         ],
-        "deployedRelease": {"name": "mc", "manifest": manifest(replicas)},
+        "deployedRelease": {"name": "mc", "manifest": manifest},
     })
 }
 

@@ -119,7 +119,7 @@ async fn install_notes_become_the_deployed_message_and_annotations_set_options()
     ]));
     let ctx = context(client, helm.clone(), false, |b| b);
     let action = reconcile(cr(cr_value), ctx).await.unwrap();
-    assert_eq!(action, Action::await_change());
+    assert_eq!(action, Action::requeue(Duration::from_secs(60)));
     finish(api).await;
     let options = InstallOptions {
         disable_hooks: true,

@@ -122,6 +122,7 @@ async fn pending_upgrade_is_rolled_back_to_the_last_good_revision() {
                 options: UpgradeOptions {
                     max_history: Some(10),
                     dry_run: Some(DryRun::Server),
+                    reset_values: true,
                     ..UpgradeOptions::default()
                 },
             },

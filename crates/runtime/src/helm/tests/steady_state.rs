@@ -17,6 +17,7 @@ fn dry_run(values: serde_json::Value) -> HelmCall {
         options: UpgradeOptions {
             max_history: Some(10),
             dry_run: Some(DryRun::Server),
+            reset_values: true,
             ..UpgradeOptions::default()
         },
     }
@@ -27,9 +28,48 @@ fn real_upgrade(values: serde_json::Value) -> HelmCall {
         values,
         options: UpgradeOptions {
             max_history: Some(10),
+            reset_values: true,
             ..UpgradeOptions::default()
         },
     }
+}
+
+#[tokio::test]
+async fn quantities_spelled_differently_by_the_server_are_not_drift() {
+    // The chart writes `cpu: 1` and `memory: 1024Mi`; the server stores "1" and "1Gi".
+    let spec = json!({"replicaCount": 3});
+    let with_resources = |text: &str| {
+        text.replace(
+            "          image: memcached:1.6.29\n",
+            "          image: memcached:1.6.29\n          resources:\n            limits:\n              \
+             cpu: 1\n              memory: 1024Mi\n",
+        )
+    };
+    let mut deployed = release(1, ReleaseStatus::Deployed, 3);
+    deployed.manifest = with_resources(&deployed.manifest);
+    assert!(deployed.manifest.contains("memory: 1024Mi"));
+    let mut planned = release(2, ReleaseStatus::PendingUpgrade, 3);
+    planned.manifest = deployed.manifest.clone();
+    let mut live_deployment = live(desired_deployment(3));
+    live_deployment["spec"]["template"]["spec"]["containers"][0]["resources"] =
+        json!({"limits": {"cpu": "1", "memory": "1Gi"}});
+    let (client, api) = mock_api(vec![
+        Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::get(DEPLOYMENT_URI, live_deployment),
+    ]);
+    let helm = Arc::new(FakeHelm::new(vec![
+        Reply::Get(Some(deployed.clone())),
+        Reply::Release(planned),
+    ]));
+    let ctx = context(client, helm.clone(), false, |b| b);
+    let mut status = installed_status(3);
+    status["deployedRelease"]["manifest"] = json!(deployed.manifest);
+    reconcile(cr(cr_json(spec.clone(), true, Some(status))), ctx)
+        .await
+        .unwrap();
+    // no PATCH: the mock refuses any request beyond the two GETs
+    finish(api).await;
+    assert_eq!(helm.calls(), vec![HelmCall::Get, dry_run(spec)]);
 }
 
 #[tokio::test]
@@ -112,7 +152,8 @@ async fn spec_change_upgrades_the_release() {
     )
     .await
     .unwrap();
-    assert_eq!(action, Action::await_change());
+    // no reconcilePeriod in the watch: operator-sdk's default minute
+    assert_eq!(action, Action::requeue(Duration::from_secs(60)));
     finish(api).await;
     assert_eq!(
         helm.calls(),
@@ -159,11 +200,9 @@ async fn failed_release_is_upgraded_even_with_the_same_manifest() {
     );
 }
 
-#[tokio::test]
-async fn failed_upgrade_rolls_back_and_reports_upgrade_error() {
-    let spec = json!({"replicaCount": 5});
-    let error = "helm upgrade of release default/mc failed: Error: UPGRADE FAILED: timed out";
-    let (client, api) = mock_api(vec![Expect::patch(
+/// The status patch of a failed upgrade of the installed revision 1.
+fn upgrade_error_patch(spec: &serde_json::Value, error: &str) -> Expect {
+    Expect::patch(
         STATUS_URI,
         status_patch(json!({
             "conditions": [
@@ -175,12 +214,60 @@ async fn failed_upgrade_rolls_back_and_reports_upgrade_error() {
             "deployedRelease": {"name": "mc", "manifest": manifest(3)},
         })),
         cr_json(spec.clone(), true, None),
-    )]);
+    )
+}
+
+#[tokio::test]
+async fn failed_upgrade_that_recorded_a_revision_rolls_back_to_the_deployed_one() {
+    let spec = json!({"replicaCount": 5});
+    let error = "helm upgrade of release default/mc failed: Error: UPGRADE FAILED: timed out";
+    let (client, api) = mock_api(vec![upgrade_error_patch(&spec, error)]);
     let helm = Arc::new(FakeHelm::new(vec![
         Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),
         Reply::Release(release(2, ReleaseStatus::PendingUpgrade, 5)),
         Reply::Fail("upgrade", "Error: UPGRADE FAILED: timed out".into()),
+        Reply::Get(Some(release(2, ReleaseStatus::Failed, 5))),
         Reply::Done,
+    ]));
+    let mut cr_value = cr_json(spec.clone(), true, Some(installed_status(3)));
+    cr_value["metadata"]["annotations"] =
+        json!({"helm.sdk.operatorframework.io/rollback-force": "false"});
+    let ctx = context(client, helm.clone(), false, |b| b);
+    let outcome = reconcile(cr(cr_value), ctx).await;
+    assert_eq!(outcome.unwrap_err().to_string(), error);
+    finish(api).await;
+    assert_eq!(
+        helm.calls(),
+        vec![
+            HelmCall::Get,
+            dry_run(spec.clone()),
+            real_upgrade(spec),
+            HelmCall::Get,
+            HelmCall::Rollback {
+                revision: Some(1),
+                options: RollbackOptions {
+                    force: false,
+                    max_history: Some(10)
+                }
+            },
+        ]
+    );
+}
+
+#[tokio::test]
+async fn upgrade_failing_before_recording_a_revision_is_not_rolled_back() {
+    // "another operation is in progress": Helm wrote nothing, revision 1 is still the
+    // latest; a bare rollback would replace it with revision 0's predecessor.
+    let spec = json!({"replicaCount": 5});
+    let stderr =
+        "Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress";
+    let error = format!("helm upgrade of release default/mc failed: {stderr}");
+    let (client, api) = mock_api(vec![upgrade_error_patch(&spec, &error)]);
+    let helm = Arc::new(FakeHelm::new(vec![
+        Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),
+        Reply::Release(release(2, ReleaseStatus::PendingUpgrade, 5)),
+        Reply::Fail("upgrade", stderr.into()),
+        Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),
     ]));
     let ctx = context(client, helm.clone(), false, |b| b);
     let outcome = reconcile(
@@ -196,14 +283,34 @@ async fn failed_upgrade_rolls_back_and_reports_upgrade_error() {
             HelmCall::Get,
             dry_run(spec.clone()),
             real_upgrade(spec),
-            HelmCall::Rollback {
-                revision: None,
-                options: RollbackOptions {
-                    force: true,
-                    max_history: Some(10)
-                }
-            },
+            HelmCall::Get
         ]
+    );
+}
+
+#[tokio::test]
+async fn failure_rollbacks_can_be_switched_off() {
+    let spec = json!({"replicaCount": 5});
+    let error = "helm upgrade of release default/mc failed: Error: UPGRADE FAILED: timed out";
+    let (client, api) = mock_api(vec![upgrade_error_patch(&spec, error)]);
+    let helm = Arc::new(FakeHelm::new(vec![
+        Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),
+        Reply::Release(release(2, ReleaseStatus::PendingUpgrade, 5)),
+        Reply::Fail("upgrade", "Error: UPGRADE FAILED: timed out".into()),
+    ]));
+    let ctx = context(client, helm.clone(), false, |b| {
+        b.with_failure_rollback(false)
+    });
+    let outcome = reconcile(
+        cr(cr_json(spec.clone(), true, Some(installed_status(3)))),
+        ctx,
+    )
+    .await;
+    assert_eq!(outcome.unwrap_err().to_string(), error);
+    finish(api).await;
+    assert_eq!(
+        helm.calls(),
+        vec![HelmCall::Get, dry_run(spec.clone()), real_upgrade(spec)]
     );
 }
 
@@ -230,7 +337,8 @@ async fn deleted_deployment_is_recreated() {
     )
     .await
     .unwrap();
-    assert_eq!(action, Action::await_change());
+    // no reconcilePeriod in the watch: operator-sdk's default minute
+    assert_eq!(action, Action::requeue(Duration::from_secs(60)));
     finish(api).await;
     assert_eq!(helm.calls(), vec![HelmCall::Get, dry_run(spec)]);
 }

@@ -8,7 +8,7 @@ use super::api::{BodyCheck, Expect, finish, mock_api};
 use super::fake_helm::{FakeHelm, HelmCall, Reply};
 use super::fixtures::*;
 use crate::helm::reconcile::reconcile;
-use crate::helm::{InstallOptions, ReleaseStatus};
+use crate::helm::{DryRun, InstallOptions, ReleaseStatus, UpgradeOptions};
 
 fn installed_patch() -> Expect {
     Expect::patch(
@@ -152,4 +152,51 @@ async fn a_failing_translator_is_irreconcilable_with_error_getting_values() {
     );
     finish(api).await;
     assert_eq!(helm.calls(), vec![HelmCall::Get]);
+}
+
+#[tokio::test]
+async fn an_emptied_spec_upgrades_to_the_chart_defaults() {
+    // Deployed with replicaCount 3; the spec is now empty. Helm must get the chart's
+    // defaults and --reset-values, not reuse the previous release's values.
+    let defaults = json!({"replicaCount": 1, "image": {"tag": "1.6.29"}});
+    let (client, api) = mock_api(vec![
+        Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::get(DEPLOYMENT_URI, live(desired_deployment(1))),
+        Expect::patch(
+            STATUS_URI,
+            status_patch(json!({
+                "conditions": [
+                    condition("Deployed", "True", "UpgradeSuccessful", "release was successfully upgraded", FIXED_TIME),
+                    condition("Initialized", "True", "", "", FIXED_TIME),
+                    condition("Irreconcilable", "False", "", "", FIXED_TIME),
+                    condition("ReleaseFailed", "False", "", "", FIXED_TIME),
+                ],
+                "deployedRelease": {"name": "mc", "manifest": manifest(1)},
+            })),
+            cr_json(json!({}), true, None),
+        ),
+    ]);
+    let helm = Arc::new(FakeHelm::new(vec![
+        Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),
+        Reply::Release(release(2, ReleaseStatus::PendingUpgrade, 1)),
+        Reply::Release(release(2, ReleaseStatus::Deployed, 1)),
+    ]));
+    let ctx = context_with_defaults(client, helm.clone(), false, |b| b, defaults.clone());
+    reconcile(cr(cr_json(json!({}), true, Some(installed_status(3)))), ctx)
+        .await
+        .unwrap();
+    finish(api).await;
+    let upgrade = |dry_run| HelmCall::Upgrade {
+        values: defaults.clone(),
+        options: UpgradeOptions {
+            max_history: Some(10),
+            dry_run,
+            reset_values: true,
+            ..UpgradeOptions::default()
+        },
+    };
+    assert_eq!(
+        helm.calls(),
+        vec![HelmCall::Get, upgrade(Some(DryRun::Server)), upgrade(None)]
+    );
 }
