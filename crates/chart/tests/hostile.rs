@@ -91,7 +91,7 @@ fn endless_loops_and_growth_are_bounded() {
     );
     fails_with(
         "{{ $l := list 1 }}{{ range 40 }}{{ $l = concat $l $l }}{{ end }}",
-        "result of concat has more than 1048576 elements",
+        "1048576",
     );
     fails_with(
         r#"{{ $x := dict }}{{ range 200000 }}{{ $x = dict "a" $x }}{{ end }}"#,

@@ -139,7 +139,7 @@ fn comparisons_and_logic() {
     );
     err(
         "{{ eq 1 \"a\" }}",
-        "template: t:1:3: executing \"t\" at <eq 1 \"a\">: error calling eq: incompatible types for comparison",
+        "template: t:1:3: executing \"t\" at <eq 1 \"a\">: error calling eq: incompatible types for comparison: int and string",
     );
     ok("{{ and 0 .x.y.z }}", "0");
 }
