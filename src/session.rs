@@ -1,11 +1,13 @@
 //! What every command shares: the project root, the shell and the global flags, and the
 //! last step of every command (plan, print, commit).
+use std::cell::RefCell;
 use std::path::PathBuf;
 
 use crate::cli::GlobalArgs;
 use crate::error::{Error, Result};
 use crate::project::{self, Project};
-use crate::scaffold::{Plan, Policy, Tree, commit};
+use crate::scaffold::lock::{self, ProjectLock};
+use crate::scaffold::{Plan, Policy, Tree, commit, journal};
 use crate::ui::Shell;
 
 pub struct Session {
@@ -15,6 +17,8 @@ pub struct Session {
     pub diff: bool,
     pub force: bool,
     pub interactive: bool,
+    /// Held from the first read of PROJECT to the end of the command.
+    lock: RefCell<Option<ProjectLock>>,
 }
 
 impl Session {
@@ -32,11 +36,29 @@ impl Session {
             diff: global.diff,
             force: global.force,
             interactive: !global.no_interactive,
+            lock: RefCell::new(None),
         })
+    }
+
+    /// Take the project's lock (once), then roll back or forward a commit an earlier
+    /// command left half done, saying what was done.
+    pub fn lock(&self) -> Result<()> {
+        if self.lock.borrow().is_some() {
+            return Ok(());
+        }
+        let Some(held) = lock::acquire(&self.root, lock::WAIT)? else {
+            return Ok(());
+        };
+        *self.lock.borrow_mut() = Some(held);
+        if let Some(message) = journal::recover(&self.root)?.message() {
+            self.shell.warn(&message);
+        }
+        Ok(())
     }
 
     /// Read the project's PROJECT file.
     pub fn load_project(&self) -> Result<Project> {
+        self.lock()?;
         let path = self.root.join(project::FILE_NAME);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
@@ -53,6 +75,7 @@ impl Session {
 
     /// Stage PROJECT, plan every staged change, print it, then write it all (or nothing).
     pub fn apply(&self, mut tree: Tree, project: &Project) -> Result<Plan> {
+        self.lock()?;
         tree.add(project::FILE_NAME, project.render()?, Policy::Tool);
         let plan = Plan::build(&tree, self.force)?;
         self.shell.plan(&plan, self.diff);

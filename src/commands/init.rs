@@ -178,6 +178,7 @@ pub fn stage_runtime_link(tree: &mut Tree, runtime: &Path) -> Result<()> {
 
 pub fn run(session: &Session, args: &InitArgs) -> Result<()> {
     let settings = InitSettings::from_args(args, &session.root)?;
+    session.lock()?;
     if session.root.join(project::FILE_NAME).exists() {
         return Err(Error::Project(format!(
             "{} already holds a project (PROJECT exists); add APIs with `rusty-sdk create api`, or run init in an empty directory",

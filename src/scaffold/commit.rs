@@ -1,123 +1,150 @@
-//! Writing a plan to disk, all or nothing: every file is first written to a temporary
-//! sibling, then renamed into place with a backup of what it replaces. Any failure undoes
-//! the renames, removes the temporaries and the directories this commit created.
+//! Writing a plan to disk, all or nothing, also against crashes: an intent journal (see
+//! [`journal`]) is fsynced before anything else is written; every file is written to a
+//! fsynced temporary sibling, then renamed into place with a backup of what it replaces
+//! (whose mode it keeps). Any failure, or SIGINT/SIGTERM, rolls the journal back; a crash
+//! leaves the journal for the next command to roll back.
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::scaffold::faults::{self, CommitGuard};
+use crate::scaffold::journal::{self, Entry, Journal};
 use crate::scaffold::plan::Plan;
 
-/// What has been done so far, to be undone on failure.
-#[derive(Default)]
-struct Journal {
-    created_dirs: Vec<PathBuf>,
-    temps: Vec<PathBuf>,
-    /// (target, backup of the previous file if there was one)
-    placed: Vec<(PathBuf, Option<PathBuf>)>,
-}
-
-fn sibling(target: &Path, tag: &str) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    target.with_file_name(format!(".{name}.rusty-{tag}-{}", std::process::id()))
+fn sibling(rel: &str, tag: &str) -> String {
+    let (dir, name) = match rel.rsplit_once('/') {
+        Some((dir, name)) => (format!("{dir}/"), name),
+        None => (String::new(), rel),
+    };
+    format!("{dir}.{name}.rusty-{tag}-{}", std::process::id())
 }
 
 /// Write every changed file of `plan` under `root`.
 pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
     plan.check()?;
-    let mut journal = Journal::default();
-    match write_all(root, plan, &mut journal) {
-        Ok(()) => {
-            journal.finish();
-            Ok(())
-        }
-        Err(e) => {
-            journal.roll_back();
-            Err(e)
-        }
-    }
-}
-
-fn write_all(root: &Path, plan: &Plan, journal: &mut Journal) -> Result<()> {
     let writes: Vec<_> = plan.changes.iter().filter(|c| c.status.writes()).collect();
-    let mut staged = Vec::with_capacity(writes.len());
+    if writes.is_empty() {
+        return Ok(());
+    }
+    if let Some(bad) = writes.iter().find(|c| c.path.contains(['\t', '\n'])) {
+        return Err(Error::invalid(format!(
+            "{:?}: a file name with a tab or a line break cannot be written; choose another name (nothing was written)",
+            bad.path
+        )));
+    }
+    let root_existed = root.is_dir();
+    let mut plan_journal = Journal::default();
     for change in &writes {
         let target = root.join(&change.path);
-        if let Some(parent) = target.parent() {
-            create_dirs(parent, journal)?;
+        missing_dirs(root, &change.path, &mut plan_journal.dirs)?;
+        plan_journal.entries.push(Entry {
+            target: change.path.clone(),
+            temp: sibling(&change.path, "tmp"),
+            backup: target
+                .symlink_metadata()
+                .is_ok()
+                .then(|| sibling(&change.path, "bak")),
+        });
+    }
+    let _guard = CommitGuard::enter();
+    if !root_existed {
+        faults::step(root)?;
+        fs::create_dir_all(root).map_err(|e| Error::io(root, e))?;
+    }
+    let result = plan_journal
+        .write(root)
+        .and_then(|()| {
+            write_all(root, &writes, &plan_journal).inspect_err(|_| {
+                settle(root, &plan_journal);
+            })
+        })
+        .and_then(|()| Journal::mark_committed(root).inspect_err(|_| settle(root, &plan_journal)));
+    if let Err(e) = result {
+        if !root_existed {
+            let _ = fs::remove_dir(root);
         }
-        let temp = sibling(&target, "tmp");
-        fs::write(&temp, &change.after).map_err(|e| Error::io(&target, e))?;
-        journal.temps.push(temp.clone());
-        staged.push((target, temp));
+        return Err(e);
     }
-    // Renames are cheap and rarely fail; PROJECT is last in the plan, so it lands last.
-    for (target, temp) in staged {
-        let backup = if target.exists() {
-            let backup = sibling(&target, "bak");
-            fs::rename(&target, &backup).map_err(|e| Error::io(&target, e))?;
-            Some(backup)
-        } else {
-            None
-        };
-        journal.placed.push((target.clone(), backup));
-        fs::rename(&temp, &target).map_err(|e| Error::io(&target, e))?;
-        journal.temps.retain(|t| t != &temp);
+    // Committed: what is left is cleanup; if it fails (or we die here) the journal stays
+    // and the next command finishes it.
+    if plan_journal.roll_forward(root).is_ok() {
+        let _ = Journal::remove(root);
     }
-    Ok(())
+    match CommitGuard::interrupted() {
+        Some(_) => Err(Error::Project(
+            "interrupted after every file was written; the commit is complete".into(),
+        )),
+        None => Ok(()),
+    }
 }
 
-/// Create `dir` and any missing parents, remembering each one made.
-fn create_dirs(dir: &Path, journal: &mut Journal) -> Result<()> {
+/// After a failure: roll back now; if even that fails (a read-only file system, say), the
+/// journal stays for the next command.
+fn settle(root: &Path, journal: &Journal) {
+    if journal.roll_back(root).is_ok() {
+        let _ = fs::remove_file(root.join(journal::FILE_NAME));
+        let _ = journal::sync_dir(root);
+    }
+}
+
+fn write_all(root: &Path, writes: &[&crate::scaffold::Change], journal: &Journal) -> Result<()> {
+    for d in &journal.dirs {
+        let dir = root.join(d);
+        faults::step(&dir)?;
+        fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+    }
+    for (change, entry) in writes.iter().zip(&journal.entries) {
+        let target = root.join(&entry.target);
+        let mode = fs::metadata(&target).ok().map(|m| m.permissions());
+        let temp = root.join(&entry.temp);
+        faults::step(&temp)?;
+        journal::write_synced(&temp, &change.after, mode).map_err(|e| retarget(e, &target))?;
+    }
+    journal.sync_parents(root)?;
+    // PROJECT is last in the plan, so it lands last.
+    for entry in &journal.entries {
+        let target = root.join(&entry.target);
+        if let Some(b) = &entry.backup {
+            faults::step(&target)?;
+            fs::rename(&target, root.join(b)).map_err(|e| Error::io(&target, e))?;
+        }
+        faults::step(&target)?;
+        fs::rename(root.join(&entry.temp), &target).map_err(|e| Error::io(&target, e))?;
+    }
+    journal.sync_parents(root)
+}
+
+/// An error on a temporary is reported under the file it stands for.
+fn retarget(e: Error, target: &Path) -> Error {
+    match e {
+        Error::Io { source, .. } => Error::io(target, source),
+        other => other,
+    }
+}
+
+/// The directories above `rel` that do not exist yet, parents first, added to `dirs`.
+fn missing_dirs(root: &Path, rel: &str, dirs: &mut Vec<String>) -> Result<()> {
     let mut missing = Vec::new();
-    let mut cursor = Some(dir);
-    while let Some(d) = cursor {
-        if d.exists() {
-            if !d.is_dir() {
+    let mut cursor = Path::new(rel).parent();
+    while let Some(d) = cursor.filter(|d| !d.as_os_str().is_empty()) {
+        let full: PathBuf = root.join(d);
+        if full.exists() {
+            if !full.is_dir() {
                 return Err(Error::Project(format!(
                     "{}: is a file, but a directory is needed there; move it away (nothing was written)",
-                    d.display()
+                    full.display()
                 )));
             }
             break;
         }
-        missing.push(d.to_path_buf());
+        let text = d.to_string_lossy().replace('\\', "/");
+        if !dirs.contains(&text) {
+            missing.push(text);
+        }
         cursor = d.parent();
     }
-    for d in missing.into_iter().rev() {
-        fs::create_dir(&d).map_err(|e| Error::io(&d, e))?;
-        journal.created_dirs.push(d);
-    }
+    dirs.extend(missing.into_iter().rev());
     Ok(())
-}
-
-impl Journal {
-    fn finish(self) {
-        for (_, backup) in self.placed {
-            if let Some(b) = backup {
-                let _ = fs::remove_file(b);
-            }
-        }
-    }
-
-    /// Best effort: put back every replaced file, remove new files, temporaries and the
-    /// directories this commit created (deepest first).
-    fn roll_back(self) {
-        for (target, backup) in self.placed.into_iter().rev() {
-            let _ = fs::remove_file(&target);
-            if let Some(b) = backup {
-                let _ = fs::rename(&b, &target);
-            }
-        }
-        for temp in self.temps {
-            let _ = fs::remove_file(temp);
-        }
-        for dir in self.created_dirs.into_iter().rev() {
-            let _ = fs::remove_dir(dir);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 mod support;
 
 mod cli;
+mod crash;
 mod e2e;
 mod helm_api;
 mod init;

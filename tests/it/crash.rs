@@ -1,0 +1,189 @@
+//! The commit against crashes, signals, I/O faults and a second command: the test hook
+//! `RUSTY_SDK_FAULT=<what>:<n>` (debug builds) stops the commit at its n-th step.
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+
+use crate::e2e;
+use crate::support::{read_tree, rusty, transcript};
+
+const API: &[&str] = &[
+    "create",
+    "api",
+    "--plugins",
+    "rust",
+    "--group",
+    "cache",
+    "--version",
+    "v1",
+    "--kind",
+    "Memcached",
+    "--resource",
+    "--controller",
+];
+
+fn project() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (dir, root) = e2e::project_dir("memcached-operator");
+    let output = rusty(&root)
+        .args(["init", "--plugins", "rust"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    (dir, root)
+}
+
+/// Files with their modes, and every directory.
+fn state(root: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
+    let mut out: BTreeMap<_, _> = read_tree(root)
+        .into_iter()
+        .map(|(p, bytes)| {
+            let mode = std::fs::metadata(root.join(&p))
+                .unwrap()
+                .permissions()
+                .mode();
+            (p, (mode, bytes))
+        })
+        .collect();
+    for e in walkdir::WalkDir::new(root).into_iter().map(Result::unwrap) {
+        if e.file_type().is_dir() {
+            let rel = e.path().strip_prefix(root).unwrap().display().to_string();
+            out.insert(format!("{rel}/"), (0, Vec::new()));
+        }
+    }
+    out
+}
+
+type State = BTreeMap<String, (u32, Vec<u8>)>;
+
+/// The paths that differ between two states (compact, for assertion messages).
+fn differences(a: &State, b: &State) -> Vec<String> {
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .collect()
+}
+
+fn leftovers(root: &Path) -> Vec<String> {
+    state(root)
+        .into_keys()
+        .filter(|p| p.contains(".rusty"))
+        .collect()
+}
+
+#[test]
+fn kill_at_every_step_is_rolled_back_by_the_next_command() {
+    let fresh = || {
+        let (dir, root) = project();
+        std::fs::set_permissions(root.join("PROJECT"), std::fs::Permissions::from_mode(0o600))
+            .unwrap();
+        (dir, root)
+    };
+    let (_done_dir, done) = fresh();
+    assert!(rusty(&done).args(API).output().unwrap().status.success());
+    let after = state(&done);
+    let (mut _dir, mut root) = fresh();
+    let before = state(&root);
+    let (mut rolled_back, mut rolled_forward) = (0, 0);
+    let mut n = 1;
+    loop {
+        let output = rusty(&root)
+            .args(API)
+            .env("RUSTY_SDK_FAULT", format!("kill:{n}"))
+            .output()
+            .unwrap();
+        if output.status.success() {
+            break;
+        }
+        assert_eq!(
+            output.status.signal(),
+            Some(9),
+            "step {n}: {}",
+            transcript(&output, &root)
+        );
+        // The next command (a dry run, so it writes nothing of its own) settles the tree:
+        // back to the old one, or (killed after the commit point) on to the new one.
+        let next = rusty(&root).args(["--dry-run"]).args(API).output().unwrap();
+        let text = transcript(&next, &root);
+        let now = state(&root);
+        if text.contains("finished it") {
+            let diff = differences(&now, &after);
+            assert!(diff.is_empty(), "step {n}: {diff:?}\n{text}");
+            rolled_forward += 1;
+            (_dir, root) = fresh();
+        } else {
+            assert!(next.status.success(), "step {n}: {text}");
+            let diff = differences(&now, &before);
+            assert!(diff.is_empty(), "step {n}: {diff:?}\n{text}");
+            rolled_back += 1;
+        }
+        n += 1;
+        assert!(n < 400, "the commit never finished");
+    }
+    assert!(
+        rolled_back > 20 && rolled_forward > 0,
+        "{rolled_back} {rolled_forward}"
+    );
+    assert!(differences(&state(&root), &after).is_empty());
+    let mode = std::fs::metadata(root.join("PROJECT"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600, "PROJECT's mode is kept");
+}
+
+#[test]
+fn io_errors_and_signals_at_any_step_leave_the_tree_as_it_was() {
+    for what in ["enospc", "eio", "erofs", "term"] {
+        let (_dir, root) = project();
+        let before = state(&root);
+        for n in (1..200).step_by(7) {
+            let output = rusty(&root)
+                .args(API)
+                .env("RUSTY_SDK_FAULT", format!("{what}:{n}"))
+                .output()
+                .unwrap();
+            let text = transcript(&output, &root);
+            if output.status.success() || text.contains("the commit is complete") {
+                // A fault after the commit point: the next command finishes the cleanup.
+                let next = rusty(&root).args(["--dry-run"]).args(API).output().unwrap();
+                assert!(leftovers(&root).is_empty(), "{}", transcript(&next, &root));
+                break;
+            }
+            let diff = differences(&state(&root), &before);
+            assert!(diff.is_empty(), "{what} at {n}: {diff:?}\n{text}");
+            assert!(!text.contains("panicked"), "{text}");
+        }
+    }
+}
+
+#[test]
+fn two_commands_at_once_never_lose_an_api() {
+    let (_dir, root) = project();
+    let kinds = ["Alpha", "Beta", "Gamma"];
+    let handles: Vec<_> = kinds
+        .iter()
+        .map(|kind| {
+            let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_rusty-sdk"));
+            cmd.current_dir(&root)
+                .args(&API[..8])
+                .args(["--kind", kind]);
+            cmd.args(["--resource", "--controller"]);
+            cmd.spawn().unwrap()
+        })
+        .collect();
+    for mut h in handles {
+        assert!(h.wait().unwrap().success());
+    }
+    let project = std::fs::read_to_string(root.join("PROJECT")).unwrap();
+    for kind in kinds {
+        assert!(
+            project.contains(&format!("kind: {kind}")),
+            "{kind} lost:\n{project}"
+        );
+    }
+    assert!(!root.join(".rusty-sdk.lock").exists());
+}
