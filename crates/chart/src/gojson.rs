@@ -51,7 +51,7 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Op
     match v {
         Value::Nil => out.push_str("null"),
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => {
+        Value::Int(i) | Value::Int64(i) => {
             let _ = write!(out, "{i}");
         }
         Value::Uint(u) => {

@@ -132,7 +132,7 @@ fn length(item: &Slot) -> Result<usize, String> {
 /// An index argument as Go's indexArg reads it.
 fn index_arg(index: &Value, cap: usize) -> Result<usize, String> {
     let x: i128 = match index {
-        Value::Int(i) => i128::from(*i),
+        Value::Int(i) | Value::Int64(i) => i128::from(*i),
         Value::Uint(u) => i128::from(*u),
         Value::Nil => return Err("cannot index slice/array with nil".into()),
         other => {
@@ -263,7 +263,7 @@ enum BasicKind {
 fn basic_kind(v: &Value) -> BasicKind {
     match v {
         Value::Bool(_) => BasicKind::Bool,
-        Value::Int(_) => BasicKind::Int,
+        Value::Int(_) | Value::Int64(_) => BasicKind::Int,
         Value::Uint(_) => BasicKind::Uint,
         Value::Float(_) => BasicKind::Float,
         Value::String(_) => BasicKind::String,
@@ -292,8 +292,9 @@ fn eq(arg1: &Slot, rest: &[Slot]) -> Result<bool, String> {
         let k2 = basic_kind(b);
         let truth = if k1 != k2 {
             match (a, b) {
-                (Value::Int(i), Value::Uint(u)) | (Value::Uint(u), Value::Int(i)) => {
-                    *i >= 0 && *i as u64 == *u
+                (Value::Int(i) | Value::Int64(i), Value::Uint(u))
+                | (Value::Uint(u), Value::Int(i) | Value::Int64(i)) => {
+                    *i >= 0 && i.cast_unsigned() == *u
                 }
                 _ if !matches!(a, Value::Nil) && !matches!(b, Value::Nil) => {
                     return Err(bad_comparison(a, b));
@@ -303,7 +304,7 @@ fn eq(arg1: &Slot, rest: &[Slot]) -> Result<bool, String> {
         } else {
             match (a, b) {
                 (Value::Bool(x), Value::Bool(y)) => x == y,
-                (Value::Int(x), Value::Int(y)) => x == y,
+                (Value::Int(x) | Value::Int64(x), Value::Int(y) | Value::Int64(y)) => x == y,
                 (Value::Uint(x), Value::Uint(y)) => x == y,
                 (Value::Float(x), Value::Float(y)) => x == y,
                 (Value::String(x), Value::String(y)) => x == y,
@@ -350,11 +351,11 @@ fn lt(arg1: &Slot, arg2: &Slot) -> Result<bool, String> {
         return Err(BAD_COMPARISON_TYPE.into());
     }
     Ok(match (a, b) {
-        (Value::Int(i), Value::Uint(u)) => *i < 0 || (*i as u64) < *u,
-        (Value::Uint(u), Value::Int(i)) => *i >= 0 && *u < *i as u64,
+        (Value::Int(i) | Value::Int64(i), Value::Uint(u)) => *i < 0 || i.cast_unsigned() < *u,
+        (Value::Uint(u), Value::Int(i) | Value::Int64(i)) => *i >= 0 && *u < i.cast_unsigned(),
         _ if k1 != k2 => return Err(bad_comparison(a, b)),
         (Value::Bool(_), _) => return Err(BAD_COMPARISON_TYPE.into()),
-        (Value::Int(x), Value::Int(y)) => x < y,
+        (Value::Int(x) | Value::Int64(x), Value::Int(y) | Value::Int64(y)) => x < y,
         (Value::Uint(x), Value::Uint(y)) => x < y,
         (Value::Float(x), Value::Float(y)) => x < y,
         (Value::String(x), Value::String(y)) => x < y,
@@ -373,6 +374,17 @@ fn le(arg1: &Slot, arg2: &Slot) -> Result<bool, String> {
 fn eval_args(args: &[Value]) -> String {
     match args {
         [Value::String(s)] => s.to_string(),
+        // Go's printableValue shows a missing value as <no value>.
+        _ if args.iter().any(|a| matches!(a, Value::Nil)) => {
+            let shown: Vec<Value> = args
+                .iter()
+                .map(|a| match a {
+                    Value::Nil => Value::string("<no value>"),
+                    other => other.clone(),
+                })
+                .collect();
+            crate::fmt::sprint(&shown)
+        }
         _ => crate::fmt::sprint(args),
     }
 }

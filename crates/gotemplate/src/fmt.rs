@@ -152,7 +152,7 @@ impl Printer {
                 't' | 'v' => self.out.fmt_boolean(*b),
                 _ => self.bad_verb(verb, v),
             },
-            Value::Int(i) => self.fmt_integer(*i as u64, true, verb, v),
+            Value::Int(i) | Value::Int64(i) => self.fmt_integer(i.cast_unsigned(), true, verb, v),
             Value::Uint(u) => self.fmt_integer(*u, false, verb, v),
             Value::Float(x) => self.fmt_float(*x, verb, v),
             Value::String(s) => self.fmt_string(s, verb, v),
@@ -188,13 +188,14 @@ impl Printer {
             Value::Object(o) => {
                 if o.is_nil() {
                     self.print_value(&Value::Nil, verb);
+                } else if let Some(items) = o.as_list() {
+                    // Slice types have no String method: Go prints their elements.
+                    self.fmt_list(o.type_name(), &items, verb);
                 } else if self.out.f.sharp_v {
                     self.out.fmt_s(&o.go_string());
                 } else if matches!(verb, 'v' | 's' | 'x' | 'X' | 'q') {
                     // Printed as Go prints a Stringer: its string under the verb.
                     self.fmt_string(&o.go_string(), verb, v);
-                } else if let Some(items) = o.as_list() {
-                    self.fmt_list(o.type_name(), &items, verb);
                 } else {
                     self.bad_verb(verb, v);
                 }

@@ -19,14 +19,16 @@ pub mod fmt;
 mod lex;
 mod numbers;
 mod parse;
+mod signature;
 mod text;
 mod value;
 
 pub use builtins::{html_escape, js_escape, query_escape};
 pub use error::Error;
 pub use exec::Context;
+pub use signature::{GoType, Signature};
 pub use text::{is_print, rune_u};
-pub use value::{MapEntries, MapMethods, MapRef, Object, Value, ValueFunc};
+pub use value::{MapEntries, MapMethods, MapRef, Object, TypedSlice, Value, ValueFunc};
 
 /// The engine's error type under the name the chart crate's functions use.
 pub type TemplateError = Error;
@@ -69,6 +71,8 @@ pub struct Templates {
     /// Trees parsed into this set since it was derived or frozen.
     trees: HashMap<String, Arc<ast::Tree>>,
     funcs: Arc<HashMap<String, Func>>,
+    /// Go types of the functions' parameters and results, by function name.
+    signatures: Arc<HashMap<String, Arc<Signature>>>,
     pub(crate) missing_key: MissingKey,
     delims: (String, String),
 }
@@ -92,6 +96,7 @@ impl Templates {
             base: Arc::new(HashMap::new()),
             trees: HashMap::new(),
             funcs: Arc::new(HashMap::new()),
+            signatures: Arc::new(HashMap::new()),
             missing_key: MissingKey::Invalid,
             delims: ("{{".into(), "}}".into()),
         }
@@ -115,6 +120,22 @@ impl Templates {
     pub fn context_func(&mut self, name: &str, f: ContextFunc) -> &mut Self {
         Arc::make_mut(&mut self.funcs).insert(name.to_string(), Func::Context(f));
         self
+    }
+
+    /// Give function `name` its Go type (`func(int, string) string`), so that calls
+    /// are checked and their results typed as Go's reflection would: the arity before
+    /// any argument is evaluated, each argument against its parameter right after it
+    /// is evaluated, constants against the parameter's kind. A function without a
+    /// signature takes and returns anything.
+    pub fn declare(&mut self, name: &str, signature: &str) -> Result<&mut Self> {
+        let sig = Signature::parse(signature)
+            .map_err(|e| Error::Exec(format!("signature of function {name}: {e}")))?;
+        Arc::make_mut(&mut self.signatures).insert(name.to_string(), Arc::new(sig));
+        Ok(self)
+    }
+
+    pub(crate) fn signature(&self, name: &str) -> Option<&Arc<Signature>> {
+        self.signatures.get(name)
     }
 
     pub fn missing_key(&mut self, mk: MissingKey) -> &mut Self {

@@ -27,8 +27,11 @@ pub enum Value {
     #[default]
     Nil,
     Bool(bool),
-    /// Go's `int`/`int64`.
+    /// Go's `int` (template constants, `len`, `atoi`, `int`).
     Int(i64),
+    /// Go's `int64`, a distinct type in Go (sprig's math returns it): it prints and
+    /// compares as a number but fails where a Go `int` parameter is expected.
+    Int64(i64),
     /// Go's unsigned integers.
     Uint(u64),
     /// Go's `float64`, what every number in Helm's values is.
@@ -50,11 +53,22 @@ pub trait Object: Send + Sync {
     /// Go's type name, as `%T` and errors print it (e.g. `*common.Capabilities`).
     fn type_name(&self) -> &str;
     /// The exported field `name`, if the type has one.
-    fn field(&self, name: &str) -> Option<Value>;
+    fn field(&self, _name: &str) -> Option<Value> {
+        None
+    }
     /// Call method `name` with `args`; `None` when the type has no such method.
-    fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>>;
+    fn call_method(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, Error>> {
+        None
+    }
     /// Whether the type has a method `name` (Go looks methods up before fields).
-    fn has_method(&self, name: &str) -> bool;
+    fn has_method(&self, _name: &str) -> bool {
+        false
+    }
+    /// Go's type of method `name` (`func(string) bool`), so that its arguments are
+    /// checked as Go checks them; `None` takes any arguments.
+    fn method_signature(&self, _name: &str) -> Option<&'static str> {
+        None
+    }
     /// `fmt.Sprint` of the value (Go prints a struct as `{f1 f2}`, a Stringer by its
     /// `String` method).
     fn go_string(&self) -> String;
@@ -74,6 +88,45 @@ pub trait Object: Send + Sync {
     /// The bytes of a Go string that is not valid UTF-8 (a binary file's content).
     fn as_bytes(&self) -> Option<&[u8]> {
         None
+    }
+    /// Go's reflect kind name (`kindOf`): pointers are `ptr`, slices `slice`, other
+    /// named types `struct` unless they say otherwise.
+    fn kind(&self) -> &str {
+        if self.type_name().starts_with('*') {
+            "ptr"
+        } else if self.as_list().is_some() {
+            "slice"
+        } else {
+            "struct"
+        }
+    }
+}
+
+/// A Go slice of a concrete element type (`[]string` from `splitList`, `[]int` from
+/// `until`): a list that keeps its Go type for `%T`, `typeOf` and error messages.
+pub struct TypedSlice {
+    type_name: Arc<str>,
+    items: Arc<[Value]>,
+    /// A nil slice: empty, but serialized as `null`.
+    nil: bool,
+}
+
+impl Object for TypedSlice {
+    fn type_name(&self) -> &str {
+        &self.type_name
+    }
+    fn go_string(&self) -> String {
+        crate::fmt::sprint_value(&Value::List(Arc::clone(&self.items)))
+    }
+    fn as_list(&self) -> Option<Arc<[Value]>> {
+        Some(Arc::clone(&self.items))
+    }
+    fn to_data(&self) -> Value {
+        if self.nil {
+            Value::Nil
+        } else {
+            Value::List(Arc::clone(&self.items))
+        }
     }
 }
 
@@ -272,6 +325,7 @@ impl fmt::Debug for Value {
             Value::Nil => f.write_str("nil"),
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(i) => write!(f, "{i}"),
+            Value::Int64(i) => write!(f, "{i}i64"),
             Value::Uint(u) => write!(f, "{u}u"),
             Value::Float(x) => write!(f, "{x:?}"),
             Value::String(s) => write!(f, "{s:?}"),
@@ -301,7 +355,7 @@ impl Value {
         match self {
             Value::Nil => false,
             Value::Bool(b) => *b,
-            Value::Int(i) => *i != 0,
+            Value::Int(i) | Value::Int64(i) => *i != 0,
             Value::Uint(u) => *u != 0,
             Value::Float(x) => *x != 0.0,
             Value::String(s) => !s.is_empty(),
@@ -321,6 +375,7 @@ impl Value {
             Value::Nil => "<nil>".into(),
             Value::Bool(_) => "bool".into(),
             Value::Int(_) => "int".into(),
+            Value::Int64(_) => "int64".into(),
             Value::Uint(_) => "uint64".into(),
             Value::Float(_) => "float64".into(),
             Value::String(_) => "string".into(),
@@ -329,6 +384,41 @@ impl Value {
             Value::Map(_) => "map[string]interface {}".into(),
             Value::Function(_) => "func(...interface {}) (interface {}, error)".into(),
             Value::Object(o) => o.type_name().to_string(),
+        }
+    }
+
+    /// A slice of Go type `type_name` (`[]string`) holding `items`.
+    pub fn typed_slice(type_name: &str, items: Arc<[Value]>) -> Value {
+        Value::Object(Arc::new(TypedSlice {
+            type_name: type_name.into(),
+            items,
+            nil: false,
+        }))
+    }
+
+    /// A nil slice of Go type `type_name`.
+    pub fn nil_slice(type_name: &str) -> Value {
+        Value::Object(Arc::new(TypedSlice {
+            type_name: type_name.into(),
+            items: Arc::from([]),
+            nil: true,
+        }))
+    }
+
+    /// Go's reflect kind name, as sprig's `kindOf` and its errors print it.
+    pub fn kind_name(&self) -> &str {
+        match self {
+            Value::Nil => "invalid",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Int64(_) => "int64",
+            Value::Uint(_) => "uint64",
+            Value::Float(_) => "float64",
+            Value::String(_) => "string",
+            Value::List(_) => "slice",
+            Value::Map(_) => "map",
+            Value::Function(_) => "func",
+            Value::Object(o) => o.kind(),
         }
     }
 
@@ -363,9 +453,10 @@ impl Value {
         }
     }
 
+    /// The value of any Go signed or unsigned integer that fits an `i64`.
     pub fn as_int(&self) -> Option<i64> {
         match self {
-            Value::Int(i) => Some(*i),
+            Value::Int(i) | Value::Int64(i) => Some(*i),
             Value::Uint(u) => i64::try_from(*u).ok(),
             _ => None,
         }
@@ -399,7 +490,7 @@ impl PartialEq for Value {
         match (self, other) {
             (Value::Nil, Value::Nil) => true,
             (Value::Bool(a), Value::Bool(b)) => a == b,
-            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Int(a), Value::Int(b)) | (Value::Int64(a), Value::Int64(b)) => a == b,
             (Value::Uint(a), Value::Uint(b)) => a == b,
             (Value::Float(a), Value::Float(b)) => a == b,
             (Value::String(a), Value::String(b)) => a == b,

@@ -136,6 +136,9 @@ impl Object for CapabilitiesObject {
     fn has_method(&self, name: &str) -> bool {
         name == "Copy"
     }
+    fn method_signature(&self, _: &str) -> Option<&'static str> {
+        Some("func() *common.Capabilities")
+    }
     fn go_string(&self) -> String {
         format!("&{{{} {} {}}}", self.kube, self.api_versions, self.helm)
     }
@@ -183,6 +186,9 @@ impl Object for KubeVersionObject {
     fn has_method(&self, name: &str) -> bool {
         matches!(name, "String" | "GitVersion")
     }
+    fn method_signature(&self, _: &str) -> Option<&'static str> {
+        Some("func() string")
+    }
     fn go_string(&self) -> String {
         self.version.clone()
     }
@@ -202,9 +208,6 @@ impl Object for VersionSet {
     fn type_name(&self) -> &str {
         "common.VersionSet"
     }
-    fn field(&self, _: &str) -> Option<Value> {
-        None
-    }
     fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
         (name == "Has").then(|| {
             let [wanted] = args else {
@@ -218,6 +221,9 @@ impl Object for VersionSet {
     }
     fn has_method(&self, name: &str) -> bool {
         name == "Has"
+    }
+    fn method_signature(&self, _: &str) -> Option<&'static str> {
+        Some("func(string) bool")
     }
     fn go_string(&self) -> String {
         gotemplate::fmt::sprint_value(&Value::List(self.0.clone()))
@@ -251,12 +257,6 @@ impl Object for BuildInfo {
             .position(|f| *f == name)
             .map(|i| string(&self.0[i]))
     }
-    fn call_method(&self, _: &str, _: &[Value]) -> Option<Result<Value, Error>> {
-        None
-    }
-    fn has_method(&self, _: &str) -> bool {
-        false
-    }
     fn go_string(&self) -> String {
         format!("{{{}}}", self.0.join(" "))
     }
@@ -287,15 +287,6 @@ struct RawString(Vec<u8>);
 impl Object for RawString {
     fn type_name(&self) -> &str {
         "string"
-    }
-    fn field(&self, _: &str) -> Option<Value> {
-        None
-    }
-    fn call_method(&self, _: &str, _: &[Value]) -> Option<Result<Value, Error>> {
-        None
-    }
-    fn has_method(&self, _: &str) -> bool {
-        false
     }
     fn go_string(&self) -> String {
         String::from_utf8_lossy(&self.0).into_owned()

@@ -154,6 +154,12 @@ pub fn funcs() -> FuncMap {
     add(&mut m, "toToml", |a| {
         Ok(super::string(super::toml::to_toml(arg(a, 0))))
     });
+    // Helm's mustToToml panics on an encoding error; Go's template recovers it as the
+    // call's error.
+    add(&mut m, "mustToToml", |a| match arg(a, 0) {
+        v @ Value::Map(_) => Ok(super::string(super::toml::to_toml(v))),
+        v => Err(Error::call(super::toml::to_toml(v))),
+    });
     add(&mut m, "fromToml", |a| {
         Ok(super::toml::from_toml(&strval(arg(a, 0))))
     });

@@ -6,6 +6,7 @@ use gotemplate::{FuncMap, TemplateError, Templates, Value};
 
 pub(crate) mod files;
 pub mod helm;
+mod signatures;
 pub mod toml;
 pub mod yaml_emit;
 mod yaml_scalar;
@@ -17,10 +18,20 @@ pub fn all() -> FuncMap {
     funcs
 }
 
-/// Give a template set every function, `include` and `tpl` included.
+/// Give a template set every function, `include` and `tpl` included, each with its
+/// Go signature.
 pub fn register(set: &mut Templates) {
     set.funcs(&all());
     helm::register_context_funcs(set);
+    declare_signatures(set);
+}
+
+/// Give every chart function its Go signature.
+pub(crate) fn declare_signatures(set: &mut Templates) {
+    for (name, signature) in signatures::SIGNATURES {
+        // The table is checked by the test below; a bad entry leaves a function untyped.
+        let _ = set.declare(name, signature);
+    }
 }
 
 /// Register a closure under `name`.
@@ -43,7 +54,7 @@ pub(crate) use crate::sprig::strval;
 /// An integer argument (Helm passes float64 values and int literals).
 pub(crate) fn int_arg(v: &Value) -> i64 {
     match v {
-        Value::Int(i) => *i,
+        Value::Int(i) | Value::Int64(i) => *i,
         Value::Uint(u) => i64::try_from(*u).unwrap_or(i64::MAX),
         Value::Float(f) => *f as i64,
         Value::String(s) => s.trim().parse().unwrap_or(0),
@@ -54,4 +65,25 @@ pub(crate) fn int_arg(v: &Value) -> i64 {
 
 pub(crate) fn string(s: impl AsRef<str>) -> Value {
     Value::String(Arc::from(s.as_ref()))
+}
+
+#[cfg(test)]
+mod signature_tests {
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_function_has_exactly_one_valid_signature() {
+        let mut declared = BTreeSet::new();
+        for (name, signature) in super::signatures::SIGNATURES {
+            assert!(
+                gotemplate::Signature::parse(signature).is_ok(),
+                "{name}: {signature}"
+            );
+            assert!(declared.insert(*name), "{name} is declared twice");
+        }
+        let all = super::all();
+        let mut defined: BTreeSet<&str> = all.keys().map(String::as_str).collect();
+        defined.extend(["include", "tpl"]);
+        assert_eq!(declared, defined);
+    }
 }

@@ -96,7 +96,7 @@ fn scalar(v: &Value) -> String {
     match v {
         Value::String(s) => quote(s),
         Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
+        Value::Int(i) | Value::Int64(i) => i.to_string(),
         Value::Uint(u) => u.to_string(),
         Value::Float(f) if f.is_nan() => "nan".into(),
         Value::Float(f) if f.is_infinite() => if *f > 0.0 { "inf" } else { "-inf" }.into(),
@@ -138,7 +138,8 @@ fn table_value(table: &toml::Table) -> Value {
 fn toml_value(v: &toml::Value) -> Value {
     match v {
         toml::Value::String(s) => crate::convert::string(s),
-        toml::Value::Integer(i) => Value::Int(*i),
+        // go-toml decodes integers as int64.
+        toml::Value::Integer(i) => Value::Int64(*i),
         toml::Value::Float(f) => Value::Float(*f),
         toml::Value::Boolean(b) => Value::Bool(*b),
         toml::Value::Datetime(d) => crate::convert::string(&d.to_string()),

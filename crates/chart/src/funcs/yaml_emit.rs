@@ -382,7 +382,7 @@ fn plain_text(v: &Value) -> String {
     match v {
         Value::Nil | Value::Function(_) => "null".into(),
         Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
+        Value::Int(i) | Value::Int64(i) => i.to_string(),
         Value::Uint(u) => u.to_string(),
         // JSON text first (as sigs.k8s.io/yaml does), then go-yaml's own number form.
         // A whole number is re-read as an integer, so -0 prints as 0.

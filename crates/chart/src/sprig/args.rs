@@ -21,20 +21,8 @@ pub(crate) fn call_error(name: &str, message: impl std::fmt::Display) -> Templat
 }
 
 /// Go's type name for a template value, as `%T` and type errors print it.
-pub(crate) fn go_type(v: &Value) -> &'static str {
-    match v {
-        Value::Nil => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Int(_) => "int",
-        Value::Uint(_) => "uint64",
-        Value::Float(_) => "float64",
-        Value::String(_) => "string",
-        Value::List(_) => "[]interface {}",
-        Value::Map(_) => "map[string]interface {}",
-        Value::Function(_) => "func",
-        #[allow(unreachable_patterns)]
-        _ => "string",
-    }
+pub(crate) fn go_type(v: &Value) -> String {
+    v.type_name()
 }
 
 /// Exactly `n` arguments, or Go's "wrong number of args" error.

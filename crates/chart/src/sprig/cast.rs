@@ -8,7 +8,7 @@ use crate::gofmt::sprint;
 /// prefixes (after a trailing `.0` is dropped), anything else is 0.
 pub fn to_int64(v: &Value) -> i64 {
     match v {
-        Value::Int(i) => *i,
+        Value::Int(i) | Value::Int64(i) => *i,
         Value::Uint(u) => *u as i64,
         Value::Float(f) => go_float_to_int(*f),
         Value::Bool(b) => i64::from(*b),
@@ -46,7 +46,7 @@ pub fn go_atoi(s: &str) -> i64 {
 /// cast.ToFloat64: numbers widen, bools are 0/1, strings parse, anything else is 0.
 pub fn to_float64(v: &Value) -> f64 {
     match v {
-        Value::Int(i) => *i as f64,
+        Value::Int(i) | Value::Int64(i) => *i as f64,
         Value::Uint(u) => *u as f64,
         Value::Float(f) => *f,
         Value::Bool(b) => f64::from(u8::from(*b)),
@@ -175,12 +175,14 @@ pub fn strval(v: &Value) -> String {
 /// sprig's strslice: a list's non-nil items as strings, nil as no items, any other
 /// value as a one-item list.
 pub fn strslice(v: &Value) -> Vec<String> {
-    match v {
-        Value::List(items) => items
+    if let Some(items) = v.as_list() {
+        return items
             .iter()
             .filter(|i| !matches!(i, Value::Nil))
             .map(strval)
-            .collect(),
+            .collect();
+    }
+    match v {
         Value::Nil => Vec::new(),
         other => vec![strval(other)],
     }

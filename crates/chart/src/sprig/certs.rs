@@ -11,7 +11,7 @@ use aws_lc_rs::rsa::KeyPair as RsaKeyPair;
 use aws_lc_rs::signature::{ECDSA_P256_SHA256_ASN1_SIGNING, EcdsaKeyPair};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use gotemplate::{FuncMap, Result, Value};
+use gotemplate::{FuncMap, Object, Result, Value};
 use rand_core::{OsRng, RngCore};
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
@@ -249,11 +249,37 @@ fn subject_args(a: &[Value]) -> Result<(&str, &Value, &Value, i64)> {
     ))
 }
 
+/// sprig's `certificate` struct: PEM certificate and key, read as `.Cert` and `.Key`.
+pub(crate) struct Certificate {
+    cert: String,
+    key: String,
+}
+
+impl Object for Certificate {
+    fn type_name(&self) -> &str {
+        "sprig.certificate"
+    }
+    fn field(&self, name: &str) -> Option<Value> {
+        match name {
+            "Cert" => Some(args::s(self.cert.as_str())),
+            "Key" => Some(args::s(self.key.as_str())),
+            _ => None,
+        }
+    }
+    /// Go prints a struct as its fields in braces.
+    fn go_string(&self) -> String {
+        format!("{{{} {}}}", self.cert, self.key)
+    }
+    fn to_data(&self) -> Value {
+        let mut m = Dict::new();
+        m.insert("Cert".into(), args::s(self.cert.as_str()));
+        m.insert("Key".into(), args::s(self.key.as_str()));
+        args::map(m)
+    }
+}
+
 fn certificate(cert: String, key: String) -> Value {
-    let mut m = Dict::new();
-    m.insert("Cert".into(), args::s(cert));
-    m.insert("Key".into(), args::s(key));
-    args::map(m)
+    Value::Object(std::sync::Arc::new(Certificate { cert, key }))
 }
 
 fn ca(cn: &str, days: i64, key: KeyPair) -> std::result::Result<Value, String> {
@@ -289,8 +315,8 @@ fn signed(
     key: KeyPair,
 ) -> std::result::Result<Value, String> {
     let field = |k: &str| match ca {
-        Value::Map(m) => m
-            .get(k)
+        Value::Object(o) if o.type_name() == "sprig.certificate" => o
+            .field(k)
             .as_ref()
             .and_then(Value::as_str)
             .map(str::to_string),
@@ -299,7 +325,7 @@ fn signed(
     let (Some(ca_cert), Some(ca_key)) = (field("Cert"), field("Key")) else {
         return Err(
             "wrong type for value; expected sprig.certificate; got ".to_string()
-                + args::go_type(ca),
+                + &args::go_type(ca),
         );
     };
     let signer = parse_key(&ca_key).map_err(|e| format!("error parsing private key: {e}"))?;
@@ -411,12 +437,11 @@ mod tests {
     #[test]
     fn ca_signs_a_server_certificate() {
         let ca_value = ca("my-ca", 365, rsa2048().unwrap()).unwrap();
-        let Value::Map(ca_map) = &ca_value else {
-            panic!("not a map")
-        };
-        let ca_map = ca_map.snapshot();
-        let cert = ca_map["Cert"].as_str().unwrap();
-        let key = ca_map["Key"].as_str().unwrap();
+        let (cert, key) = (
+            ca_value.field("Cert").unwrap(),
+            ca_value.field("Key").unwrap(),
+        );
+        let (cert, key) = (cert.as_str().unwrap(), key.as_str().unwrap());
         assert!(
             cert.starts_with("-----BEGIN CERTIFICATE-----\n")
                 && cert.ends_with("-----END CERTIFICATE-----\n")
@@ -425,12 +450,10 @@ mod tests {
         let ips = Value::from(vec![Value::from("10.0.0.1")]);
         let dns = Value::from(vec![Value::from("svc.default.svc")]);
         let leaf = signed("svc", &ips, &dns, 30, &ca_value, rsa2048().unwrap()).unwrap();
-        let Value::Map(leaf) = leaf else {
-            panic!("not a map")
-        };
-        let leaf = leaf.snapshot();
+        assert_eq!(leaf.type_name(), "sprig.certificate");
         assert!(
-            leaf["Cert"]
+            leaf.field("Cert")
+                .unwrap()
                 .as_str()
                 .unwrap()
                 .starts_with("-----BEGIN CERTIFICATE-----")

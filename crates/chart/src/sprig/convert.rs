@@ -6,17 +6,6 @@ use super::args::{add, at_least, boolean, call_error, exact, go_type, s, string}
 use super::cast::empty;
 use crate::gojson::{self as json, JsonStyle};
 
-/// Go's reflect Kind name for kindOf/kindIs.
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Nil => "invalid",
-        Value::List(_) => "slice",
-        Value::Map(_) => "map",
-        Value::Uint(_) => "uint64",
-        other => go_type(other),
-    }
-}
-
 pub(crate) fn register(m: &mut FuncMap) {
     add(m, "default", |a| {
         let a = at_least("default", a, 1)?;
@@ -56,10 +45,12 @@ pub(crate) fn register(m: &mut FuncMap) {
         let (target, t) = (string(&a[0])?, go_type(&a[1]));
         Ok(Value::Bool(target == t || format!("*{target}") == t))
     });
-    add(m, "kindOf", |a| Ok(s(kind_of(&exact("kindOf", a, 1)?[0]))));
+    add(m, "kindOf", |a| {
+        Ok(s(exact("kindOf", a, 1)?[0].kind_name()))
+    });
     add(m, "kindIs", |a| {
         let a = exact("kindIs", a, 2)?;
-        Ok(Value::Bool(string(&a[0])? == kind_of(&a[1])))
+        Ok(Value::Bool(string(&a[0])? == a[1].kind_name()))
     });
     add(m, "deepEqual", |a| {
         let a = exact("deepEqual", a, 2)?;

@@ -10,25 +10,21 @@ use super::gotime::{self, GoTime};
 /// anything else means "now", as in sprig.
 fn time_arg(v: &Value) -> GoTime {
     match v {
-        Value::String(text) => GoTime::parse_go_string(text).unwrap_or_else(GoTime::now),
-        Value::Int(secs) => GoTime::from_unix(*secs),
-        _ => GoTime::now(),
+        Value::Int(secs) | Value::Int64(secs) => GoTime::from_unix(*secs),
+        other => GoTime::from_value(other).unwrap_or_else(GoTime::now),
     }
 }
 
 /// A Go `time.Time` parameter: only a time value is accepted.
 fn strict_time(name: &str, v: &Value) -> gotemplate::Result<GoTime> {
-    match v {
-        Value::String(text) => GoTime::parse_go_string(text),
-        _ => None,
-    }
-    .ok_or_else(|| {
-        gotemplate::TemplateError::Exec(format!(
-            "wrong type for value; expected time.Time; got {}",
-            super::args::go_type(v)
-        ))
-    })
-    .map_err(|e| call_error(name, e))
+    GoTime::from_value(v)
+        .ok_or_else(|| {
+            gotemplate::TemplateError::Exec(format!(
+                "wrong type for value; expected time.Time; got {}",
+                super::args::go_type(v)
+            ))
+        })
+        .map_err(|e| call_error(name, e))
 }
 
 fn date_in_zone(layout: &str, v: &Value, zone: &str) -> String {
@@ -38,7 +34,7 @@ fn date_in_zone(layout: &str, v: &Value, zone: &str) -> String {
 }
 
 fn time_value(t: &GoTime) -> Value {
-    s(t.to_go_string())
+    t.to_value()
 }
 
 pub(crate) fn register(m: &mut FuncMap) {
@@ -96,7 +92,8 @@ pub(crate) fn register(m: &mut FuncMap) {
                 Ok(t) => Ok(time_value(&t)),
                 Err(e) if must => Err(call_error(name, e)),
                 // Go's zero time.
-                Err(_) => Ok(s("0001-01-01 00:00:00 +0000 UTC")),
+                Err(_) => Ok(GoTime::parse_go_string("0001-01-01 00:00:00 +0000 UTC")
+                    .map_or(Value::Nil, |t| t.to_value())),
             }
         });
     }
@@ -114,7 +111,8 @@ pub(crate) fn register(m: &mut FuncMap) {
     add(m, "duration", |a| {
         let secs = match &exact("duration", a, 1)?[0] {
             Value::String(text) => text.parse::<i64>().unwrap_or(0),
-            Value::Int(n) => *n,
+            // sprig's type switch has an int64 case and no int case.
+            Value::Int64(n) => *n,
             _ => 0,
         };
         Ok(s(gotime::format_duration(
@@ -123,12 +121,11 @@ pub(crate) fn register(m: &mut FuncMap) {
     });
     add(m, "durationRound", |a| {
         let nanos = match &exact("durationRound", a, 1)?[0] {
-            Value::String(text) => match GoTime::parse_go_string(text) {
-                Some(t) => (Utc::now() - t.utc()).num_nanoseconds().unwrap_or(i64::MAX),
-                None => gotime::parse_duration(text).unwrap_or(0),
-            },
-            Value::Int(n) => *n,
-            _ => 0,
+            Value::String(text) => gotime::parse_duration(text).unwrap_or(0),
+            Value::Int64(n) => *n,
+            other => GoTime::from_value(other).map_or(0, |t| {
+                (Utc::now() - t.utc()).num_nanoseconds().unwrap_or(i64::MAX)
+            }),
         };
         Ok(s(round_duration(nanos)))
     });

@@ -118,7 +118,14 @@ pub(crate) fn register(m: &mut FuncMap) {
         });
     }
     for name in ["deepCopy", "mustDeepCopy"] {
-        add(m, name, move |a| Ok(deep_copy(&exact(name, a, 1)?[0])));
+        add(m, name, move |a| match &exact(name, a, 1)?[0] {
+            // copystructure asks reflect for the type of the nil it was given.
+            Value::Nil => Err(call_error(
+                name,
+                "reflect: call of reflect.Value.Type on zero Value",
+            )),
+            v => Ok(deep_copy(v)),
+        });
     }
     add(m, "dig", dig);
 }

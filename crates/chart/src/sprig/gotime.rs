@@ -1,9 +1,12 @@
-//! Go's time values as sprig's date functions use them. A time travels through
-//! templates as the text Go's Time.String() prints ("2026-11-21 14:15:08.123 +0000 UTC"),
-//! which is also what `{{ now }}` shows; layouts and durations live in `layout` and
-//! `duration`.
-use chrono::{DateTime, FixedOffset, NaiveDateTime, TimeZone, Utc};
+//! Go's time values as sprig's date functions use them: a `time.Time` object that
+//! prints as Go's Time.String() ("2026-11-21 14:15:08.123 +0000 UTC"), serializes as
+//! RFC 3339 and has the methods charts call (`.Unix`, `.Format`, `.Year`); layouts and
+//! durations live in `layout` and `duration`.
+use std::sync::Arc;
+
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDateTime, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
+use gotemplate::{Object, Value};
 
 pub use super::duration::{format_duration, parse_duration};
 pub use super::layout::{format, parse};
@@ -116,4 +119,100 @@ fn local_zone_name() -> String {
         .ok()
         .filter(|z| z.parse::<Tz>().is_ok())
         .unwrap_or_else(|| "UTC".into())
+}
+
+/// Go's `time.Time` as a template value.
+struct TimeObject(GoTime);
+
+impl GoTime {
+    /// The template value of this time.
+    pub fn to_value(&self) -> Value {
+        Value::Object(Arc::new(TimeObject(self.clone())))
+    }
+
+    /// The time a template value holds, if it is a `time.Time`.
+    pub fn from_value(v: &Value) -> Option<GoTime> {
+        match v {
+            Value::Object(o) if o.type_name() == "time.Time" => {
+                GoTime::parse_go_string(&o.go_string())
+            }
+            _ => None,
+        }
+    }
+}
+
+const TIME_METHODS: [&str; 11] = [
+    "Unix",
+    "UnixMilli",
+    "UnixNano",
+    "Year",
+    "YearDay",
+    "Day",
+    "Hour",
+    "Minute",
+    "Second",
+    "Format",
+    "String",
+];
+
+impl Object for TimeObject {
+    fn type_name(&self) -> &str {
+        "time.Time"
+    }
+    fn call_method(&self, name: &str, args: &[Value]) -> Option<gotemplate::Result<Value>> {
+        if !TIME_METHODS.contains(&name) {
+            return None;
+        }
+        let want = usize::from(name == "Format");
+        if args.len() != want {
+            return Some(Err(gotemplate::Error::Exec(format!(
+                "wrong number of args for {name}: want {want} got {}",
+                args.len()
+            ))));
+        }
+        let (t, utc) = (&self.0.at, self.0.utc());
+        Some(Ok(match name {
+            "Unix" => Value::Int64(utc.timestamp()),
+            "UnixMilli" => Value::Int64(utc.timestamp_millis()),
+            "UnixNano" => Value::Int64(utc.timestamp_nanos_opt().unwrap_or(i64::MIN)),
+            "Year" => Value::Int(i64::from(t.year())),
+            "YearDay" => Value::Int(i64::from(t.ordinal())),
+            "Day" => Value::Int(i64::from(t.day())),
+            "Hour" => Value::Int(i64::from(t.hour())),
+            "Minute" => Value::Int(i64::from(t.minute())),
+            "Second" => Value::Int(i64::from(t.second())),
+            "Format" => match &args[0] {
+                Value::String(layout) => Value::string(format(t, &self.0.zone, layout)),
+                other => {
+                    return Some(Err(gotemplate::Error::Exec(format!(
+                        "wrong type for value; expected string; got {}",
+                        other.type_name()
+                    ))));
+                }
+            },
+            _ => Value::string(self.0.to_go_string()),
+        }))
+    }
+    fn has_method(&self, name: &str) -> bool {
+        TIME_METHODS.contains(&name)
+    }
+    fn method_signature(&self, name: &str) -> Option<&'static str> {
+        Some(match name {
+            "Format" => "func(string) string",
+            "String" => "func() string",
+            "Unix" | "UnixMilli" | "UnixNano" => "func() int64",
+            _ => "func() int",
+        })
+    }
+    fn go_string(&self) -> String {
+        self.0.to_go_string()
+    }
+    /// Time's MarshalJSON writes RFC 3339 with nanoseconds.
+    fn to_data(&self) -> Value {
+        Value::string(format(
+            &self.0.at,
+            &self.0.zone,
+            "2006-01-02T15:04:05.999999999Z07:00",
+        ))
+    }
 }

@@ -1,37 +1,26 @@
 //! sprig's list functions. Go panics on a non-list argument and the template engine
 //! turns the panic into an error; the `must` variants return that error directly.
 //! Either way the render stops, so both share one implementation here.
+use std::sync::Arc;
+
 use gotemplate::{FuncMap, Result, TemplateError, Value};
 
 use super::args::{self, add, at_least, call_error, exact, int};
 use super::cast::{empty, to_int64};
 
-/// Go's reflect Kind name, as sprig's "Cannot X on type K" errors print it.
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Nil => "invalid",
-        Value::Bool(_) => "bool",
-        Value::Int(_) => "int",
-        Value::Uint(_) => "uint64",
-        Value::Float(_) => "float64",
-        Value::String(_) => "string",
-        Value::List(_) => "slice",
-        Value::Map(_) => "map",
-        _ => "func",
-    }
-}
-
 /// The list argument, or sprig's error for other types.
-fn items<'a>(name: &str, what: &str, v: &'a Value) -> Result<&'a [Value]> {
+fn items(name: &str, what: &str, v: &Value) -> Result<Arc<[Value]>> {
+    if let Some(l) = v.as_list() {
+        return Ok(l);
+    }
     match v {
-        Value::List(l) => Ok(l),
         Value::Nil => Err(call_error(
             name,
             "runtime error: invalid memory address or nil pointer dereference",
         )),
         other => Err(call_error(
             name,
-            format!("Cannot {what} type {}", kind(other)),
+            format!("Cannot {what} type {}", other.kind_name()),
         )),
     }
 }
@@ -70,7 +59,7 @@ pub(crate) fn register(m: &mut FuncMap) {
     both(m, "prepend", "mustPrepend", |n, a| {
         let a = exact(n, a, 2)?;
         let mut l = vec![a[1].clone()];
-        l.extend_from_slice(items(n, "prepend on", &a[0])?);
+        l.extend_from_slice(&items(n, "prepend on", &a[0])?);
         Ok(list_of(l))
     });
     both(m, "first", "mustFirst", |n, a| {
@@ -96,7 +85,7 @@ pub(crate) fn register(m: &mut FuncMap) {
     both(m, "uniq", "mustUniq", |n, a| {
         let l = items(n, "find uniq on", &exact(n, a, 1)?[0])?;
         let mut out: Vec<Value> = Vec::new();
-        for v in l {
+        for v in l.iter() {
             if !out.contains(v) {
                 out.push(v.clone());
             }
@@ -123,14 +112,14 @@ pub(crate) fn register(m: &mut FuncMap) {
     });
     both(m, "slice", "mustSlice", |n, a| {
         let a = at_least(n, a, 1)?;
-        let l = match &a[0] {
-            Value::List(l) => l,
-            other => {
-                return Err(call_error(
-                    n,
-                    format!("list should be type of slice or array but {}", kind(other)),
-                ));
-            }
+        let Some(l) = a[0].as_list() else {
+            return Err(call_error(
+                n,
+                format!(
+                    "list should be type of slice or array but {}",
+                    a[0].kind_name()
+                ),
+            ));
         };
         if l.is_empty() {
             return Ok(Value::Nil);
@@ -140,10 +129,15 @@ pub(crate) fn register(m: &mut FuncMap) {
         if start < 0 || end < start || end as usize > l.len() {
             return Err(call_error(
                 n,
-                format!("reflect: slice index out of range [{start}:{end}]"),
+                "reflect.Value.Slice: slice index out of bounds",
             ));
         }
-        Ok(list_of(l[start as usize..end as usize].to_vec()))
+        let part = l[start as usize..end as usize].to_vec();
+        // reflect's Slice keeps the slice's type: a []string stays a []string.
+        Ok(match &a[0] {
+            Value::Object(o) => Value::typed_slice(o.type_name(), part.into()),
+            _ => list_of(part),
+        })
     });
     both(m, "chunk", "mustChunk", |n, a| {
         let a = exact(n, a, 2)?;
@@ -159,19 +153,23 @@ pub(crate) fn register(m: &mut FuncMap) {
         ))
     });
     add(m, "concat", |a| {
-        let total = a.iter().map(|v| match v {
-            Value::List(l) => l.len(),
-            _ => 0,
-        });
+        let total = a.iter().map(|v| v.as_list().map_or(0, |l| l.len()));
         super::bounds::items("concat", total.fold(0, usize::saturating_add))?;
         let mut out = Vec::new();
         for v in a {
-            match v {
-                Value::List(l) => out.extend_from_slice(l),
-                other => {
+            match v.as_list() {
+                Some(l) => out.extend_from_slice(&l),
+                // reflect.TypeOf(nil).Kind() dereferences a nil Type in sprig.
+                None if matches!(v, Value::Nil) => {
+                    return Err(call_error(
+                        "concat",
+                        "runtime error: invalid memory address or nil pointer dereference",
+                    ));
+                }
+                None => {
                     return Err(TemplateError::Exec(format!(
                         "error calling concat: Cannot concat type {} as list",
-                        kind(other)
+                        v.kind_name()
                     )));
                 }
             }

@@ -17,22 +17,22 @@ pub(crate) fn register(m: &mut FuncMap) {
 
 fn register_int(m: &mut FuncMap) {
     add(m, "add", |a| {
-        Ok(Value::Int(
+        Ok(Value::Int64(
             a.iter().map(to_int64).fold(0i64, i64::wrapping_add),
         ))
     });
     add(m, "add1", |a| {
-        Ok(Value::Int(
+        Ok(Value::Int64(
             to_int64(&exact("add1", a, 1)?[0]).wrapping_add(1),
         ))
     });
     add(m, "sub", |a| {
         let a = exact("sub", a, 2)?;
-        Ok(Value::Int(to_int64(&a[0]).wrapping_sub(to_int64(&a[1]))))
+        Ok(Value::Int64(to_int64(&a[0]).wrapping_sub(to_int64(&a[1]))))
     });
     add(m, "mul", |a| {
         let a = at_least("mul", a, 1)?;
-        Ok(Value::Int(
+        Ok(Value::Int64(
             a.iter().map(to_int64).fold(1i64, i64::wrapping_mul),
         ))
     });
@@ -46,18 +46,18 @@ fn register_int(m: &mut FuncMap) {
             if y == 0 {
                 return Err(call_error(name, "runtime error: integer divide by zero"));
             }
-            Ok(Value::Int(op(x, y).unwrap_or(x)))
+            Ok(Value::Int64(op(x, y).unwrap_or(x)))
         });
     }
     for name in ["max", "biggest"] {
         add(m, name, move |a| {
             let a = at_least(name, a, 1)?;
-            Ok(Value::Int(a.iter().map(to_int64).max().unwrap_or(0)))
+            Ok(Value::Int64(a.iter().map(to_int64).max().unwrap_or(0)))
         });
     }
     add(m, "min", |a| {
         let a = at_least("min", a, 1)?;
-        Ok(Value::Int(a.iter().map(to_int64).min().unwrap_or(0)))
+        Ok(Value::Int64(a.iter().map(to_int64).min().unwrap_or(0)))
     });
     add(m, "randInt", |a| {
         let a = exact("randInt", a, 2)?;
@@ -296,17 +296,18 @@ fn register_conversions(m: &mut FuncMap) {
         let x = string(&exact("atoi", a, 1)?[0])?;
         Ok(Value::Int(super::cast::go_atoi(x)))
     });
-    for name in ["int", "int64"] {
-        add(m, name, move |a| {
-            Ok(Value::Int(to_int64(&exact(name, a, 1)?[0])))
-        });
-    }
+    add(m, "int", |a| {
+        Ok(Value::Int(to_int64(&exact("int", a, 1)?[0])))
+    });
+    add(m, "int64", |a| {
+        Ok(Value::Int64(to_int64(&exact("int64", a, 1)?[0])))
+    });
     add(m, "float64", |a| {
         Ok(Value::Float(to_float64(&exact("float64", a, 1)?[0])))
     });
     add(m, "toDecimal", |a| {
         let text = sprint(&exact("toDecimal", a, 1)?[0]);
-        Ok(Value::Int(i64::from_str_radix(&text, 8).unwrap_or(0)))
+        Ok(Value::Int64(i64::from_str_radix(&text, 8).unwrap_or(0)))
     });
 }
 

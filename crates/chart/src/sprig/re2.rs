@@ -215,9 +215,12 @@ impl<'a> Parser<'a> {
 
     /// `(?flags)`, `(?flags:`, `(?P<name>`, `(?<name>`, with `(?` consumed.
     fn group_syntax(&mut self, start: usize) -> Result<(), String> {
-        let named = if self.rest().starts_with("P<") {
+        // Go reads a name only when something follows the `<`; a bare `(?<` at the
+        // end is an unsupported flag.
+        let rest = self.rest();
+        let named = if rest.starts_with("P<") && rest.len() > 2 {
             Some(2)
-        } else if self.rest().starts_with('<') {
+        } else if rest.starts_with('<') && rest.len() > 1 {
             Some(1)
         } else {
             None

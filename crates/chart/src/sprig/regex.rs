@@ -143,7 +143,12 @@ pub(crate) fn register(m: &mut FuncMap) {
                 .map(|m| m.as_str())
                 .collect();
             bounds::items(name, found.len())?;
-            Ok(strings(found))
+            // Go's FindAllString returns a nil slice when nothing matches.
+            Ok(if found.is_empty() {
+                Value::Nil
+            } else {
+                strings(found)
+            })
         });
     }
     for name in ["regexFind", "mustRegexFind"] {
@@ -174,7 +179,8 @@ pub(crate) fn register(m: &mut FuncMap) {
             let cap = bounds::MAX_ITEMS as i64 + 1;
             let parts = go_regex_split(&re, x, if n < 0 || n > cap { cap } else { n });
             bounds::items(name, parts.len())?;
-            Ok(strings(parts))
+            // Go's Split returns a nil slice for n == 0.
+            Ok(if n == 0 { Value::Nil } else { strings(parts) })
         });
     }
     add(m, "regexQuoteMeta", |a| {

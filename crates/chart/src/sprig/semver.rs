@@ -4,10 +4,10 @@
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
-use gotemplate::{FuncMap, Value};
+use gotemplate::{FuncMap, Object, Result, Value};
 use regex::Regex;
 
-use super::args::{self, Dict, add, call_error, exact, s, string};
+use super::args::{add, call_error, exact, s, string};
 
 const LOOSE: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
@@ -341,24 +341,89 @@ fn caret(c: &Constraint, v: &Version) -> bool {
     con.patch == v.patch
 }
 
-/// The value `semver` returns: the fields charts read (`.Major`, `.Minor`, ...).
-fn version_value(v: &Version) -> Value {
-    let mut m = Dict::new();
-    m.insert("Major".into(), Value::Uint(v.major));
-    m.insert("Minor".into(), Value::Uint(v.minor));
-    m.insert("Patch".into(), Value::Uint(v.patch));
-    m.insert("Prerelease".into(), s(v.pre.as_str()));
-    m.insert("Metadata".into(), s(v.metadata.as_str()));
-    m.insert("Original".into(), s(v.original.as_str()));
-    m.insert("String".into(), s(v.display()));
-    args::map(m)
+/// The `*semver.Version` `semver` returns: charts call its methods (`.Major`,
+/// `.Prerelease`, `.Compare`), and it prints and serializes as its version string.
+struct VersionObject(Version);
+
+impl Object for VersionObject {
+    fn type_name(&self) -> &str {
+        "*semver.Version"
+    }
+    fn call_method(&self, name: &str, a: &[Value]) -> Option<Result<Value>> {
+        let v = &self.0;
+        let no_args = |value: Value| exact(name, a, 0).map(|_| value);
+        Some(match name {
+            "Major" => no_args(Value::Uint(v.major)),
+            "Minor" => no_args(Value::Uint(v.minor)),
+            "Patch" => no_args(Value::Uint(v.patch)),
+            "Prerelease" => no_args(s(v.pre.as_str())),
+            "Metadata" => no_args(s(v.metadata.as_str())),
+            "Original" => no_args(s(v.original.as_str())),
+            "String" => no_args(s(v.display())),
+            "Compare" | "LessThan" | "GreaterThan" | "Equal" => exact(name, a, 1).and_then(|a| {
+                let other = other_version(&a[0])?;
+                let order = v.compare(&other);
+                Ok(match name {
+                    "Compare" => Value::Int(order as i64),
+                    "LessThan" => Value::Bool(order == Ordering::Less),
+                    "GreaterThan" => Value::Bool(order == Ordering::Greater),
+                    _ => Value::Bool(order == Ordering::Equal),
+                })
+            }),
+            _ => return None,
+        })
+    }
+    fn has_method(&self, name: &str) -> bool {
+        matches!(
+            name,
+            "Major"
+                | "Minor"
+                | "Patch"
+                | "Prerelease"
+                | "Metadata"
+                | "Original"
+                | "String"
+                | "Compare"
+                | "LessThan"
+                | "GreaterThan"
+                | "Equal"
+        )
+    }
+    fn method_signature(&self, name: &str) -> Option<&'static str> {
+        Some(match name {
+            "Major" | "Minor" | "Patch" => "func() uint64",
+            "Compare" => "func(*semver.Version) int",
+            "LessThan" | "GreaterThan" | "Equal" => "func(*semver.Version) bool",
+            _ => "func() string",
+        })
+    }
+    fn go_string(&self) -> String {
+        self.0.display()
+    }
+    /// Version's MarshalJSON writes its string.
+    fn to_data(&self) -> Value {
+        s(self.0.display())
+    }
+}
+
+/// The `*semver.Version` argument of a comparison method.
+fn other_version(v: &Value) -> Result<Version> {
+    match v {
+        Value::Object(o) if o.type_name() == "*semver.Version" => {
+            Version::parse(&o.go_string()).map_err(|e| call_error("semver", e))
+        }
+        other => Err(gotemplate::TemplateError::Exec(format!(
+            "wrong type for value; expected *semver.Version; got {}",
+            other.type_name()
+        ))),
+    }
 }
 
 pub(crate) fn register(m: &mut FuncMap) {
     add(m, "semver", |a| {
         let text = string(&exact("semver", a, 1)?[0])?;
         Version::parse(text)
-            .map(|v| version_value(&v))
+            .map(|v| Value::Object(std::sync::Arc::new(VersionObject(v))))
             .map_err(|e| call_error("semver", e))
     });
     add(m, "semverCompare", |a| {

@@ -289,9 +289,9 @@ fn register_quote_and_join(m: &mut FuncMap) {
     });
     add(m, "sortAlpha", |a| {
         let v = &exact("sortAlpha", a, 1)?[0];
-        let mut items = match v {
-            Value::List(_) => strslice(v),
-            other => vec![strval(other)],
+        let mut items = match v.as_list() {
+            Some(_) => strslice(v),
+            None => vec![strval(v)],
         };
         items.sort();
         Ok(args::list(items.into_iter().map(s).collect()))

@@ -7,6 +7,7 @@ use super::funcs;
 pub(crate) fn render(src: &str, data: &Value) -> Result<String, String> {
     let mut set = Templates::new("gotpl");
     set.funcs(&funcs()).missing_key(MissingKey::Zero);
+    crate::funcs::declare_signatures(&mut set);
     let parsed = set.parse("t", src).map_err(|e| e.to_string())?;
     set.execute_parsed(&parsed, data)
         // Helm's engine blanks Go's "<no value>" (a nil result).
@@ -300,10 +301,24 @@ fn go_type_rules_for_parameters() {
     // ...and a number where Go wants a string.
     let err = render("{{ upper .n }}", &values()).unwrap_err();
     assert!(err.contains("expected string; got float64"), "{err}");
-    // nil is an empty map for map parameters, as in Go.
+    // The nil constant is an empty map for map parameters, as in Go...
     assert_eq!(
-        r("{{ hasKey .nil \"a\" }}|{{ get .nil \"a\" }}|{{ keys .nil }}"),
+        r("{{ hasKey nil \"a\" }}|{{ get nil \"a\" }}|{{ keys nil }}"),
         "false||[]"
+    );
+    // ...but a null value is a nil interface, which Go refuses before the call.
+    let err = render("{{ hasKey .nil \"a\" }}", &values()).unwrap_err();
+    assert!(
+        err.contains(
+            "at <.nil>: wrong type for value; expected map[string]interface {}; got interface {}"
+        ),
+        "{err}"
+    );
+    // Arity is checked before any argument is evaluated.
+    let err = render("{{ trunc (fail \"not reached\") }}", &values()).unwrap_err();
+    assert!(
+        err.contains("wrong number of args for trunc: want 2 got 1"),
+        "{err}"
     );
     // Interface parameters take anything; integer conversion truncates float64.
     assert_eq!(
@@ -331,7 +346,7 @@ fn dict_functions_return_the_changed_map() {
         r("{{ $d := dict \"a\" 1 }}{{ $d = set $d \"b\" 2 }}{{ $d }}"),
         "map[a:1 b:2]"
     );
-    let err = render("{{ set .nil \"a\" 1 }}", &values()).unwrap_err();
+    let err = render("{{ set nil \"a\" 1 }}", &values()).unwrap_err();
     assert!(err.contains("assignment to entry in nil map"), "{err}");
     let err = render("{{ dig \"s\" \"x\" \"d\" . }}", &values()).unwrap_err();
     assert!(err.contains("not map[string]interface {}"), "{err}");

@@ -50,7 +50,7 @@ fn star_arg(args: &[Value], arg_num: &mut usize) -> Option<i64> {
     let arg = args.get(*arg_num)?;
     *arg_num += 1;
     let n = match arg {
-        Value::Int(i) => *i,
+        Value::Int(i) | Value::Int64(i) => *i,
         Value::Uint(u) => i64::try_from(*u).ok()?,
         _ => return None,
     };

@@ -3,8 +3,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::Error;
-
 use super::oracle_cases;
 use super::{format_float, quote, sprint, sprint_value, sprintf, sprintln};
 use crate::value::{Object, Value};
@@ -158,15 +156,6 @@ struct Version;
 impl Object for Version {
     fn type_name(&self) -> &str {
         "*common.KubeVersion"
-    }
-    fn field(&self, _: &str) -> Option<Value> {
-        None
-    }
-    fn call_method(&self, _: &str, _: &[Value]) -> Option<Result<Value, Error>> {
-        None
-    }
-    fn has_method(&self, _: &str) -> bool {
-        false
     }
     fn go_string(&self) -> String {
         "v1.20.0".into()

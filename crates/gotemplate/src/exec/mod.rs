@@ -1,14 +1,15 @@
 //! The evaluator: walks a parsed tree over data with Go's rules (truth, fields and
 //! methods, variables, pipelines, range/with/if, template calls, break/continue) and
 //! Go's error texts and positions.
+mod call;
+
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::ast::{Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree, Variable};
-use crate::builtins;
 use crate::value::{MapRef, Value};
-use crate::{Error, Func, MissingKey, Templates};
+use crate::{Error, MissingKey, Templates};
 
 /// Go's limit on nested template calls.
 pub(crate) const MAX_EXEC_DEPTH: usize = 100_000;
@@ -385,7 +386,7 @@ impl<'t> State<'_, '_, 't> {
                     );
                 }
             }
-            Value::Int(_) | Value::Uint(_) => {
+            Value::Int(_) | Value::Int64(_) | Value::Uint(_) => {
                 if r.pipe.decl.len() > 1 {
                     return Err(self.error(format!(
                         "can't use {} to iterate over more than one variable",
@@ -393,14 +394,16 @@ impl<'t> State<'_, '_, 't> {
                     )));
                 }
                 let n = match val.v {
-                    Value::Int(i) => i.max(0) as u64,
+                    Value::Int(i) | Value::Int64(i) => i.max(0).cast_unsigned(),
                     Value::Uint(u) => u,
                     _ => 0,
                 };
                 for i in 0..n {
+                    // The loop variable has the type of the range value.
                     let v = Slot::concrete(match val.v {
                         Value::Uint(_) => Value::Uint(i),
-                        _ => Value::Int(i as i64),
+                        Value::Int64(_) => Value::Int64(i.cast_signed()),
+                        _ => Value::Int(i.cast_signed()),
                     });
                     iterate!(v.clone(), v);
                 }
@@ -687,7 +690,7 @@ impl<'t> State<'_, '_, 't> {
             Value::Map(m) => {
                 if m.is_named()
                     && let Some(result) =
-                        self.call_method_if_any(dot, name, at, args, fin.clone(), |n, a| {
+                        self.call_method_if_any(dot, name, at, args, fin.clone(), None, |n, a| {
                             m.call_method(n, a)
                         })?
                 {
@@ -711,8 +714,11 @@ impl<'t> State<'_, '_, 't> {
             Value::Object(o) => {
                 let o = o.clone();
                 if o.has_method(name) {
-                    let result = self
-                        .call_method_if_any(dot, name, at, args, fin, |n, a| o.call_method(n, a))?;
+                    let signature = o.method_signature(name);
+                    let result =
+                        self.call_method_if_any(dot, name, at, args, fin, signature, |n, a| {
+                            o.call_method(n, a)
+                        })?;
                     if let Some(r) = result {
                         return Ok(r);
                     }
@@ -740,6 +746,7 @@ impl<'t> State<'_, '_, 't> {
 
     /// Call method `name` through `call` with the command's arguments, if the receiver
     /// has it.
+    #[allow(clippy::too_many_arguments)] // Go's evalCall takes as many
     fn call_method_if_any(
         &mut self,
         dot: &Slot,
@@ -747,181 +754,33 @@ impl<'t> State<'_, '_, 't> {
         at: At<'t>,
         args: &'t [Arg],
         fin: Option<Slot>,
+        signature: Option<&str>,
         call: impl Fn(&str, &[Value]) -> Option<R<Value>>,
     ) -> R<Option<Slot>> {
-        let mut values = Vec::new();
-        for arg in args.iter().skip(1) {
-            values.push(self.eval_arg(dot, arg)?.v);
-        }
-        if let Some(f) = fin {
-            values.push(f.v);
-        }
-        self.at = at;
+        let explicit = args.get(1..).unwrap_or_default();
+        let values = match signature {
+            Some(text) => match crate::Signature::parse(text) {
+                Ok(sig) => self.typed_args(dot, name, &sig, explicit, fin)?.0,
+                Err(e) => return Err(self.error(e)),
+            },
+            None => {
+                let mut values = Vec::new();
+                for arg in explicit {
+                    values.push(self.eval_arg(dot, arg)?.v);
+                }
+                values.extend(fin.map(|f| f.v));
+                values
+            }
+        };
+        // A call that succeeds leaves the position at its last argument, as in Go.
         match call(name, &values) {
             None => Ok(None),
             Some(Ok(v)) => Ok(Some(Slot::concrete(v))),
-            Some(Err(e)) => Err(self.wrap_call_error(name, e)),
-        }
-    }
-
-    /// A function's error as Go reports it at the current node.
-    fn wrap_call_error(&self, name: &str, e: Error) -> Error {
-        match e {
-            Error::Exec(m) => {
-                // A complete text from the function: Go's own wording for a failed
-                // call wraps the function's error; its type and arity errors do not.
-                let source = m
-                    .strip_prefix(&format!("error calling {name}: "))
-                    .map(|inner| Box::new(Error::call(inner)));
-                Error::Template {
-                    message: self.prefix() + &m,
-                    source,
-                }
-            }
-            other => Error::Template {
-                message: format!("{}error calling {name}: {other}", self.prefix()),
-                source: Some(Box::new(other)),
-            },
-        }
-    }
-
-    fn eval_function(
-        &mut self,
-        dot: &Slot,
-        node: &'t Arg,
-        name: &str,
-        cmd: Option<&'t Command>,
-        args: &'t [Arg],
-        fin: Option<Slot>,
-    ) -> R<Slot> {
-        self.at = At::Arg(node);
-        let func = self.set().func(name).cloned();
-        let explicit = if args.is_empty() { &[][..] } else { &args[1..] };
-        let func = match func {
-            Some(f) => f,
-            None => match builtins::lookup(name) {
-                Some(b) => return self.eval_builtin(dot, node, b, name, cmd, explicit, fin),
-                None => {
-                    return Err(self.error(format!(
-                        "{} is not a defined function",
-                        crate::fmt::quote(name)
-                    )));
-                }
-            },
-        };
-        let mut slots = Vec::with_capacity(explicit.len() + 1);
-        for arg in explicit {
-            let slot = self.eval_arg(dot, arg)?;
-            // Go checks each argument's type right after evaluating it, so a type
-            // error points at the last node that evaluation touched.
-            slots.push((Some(arg), slot, self.at));
-        }
-        if let Some(f) = fin {
-            slots.push((None, f, self.at));
-        }
-        // Functions see slice-typed objects (Helm's VersionSet) as the lists they are.
-        let values: Vec<Value> = slots
-            .iter()
-            .map(|(_, s, _)| match &s.v {
-                Value::Object(o) => o.as_list().map_or_else(|| s.v.clone(), Value::List),
-                v => v.clone(),
-            })
-            .collect();
-        let result = match &func {
-            Func::Plain(f) => f(&values),
-            Func::Context(f) => {
-                let mut ctx = Context { run: self.run };
-                f(&mut ctx, &values)
-            }
-        };
-        match result {
-            Ok(v) => {
-                self.check_size(name, &v, cmd.map_or(At::Arg(node), At::Cmd))?;
-                Ok(Slot::concrete(v))
-            }
-            Err(e) => Err(self.function_error(node, name, cmd, &slots, e)),
-        }
-    }
-
-    /// Bound what a function may build, so that no template can exhaust memory or
-    /// nest values deeper than the serializers and drop can walk.
-    fn check_size(&mut self, name: &str, v: &Value, at: At<'t>) -> R<()> {
-        let problem = match v {
-            Value::String(s) if s.len() > MAX_STRING => {
-                format!("result of {name} is longer than {} MiB", MAX_STRING >> 20)
-            }
-            Value::List(l) if l.len() > MAX_LIST => {
-                format!("result of {name} has more than {MAX_LIST} elements")
-            }
-            Value::List(_) | Value::Map(_) if crate::value::depth(v) > MAX_DEPTH => {
-                format!("result of {name} nests more than {MAX_DEPTH} levels deep")
-            }
-            _ => return Ok(()),
-        };
-        self.at = at;
-        Err(self.error(problem))
-    }
-
-    /// Point a function's error where Go would: type errors at the offending argument,
-    /// arity errors at the function name, failures at the whole command.
-    fn function_error(
-        &mut self,
-        node: &'t Arg,
-        name: &str,
-        cmd: Option<&'t Command>,
-        slots: &[(Option<&'t Arg>, Slot, At<'t>)],
-        e: Error,
-    ) -> Error {
-        if let Error::Exec(m) = &e {
-            let type_error = m.starts_with("wrong type for value; expected ")
-                || m.starts_with("invalid value; expected ");
-            if type_error {
-                let got = m.split("; got ").nth(1);
-                let expected = m
-                    .trim_start_matches("wrong type for value; expected ")
-                    .trim_start_matches("invalid value; expected ")
-                    .split("; got ")
-                    .next()
-                    .unwrap_or_default()
-                    .to_string();
-                let culprit = slots.iter().find(|(_, s, _)| match got {
-                    Some(g) => {
-                        s.type_name() == g || (g == "interface {}" && matches!(s.v, Value::Nil))
-                    }
-                    None => matches!(s.v, Value::Nil),
-                });
-                let mut message = m.clone();
-                if let Some((arg, slot, at)) = culprit {
-                    self.at = *at;
-                    match arg {
-                        // A constant is checked against the parameter's kind as written.
-                        Some(
-                            a @ (Arg::Number(_) | Arg::Bool(..) | Arg::String(..) | Arg::Nil(_)),
-                        ) => {
-                            self.at = At::Arg(a);
-                            message = literal_type_error(a, &expected);
-                        }
-                        // Go tells a nil interface (a missing value) from no value.
-                        _ if got.is_none() && slot.iface => {
-                            message = format!(
-                                "wrong type for value; expected {expected}; got interface {{}}"
-                            );
-                        }
-                        _ => {}
-                    }
-                }
-                return self.error(message);
-            }
-            if m.starts_with("wrong number of args") {
-                self.at = At::Arg(node);
-                return self.error(m);
+            Some(Err(e)) => {
+                self.at = at;
+                Err(self.wrap_call_error(name, e))
             }
         }
-        self.at = match cmd {
-            Some(c) => At::Cmd(c),
-            None => At::Arg(node),
-        };
-        self.wrap_call_error(name, e)
     }
 
     fn eval_arg(&mut self, dot: &Slot, arg: &'t Arg) -> R<Slot> {
@@ -946,100 +805,6 @@ impl<'t> State<'_, '_, 't> {
             Arg::String(_, _, s) => Ok(Slot::concrete(Value::String(s.clone()))),
         }
     }
-
-    #[allow(clippy::too_many_arguments)]
-    fn eval_builtin(
-        &mut self,
-        dot: &Slot,
-        node: &'t Arg,
-        b: builtins::Builtin,
-        name: &str,
-        cmd: Option<&'t Command>,
-        explicit: &'t [Arg],
-        fin: Option<Slot>,
-    ) -> R<Slot> {
-        let count = explicit.len() + usize::from(fin.is_some());
-        let (fixed, variadic) = b.arity();
-        if variadic {
-            if count < fixed {
-                return Err(self.error(format!(
-                    "wrong number of args for {name}: want at least {fixed} got {}",
-                    explicit.len()
-                )));
-            }
-        } else if count != fixed {
-            return Err(self.error(format!(
-                "wrong number of args for {name}: want {fixed} got {count}"
-            )));
-        }
-        if matches!(b, builtins::Builtin::And | builtins::Builtin::Or) {
-            let want = matches!(b, builtins::Builtin::Or);
-            let mut last = Slot::concrete(Value::Nil);
-            for arg in explicit {
-                last = self.eval_arg(dot, arg)?;
-                if last.v.is_truthy() == want {
-                    return Ok(last);
-                }
-            }
-            if let Some(f) = fin {
-                last = f;
-            }
-            return Ok(last);
-        }
-        if matches!(b, builtins::Builtin::Printf) {
-            // printf's format is a Go string parameter.
-            if let Some(first) = explicit.first() {
-                match first {
-                    Arg::String(..) => {}
-                    Arg::Bool(..) | Arg::Number(_) => {
-                        self.at = At::Arg(first);
-                        return Err(self.error(format!("expected string; found {first}")));
-                    }
-                    _ => {}
-                }
-            }
-        }
-        let mut slots = Vec::with_capacity(count);
-        for arg in explicit {
-            slots.push(self.eval_arg(dot, arg)?);
-        }
-        if let Some(f) = fin {
-            slots.push(f);
-        }
-        if matches!(b, builtins::Builtin::Printf)
-            && let Some(first) = slots.first()
-            && !matches!(first.v, Value::String(_))
-        {
-            return Err(if matches!(first.v, Value::Nil) && !first.iface {
-                self.error("invalid value; expected string")
-            } else {
-                self.error(format!(
-                    "wrong type for value; expected string; got {}",
-                    first.type_name()
-                ))
-            });
-        }
-        let call_name = match (b, explicit.first()) {
-            (builtins::Builtin::Call, Some(first)) => first.to_string(),
-            _ => String::new(),
-        };
-        match builtins::call(b, &slots, &call_name) {
-            Ok(v) => {
-                self.check_size(name, v.value(), cmd.map_or(At::Arg(node), At::Cmd))?;
-                Ok(v)
-            }
-            Err(message) => {
-                self.at = match cmd {
-                    Some(c) => At::Cmd(c),
-                    None => At::Arg(node),
-                };
-                Err(Error::Template {
-                    message: format!("{}error calling {name}: {message}", self.prefix()),
-                    source: Some(Box::new(Error::call(message))),
-                })
-            }
-        }
-    }
 }
 
 /// Helpers the builtins need from a slot.
@@ -1061,20 +826,4 @@ impl Slot {
 #[allow(dead_code)]
 fn _assert_map_send(m: MapRef) -> impl Send {
     m
-}
-
-/// Go's message when a constant does not fit a typed parameter (evalArg's checks).
-fn literal_type_error(arg: &Arg, expected: &str) -> String {
-    if let Arg::Nil(_) = arg {
-        return format!("cannot assign nil to {expected}");
-    }
-    let kind = match expected {
-        "int" | "int8" | "int16" | "int32" | "int64" => "integer",
-        "uint" | "uint8" | "uint16" | "uint32" | "uint64" => "unsigned integer",
-        "float32" | "float64" => "float",
-        "string" => "string",
-        "bool" => "bool",
-        other => return format!("can't handle {arg} for arg of type {other}"),
-    };
-    format!("expected {kind}; found {arg}")
 }
