@@ -36,7 +36,7 @@ fn parse_all_raw(text: &str) -> Result<Vec<Value>, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     Parser::new_from_str(text)
         .load(&mut loader, true)
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| go_yaml_message(&e))?;
     match loader.error {
         Some(e) => Err(e),
         None => Ok(loader.docs),
@@ -278,6 +278,47 @@ pub(crate) fn is_yaml_float(s: &str) -> bool {
         None => digits(mantissa),
     };
     mantissa_ok && exp.is_none_or(|e| digits(e.strip_prefix(['-', '+']).unwrap_or(e)))
+}
+
+/// A YAML syntax error worded as go-yaml words it (`yaml: line 1: did not find
+/// expected node content`), which is what Helm shows. go-yaml counts a parser
+/// error's line from 0 and a scanner error's from 1, and leaves the line out when the
+/// count is 0; it prints the problem without its "while parsing ..." context.
+fn go_yaml_message(e: &yaml_rust2::ScanError) -> String {
+    const PARSER_PROBLEMS: [&str; 6] = [
+        "did not find expected node content",
+        "did not find expected key",
+        "did not find expected ',' or '}'",
+        "expected ',' or ']'",
+        "did not find expected '-' indicator",
+        "did not find expected <document start>",
+    ];
+    let info = e.info();
+    let problem = info.split_once(", ").map_or(info, |(context, problem)| {
+        if context.starts_with("while ") {
+            problem
+        } else {
+            info
+        }
+    });
+    let problem = match problem {
+        // yaml-rust2's wordings of libyaml's problems.
+        "expected ',' or ']'" => "did not find expected ',' or ']'",
+        "simple key expect ':'" => "could not find expected ':'",
+        other => other,
+    };
+    let parser = PARSER_PROBLEMS.iter().any(|p| problem.ends_with(p));
+    // yaml-rust2 counts lines from 1.
+    let line = if parser {
+        e.marker().line().saturating_sub(1)
+    } else {
+        e.marker().line()
+    };
+    if line == 0 {
+        format!("yaml: {problem}")
+    } else {
+        format!("yaml: line {line}: {problem}")
+    }
 }
 
 #[cfg(test)]

@@ -312,7 +312,9 @@ fn eq(arg1: &Slot, rest: &[Slot]) -> Result<bool, String> {
                     matches!(a, Value::Nil) == matches!(b, Value::Nil)
                 }
                 _ => {
-                    if std::mem::discriminant(a) != std::mem::discriminant(b) {
+                    // Go's canCompare looks at reflect kinds: a []string and a
+                    // []interface {} are both slices.
+                    if a.kind_name() != b.kind_name() {
                         return Err(format!(
                             "non-comparable types {}: {}, {}: {}",
                             crate::fmt::sprint_value(a),

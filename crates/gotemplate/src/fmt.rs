@@ -78,6 +78,8 @@ struct Printer {
     good_arg_num: bool,
     /// Maps being printed, outermost first, to catch a map that contains itself.
     open_maps: Vec<MapRef>,
+    /// How deep inside lists and maps the value being printed is.
+    depth: usize,
 }
 
 /// Stack left before nested values get a new segment, and the segment's size.
@@ -134,7 +136,9 @@ impl Printer {
         if self.out.buf.len() > crate::exec::MAX_STRING {
             return;
         }
+        self.depth += 1;
         stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.print_value(v, verb));
+        self.depth -= 1;
     }
 
     /// A value, the operand itself or an element inside a list or map.
@@ -188,6 +192,15 @@ impl Printer {
             Value::Object(o) => {
                 if o.is_nil() {
                     self.print_value(&Value::Nil, verb);
+                } else if o.pointer_to_struct() {
+                    // Go prints a pointer to a struct as &{fields} at the top and as
+                    // its address inside other values.
+                    if self.depth > 0 {
+                        self.fmt_pointer(v, verb);
+                    } else {
+                        self.out.buf.push('&');
+                        self.out.buf.push_str(&o.go_string());
+                    }
                 } else if let Some(items) = o.as_list() {
                     // Slice types have no String method: Go prints their elements.
                     self.fmt_list(o.type_name(), &items, verb);
@@ -271,6 +284,9 @@ impl Printer {
             Value::Map(m) => std::sync::Arc::as_ptr(&m.snapshot()) as usize as u64,
             Value::List(l) => l.as_ptr() as usize as u64,
             Value::Function(_) => 0,
+            Value::Object(o) if o.pointer_to_struct() => {
+                std::sync::Arc::as_ptr(o).cast::<u8>() as usize as u64
+            }
             _ => return self.bad_verb(verb, v),
         };
         match verb {

@@ -89,6 +89,13 @@ pub trait Object: Send + Sync {
     fn as_bytes(&self) -> Option<&[u8]> {
         None
     }
+    /// Whether the value is a pointer to a struct without a String method (Helm's
+    /// `*common.Capabilities`): fmt prints `&` and [`Object::go_string`] (the fields in
+    /// braces) at the top, and the address inside lists and maps; a template prints
+    /// the struct.
+    fn pointer_to_struct(&self) -> bool {
+        false
+    }
     /// Go's reflect kind name (`kindOf`): pointers are `ptr`, slices `slice`, other
     /// named types `struct` unless they say otherwise.
     fn kind(&self) -> &str {

@@ -140,7 +140,10 @@ impl Object for CapabilitiesObject {
         Some("func() *common.Capabilities")
     }
     fn go_string(&self) -> String {
-        format!("&{{{} {} {}}}", self.kube, self.api_versions, self.helm)
+        format!("{{{} {} {}}}", self.kube, self.api_versions, self.helm)
+    }
+    fn pointer_to_struct(&self) -> bool {
+        true
     }
     fn to_data(&self) -> Value {
         let data = |v: &Value| match v {

@@ -165,40 +165,54 @@ pub fn funcs() -> FuncMap {
     });
     // toJson and mustToJson are sprig's (crate::gojson), the same json.Marshal Helm uses.
     add(&mut m, "fromYaml", |a| {
-        Ok(match crate::yaml::parse(&strval(arg(a, 0))) {
-            Ok(v @ serde_json::Value::Object(_)) => convert::to_template(&v),
-            Ok(serde_json::Value::Null) => convert::map([]),
-            Ok(_) => error_map("error unmarshaling JSON: cannot unmarshal into a map".into()),
+        Ok(match from_yaml(&strval(arg(a, 0)), MAP) {
+            Ok(v) => v.unwrap_or_else(|| convert::map([])),
             Err(e) => error_map(e),
         })
     });
     add(&mut m, "fromYamlArray", |a| {
-        Ok(match crate::yaml::parse(&strval(arg(a, 0))) {
-            Ok(v @ serde_json::Value::Array(_)) => convert::to_template(&v),
-            Ok(serde_json::Value::Null) => Value::List(Arc::from([])),
-            Ok(_) => Value::List(Arc::from([super::string("cannot unmarshal into an array")])),
+        Ok(match from_yaml(&strval(arg(a, 0)), LIST) {
+            Ok(v) => v.unwrap_or_else(|| Value::nil_slice(LIST)),
             Err(e) => Value::List(Arc::from([super::string(e)])),
         })
     });
     add(&mut m, "fromJson", |a| {
-        Ok(
-            match serde_json::from_str::<serde_json::Value>(&strval(arg(a, 0))) {
-                Ok(v @ serde_json::Value::Object(_)) => convert::to_template(&v),
-                Ok(_) => error_map("json: cannot unmarshal into a map".into()),
-                Err(e) => error_map(e.to_string()),
-            },
-        )
+        Ok(match from_json(&strval(arg(a, 0)), MAP) {
+            Ok(v) => v.unwrap_or_else(|| convert::map([])),
+            Err(e) => error_map(e),
+        })
     });
     add(&mut m, "fromJsonArray", |a| {
-        Ok(
-            match serde_json::from_str::<serde_json::Value>(&strval(arg(a, 0))) {
-                Ok(v @ serde_json::Value::Array(_)) => convert::to_template(&v),
-                Ok(_) => Value::List(Arc::from([super::string(
-                    "json: cannot unmarshal into an array",
-                )])),
-                Err(e) => Value::List(Arc::from([super::string(e.to_string())])),
-            },
-        )
+        Ok(match from_json(&strval(arg(a, 0)), LIST) {
+            Ok(v) => v.unwrap_or_else(|| Value::nil_slice(LIST)),
+            Err(e) => Value::List(Arc::from([super::string(e)])),
+        })
     });
     m
+}
+
+const MAP: &str = "map[string]interface {}";
+const LIST: &str = "[]interface {}";
+
+/// json.Unmarshal of `text` into a Go `target` (a map or a list): the value (`None`
+/// for null, which leaves the target nil), or Go's error.
+fn from_json(text: &str, target: &str) -> Result<Option<Value>, String> {
+    if let Some(e) = crate::gojson::type_error(text, target) {
+        // A syntax error comes first, as Go checks the whole text before decoding.
+        return Err(crate::gojson::decode(text).err().unwrap_or(e));
+    }
+    let v = crate::gojson::decode(text)?;
+    Ok((!matches!(v, Value::Nil)).then_some(v))
+}
+
+/// sigs.k8s.io/yaml's Unmarshal into a Go `target`: the YAML turned into JSON, then
+/// decoded as [`from_json`] does, each step's error worded as Helm shows it.
+fn from_yaml(text: &str, target: &str) -> Result<Option<Value>, String> {
+    let doc =
+        crate::yaml::parse(text).map_err(|e| format!("error converting YAML to JSON: {e}"))?;
+    let json = doc.to_string();
+    if let Some(e) = crate::gojson::type_error(&json, target) {
+        return Err(format!("error unmarshaling JSON: while decoding JSON: {e}"));
+    }
+    Ok((!doc.is_null()).then(|| convert::to_template(&doc)))
 }

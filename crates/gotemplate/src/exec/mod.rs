@@ -295,6 +295,8 @@ impl<'t> State<'_, '_, 't> {
                 self.at.text(),
                 v.v.type_name()
             ))),
+            // text/template prints what a pointer points to.
+            Value::Object(o) if o.pointer_to_struct() => Ok(o.go_string()),
             other => {
                 let text = crate::fmt::sprint_value(other);
                 if text.len() > MAX_STRING {

@@ -126,9 +126,17 @@ fn write_json_string(out: &mut String, s: &str, escape_html: bool) {
     out.push('"');
 }
 
-/// json.Unmarshal into `interface{}`: every number becomes a float64.
-pub fn decode(text: &str) -> Result<Value, serde_json::Error> {
-    let parsed: serde_json::Value = serde_json::from_str(text)?;
+mod syntax;
+
+pub use syntax::type_error;
+
+/// json.Unmarshal into `interface{}`: every number becomes a float64; an invalid text
+/// gives Go's message.
+pub fn decode(text: &str) -> Result<Value, String> {
+    if let Some(message) = syntax::check(text) {
+        return Err(message);
+    }
+    let parsed: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
     Ok(crate::convert::to_template(&parsed))
 }
 
