@@ -68,18 +68,12 @@ impl Chart {
             match name.as_str() {
                 "Chart.yaml" | "Chart.lock" | "requirements.lock" => {}
                 "values.yaml" => {
-                    chart.values_yaml = file.text();
-                    chart.values = match crate::yaml::parse(&chart.values_yaml) {
-                        Ok(Value::Null) => Value::Object(Default::default()),
-                        Ok(v @ Value::Object(_)) => v,
-                        Ok(_) => {
-                            return Err(invalid(
-                                "values.yaml",
-                                "the top level must be a map".into(),
-                            ));
-                        }
-                        Err(e) => return Err(invalid("values.yaml", e)),
-                    };
+                    let text = crate::yaml::utf8_text(&file.data).map_err(|e| {
+                        invalid("values.yaml", crate::values::yaml_conversion_error(&e))
+                    })?;
+                    chart.values =
+                        crate::values::load_values(text).map_err(|e| invalid("values.yaml", e))?;
+                    chart.values_yaml = text.to_string();
                 }
                 "values.schema.json" => {
                     let schema = serde_json::from_slice(&file.data)

@@ -132,9 +132,72 @@ pub(crate) fn path_value<'a>(values: &'a Value, path: &str) -> Option<&'a Value>
     })
 }
 
+/// Helm's LoadValues: every YAML document of a values file, each a map, merged in
+/// order (nested maps merge, anything else replaces), with Helm's error texts.
+pub fn load_values(text: &str) -> Result<Value, String> {
+    let docs = crate::yaml::parse_all(text).map_err(|e| yaml_conversion_error(&e))?;
+    let mut merged = Map::new();
+    for doc in docs {
+        match doc {
+            Value::Object(m) => merge_maps(&mut merged, m),
+            other => {
+                return Err(format!(
+                    "cannot unmarshal yaml document: error unmarshaling JSON: while decoding \
+                     JSON: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    json_kind(&other)
+                ));
+            }
+        }
+    }
+    Ok(Value::Object(merged))
+}
+
+/// Helm's words for a values document that is not valid YAML.
+pub(crate) fn yaml_conversion_error(e: &str) -> String {
+    format!("cannot unmarshal yaml document: error converting YAML to JSON: {e}")
+}
+
+/// encoding/json's name for the kind of JSON value found.
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Helm's MergeMaps: a map merges into a map, any other value replaces.
+fn merge_maps(into: &mut Map<String, Value>, from: Map<String, Value>) {
+    for (k, v) in from {
+        match (into.get_mut(&k), v) {
+            (Some(Value::Object(dst)), Value::Object(src)) => merge_maps(dst, src),
+            (_, v) => {
+                into.insert(k, v);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documents_of_a_values_file_merge_as_helm_merges_them() {
+        let v = load_values("a: 1\nm: {p: 1, q: 2}\n---\nb: 2\nm: {q: 3}\n---\n").unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"a": 1, "b": 2, "m": {"p": 1, "q": 3}})
+        );
+        let err = load_values("a: 1\n---\n- x\n").unwrap_err();
+        assert!(
+            err.ends_with("cannot unmarshal array into Go value of type map[string]interface {}"),
+            "{err}"
+        );
+    }
     use serde_json::json;
 
     fn merged(defaults: Value, user: Value) -> Value {

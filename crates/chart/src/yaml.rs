@@ -204,8 +204,12 @@ fn resolve(text: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Value, 
         "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" | "false" | "False" | "FALSE" => {
             Value::Bool(false)
         }
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
-        | ".nan" | ".NaN" | ".NAN" => return Err(format!("json: unsupported value: {text}")),
+        // encoding/json cannot write these; Go names the float as strconv prints it.
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Err("json: unsupported value: +Inf".into());
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Err("json: unsupported value: -Inf".into()),
+        ".nan" | ".NaN" | ".NAN" => return Err("json: unsupported value: NaN".into()),
         _ => number(text).unwrap_or_else(|| Value::String(text.to_string())),
     })
 }
@@ -280,6 +284,39 @@ pub(crate) fn is_yaml_float(s: &str) -> bool {
     mantissa_ok && exp.is_none_or(|e| digits(e.strip_prefix(['-', '+']).unwrap_or(e)))
 }
 
+/// The text of a YAML file, or go-yaml's reader error for bytes that are not UTF-8
+/// (`yaml: invalid leading UTF-8 octet`), which Helm reports for such a values file.
+pub fn utf8_text(data: &[u8]) -> Result<&str, String> {
+    let e = match std::str::from_utf8(data) {
+        Ok(text) => return Ok(text),
+        Err(e) => e,
+    };
+    let rest = &data[e.valid_up_to()..];
+    let lead = rest[0];
+    let width = match lead {
+        0x00..=0x7f => 1,
+        0xc0..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf7 => 4,
+        _ => return Err("yaml: invalid leading UTF-8 octet".into()),
+    };
+    let problem = if rest.len() < width {
+        "incomplete UTF-8 octet sequence"
+    } else if rest[1..width].iter().any(|b| b & 0xc0 != 0x80) {
+        "invalid trailing UTF-8 octet"
+    } else if e.error_len().is_some()
+        && matches!(
+            (lead, rest[1]),
+            (0xc0 | 0xc1, _) | (0xe0, ..0xa0) | (0xf0, ..0x90)
+        )
+    {
+        "invalid length of a UTF-8 sequence"
+    } else {
+        "invalid Unicode character"
+    };
+    Err(format!("yaml: {problem}"))
+}
+
 /// A YAML syntax error worded as go-yaml words it (`yaml: line 1: did not find
 /// expected node content`), which is what Helm shows. go-yaml counts a parser
 /// error's line from 0 and a scanner error's from 1, and leaves the line out when the
@@ -305,14 +342,18 @@ fn go_yaml_message(e: &yaml_rust2::ScanError) -> String {
         // yaml-rust2's wordings of libyaml's problems.
         "expected ',' or ']'" => "did not find expected ',' or ']'",
         "simple key expect ':'" => "could not find expected ':'",
+        other if other.starts_with("unexpected character") => {
+            "found character that cannot start any token"
+        }
         other => other,
     };
     let parser = PARSER_PROBLEMS.iter().any(|p| problem.ends_with(p));
-    // yaml-rust2 counts lines from 1.
-    let line = if parser {
-        e.marker().line().saturating_sub(1)
-    } else {
-        e.marker().line()
+    // yaml-rust2 counts lines from 1, go-yaml from 0; go-yaml shows no line for its
+    // line 0 and adds one to a scanner error's.
+    let line = match e.marker().line().saturating_sub(1) {
+        0 => 0,
+        n if parser => n,
+        n => n + 1,
     };
     if line == 0 {
         format!("yaml: {problem}")
@@ -370,6 +411,67 @@ mod tests {
         assert!(err.contains("recursion limit exceeded"), "{err}");
         // A moderate use of aliases is fine.
         assert!(parse("a: &x {b: 1}\nc: *x\nd: *x\n").is_ok());
+    }
+
+    #[test]
+    fn bytes_that_are_not_utf8_get_go_yaml_s_reader_errors() {
+        assert_eq!(utf8_text(b"a: b").unwrap(), "a: b");
+        let err = |b: &[u8]| utf8_text(b).unwrap_err();
+        assert_eq!(err(b"a: \xfeb"), "yaml: invalid leading UTF-8 octet");
+        assert_eq!(err(b"a: \x80"), "yaml: invalid leading UTF-8 octet");
+        assert_eq!(err(b"a: \xc3x"), "yaml: invalid trailing UTF-8 octet");
+        assert_eq!(err(b"a: \xe6\x97"), "yaml: incomplete UTF-8 octet sequence");
+        assert_eq!(
+            err(b"a: \xc0\x80"),
+            "yaml: invalid length of a UTF-8 sequence"
+        );
+        assert_eq!(err(b"a: \xed\xa0\x80"), "yaml: invalid Unicode character");
+    }
+
+    #[test]
+    fn go_yaml_words_syntax_errors() {
+        // Helm v4.2.3's fromYaml on each text (through helm-python-sdk).
+        let cases = [
+            ("a: [", "yaml: line 1: did not find expected node content"),
+            (
+                "a: b: c",
+                "yaml: mapping values are not allowed in this context",
+            ),
+            (
+                "x: 1\na: b: c",
+                "yaml: line 2: mapping values are not allowed in this context",
+            ),
+            (
+                "x: 1\ny: [\n",
+                "yaml: line 2: did not find expected node content",
+            ),
+            ("\"abc", "yaml: found unexpected end of stream"),
+            (
+                "x: 1\ny: \"abc",
+                "yaml: line 2: found unexpected end of stream",
+            ),
+            (
+                "- a\nb: c",
+                "yaml: line 1: did not find expected '-' indicator",
+            ),
+            (
+                "a:\n  - b\n c: d",
+                "yaml: line 2: did not find expected key",
+            ),
+            ("a: @x", "yaml: found character that cannot start any token"),
+            (
+                "x: 1\na: {b: c",
+                "yaml: line 2: did not find expected ',' or '}'",
+            ),
+        ];
+        let wrong: Vec<String> = cases
+            .iter()
+            .filter_map(|(text, want)| {
+                let got = parse(text).unwrap_err();
+                (got != *want).then(|| format!("{text:?}: want {want:?}, got {got:?}"))
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 
     #[test]

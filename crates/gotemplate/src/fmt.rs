@@ -201,6 +201,11 @@ impl Printer {
                         self.out.buf.push('&');
                         self.out.buf.push_str(&o.go_string());
                     }
+                } else if let (Some(bytes), true, 's' | 'q' | 'x' | 'X') =
+                    (o.as_bytes(), o.as_list().is_some(), verb)
+                {
+                    // fmt prints a []byte as the string it holds under these verbs.
+                    self.fmt_string(&String::from_utf8_lossy(bytes), verb, v);
                 } else if let Some(items) = o.as_list() {
                     // Slice types have no String method: Go prints their elements.
                     self.fmt_list(o.type_name(), &items, verb);

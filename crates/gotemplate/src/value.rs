@@ -72,6 +72,12 @@ pub trait Object: Send + Sync {
     /// `fmt.Sprint` of the value (Go prints a struct as `{f1 f2}`, a Stringer by its
     /// `String` method).
     fn go_string(&self) -> String;
+    /// What `{{ value }}` prints: text/template also finds a `String` method declared
+    /// on the pointer, which fmt does not (Helm's KubeVersion prints its version in a
+    /// template and its fields through printf).
+    fn template_string(&self) -> String {
+        self.go_string()
+    }
     /// Whether the value is nil (a nil pointer); struct values are always true.
     fn is_nil(&self) -> bool {
         false

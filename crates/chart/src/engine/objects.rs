@@ -158,11 +158,34 @@ impl Object for CapabilitiesObject {
     }
 }
 
-/// Go's `common.KubeVersion`, a Stringer printing its version.
+/// Go's `common.KubeVersion`: its `String` (declared on the pointer) gives the version
+/// without suffixes, which templates print; fmt prints its fields.
 struct KubeVersionObject {
     version: String,
     major: String,
     minor: String,
+}
+
+impl KubeVersionObject {
+    /// Helm's normalized version: `v` and the numeric components of the version
+    /// (k8s.io's generic parse), so `v1.33.4-gke.1245000` is `v1.33.4`.
+    fn normalized(&self) -> String {
+        let digits = self.version.trim_start_matches('v');
+        let numeric: Vec<String> = digits
+            .split('.')
+            .map_while(|part| {
+                let n: String = part.chars().take_while(char::is_ascii_digit).collect();
+                let whole = n.len() == part.len();
+                (!n.is_empty()).then(|| (n.trim_start_matches('0').to_string(), whole))
+            })
+            .scan(true, |go_on, (n, whole)| {
+                let keep = *go_on;
+                *go_on = whole;
+                keep.then(|| if n.is_empty() { "0".to_string() } else { n })
+            })
+            .collect();
+        format!("v{}", numeric.join("."))
+    }
 }
 
 impl Object for KubeVersionObject {
@@ -179,11 +202,14 @@ impl Object for KubeVersionObject {
     }
     fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
         matches!(name, "String" | "GitVersion").then(|| {
-            if args.is_empty() {
-                Ok(string(&self.version))
-            } else {
-                Err(wrong_args(name, 0, args.len()))
+            if !args.is_empty() {
+                return Err(wrong_args(name, 0, args.len()));
             }
+            Ok(if name == "String" {
+                string(&self.normalized())
+            } else {
+                string(&self.version)
+            })
         })
     }
     fn has_method(&self, name: &str) -> bool {
@@ -193,7 +219,16 @@ impl Object for KubeVersionObject {
         Some("func() string")
     }
     fn go_string(&self) -> String {
-        self.version.clone()
+        format!(
+            "{{{} {} {} {}}}",
+            self.version,
+            self.normalized(),
+            self.major,
+            self.minor
+        )
+    }
+    fn template_string(&self) -> String {
+        self.normalized()
     }
     fn to_data(&self) -> Value {
         map([
@@ -325,22 +360,49 @@ pub fn capabilities_object(caps: &Capabilities) -> Value {
 }
 
 /// `.Files`: every file of the chart outside templates/, charts/ and the chart's own
-/// Chart.yaml/values files, by chart-relative path, with Helm's `files` methods. Text
-/// files are strings; a file that is not UTF-8 is kept as its bytes (a list of
-/// integers), so `b64enc` and `AsSecrets` see the real bytes.
+/// Chart.yaml/values files, by chart-relative path, with Helm's `files` methods. Like
+/// Helm's `map[string][]byte`, each file is its bytes: printed as a list of numbers,
+/// serialized as base64, read as text by `Get`.
 pub fn files_object(chart: &Chart) -> Value {
     let entries = chart
         .files
         .iter()
-        .map(|f| {
-            let content = match std::str::from_utf8(&f.data) {
-                Ok(text) => string(text),
-                Err(_) => Value::List(f.data.iter().map(|b| Value::Int(i64::from(*b))).collect()),
-            };
-            (Arc::from(f.name.as_str()), content)
-        })
+        .map(|f| (Arc::from(f.name.as_str()), byte_slice(f.data.clone())))
         .collect();
     Value::Map(files_map(MapRef::new(entries)))
+}
+
+/// Go's `[]byte` as a template value.
+fn byte_slice(data: Vec<u8>) -> Value {
+    Value::Object(Arc::new(Bytes(data.into())))
+}
+
+/// Go's `[]byte`: a slice of numbers to fmt and `range`, a string to `%s`, base64 to
+/// encoding/json.
+struct Bytes(Arc<[u8]>);
+
+impl Object for Bytes {
+    fn type_name(&self) -> &str {
+        "[]uint8"
+    }
+    fn go_string(&self) -> String {
+        gotemplate::fmt::sprint_value(&Value::List(self.items()))
+    }
+    fn as_list(&self) -> Option<Arc<[Value]>> {
+        Some(self.items())
+    }
+    fn as_bytes(&self) -> Option<&[u8]> {
+        Some(&self.0)
+    }
+    fn to_data(&self) -> Value {
+        string(&files::base64(&self.0))
+    }
+}
+
+impl Bytes {
+    fn items(&self) -> Arc<[Value]> {
+        self.0.iter().map(|b| Value::Uint(u64::from(*b))).collect()
+    }
 }
 
 fn files_map(m: MapRef) -> MapRef {
@@ -363,18 +425,14 @@ fn files_method(m: &MapRef, name: &str, args: &[Value]) -> Option<Result<Value, 
         }
     };
     Some(match name {
-        "Get" => one_string(args).map(|path| match m.get(&path) {
-            Some(v @ Value::List(_)) => Value::Object(Arc::new(RawString(files::bytes(Some(&v))))),
-            other => string(&files::text(other.as_ref())),
+        "Get" => one_string(args).map(|path| {
+            let data = files::bytes(m.get(&path).as_ref());
+            match String::from_utf8(data) {
+                Ok(text) => string(&text),
+                Err(e) => Value::Object(Arc::new(RawString(e.into_bytes()))),
+            }
         }),
-        "GetBytes" => one_string(args).map(|path| {
-            Value::List(
-                files::bytes(m.get(&path).as_ref())
-                    .into_iter()
-                    .map(|b| Value::Int(i64::from(b)))
-                    .collect(),
-            )
-        }),
+        "GetBytes" => one_string(args).map(|path| byte_slice(files::bytes(m.get(&path).as_ref()))),
         "Glob" => one_string(args).map(|pattern| Value::Map(files_map(files::glob(m, &pattern)))),
         "Lines" => one_string(args).map(|path| files::lines(m.get(&path).as_ref())),
         "AsConfig" => no_args(args).map(|()| files::as_config(m)),

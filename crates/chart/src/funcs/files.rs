@@ -11,9 +11,12 @@ fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// A file's bytes: text files are strings, binary files lists of byte values.
+/// A file's bytes: `.Files` holds each file as a Go `[]byte` (see
+/// [`crate::engine::objects::files_object`]); a string or a list of byte values (what
+/// a template may put in a map it passes along) are read as bytes too.
 pub(crate) fn bytes(v: Option<&Value>) -> Vec<u8> {
     match v {
+        Some(Value::Object(o)) => o.as_bytes().map(<[u8]>::to_vec).unwrap_or_default(),
         Some(Value::String(s)) => s.as_bytes().to_vec(),
         Some(Value::List(items)) => items.iter().map(|b| super::int_arg(b) as u8).collect(),
         _ => Vec::new(),

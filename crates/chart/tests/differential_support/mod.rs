@@ -43,7 +43,7 @@ pub fn write_chart(
 /// or `{"error": message}` (the directory named `CHART`); a panic is `{"panic": message}`.
 pub fn render_dir(dir: &Path, values: &Value) -> Value {
     let outcome = std::panic::catch_unwind(|| {
-        let chart = rusty_sdk_chart::Chart::load(dir).map_err(|e| e.to_string())?;
+        let chart = rusty_sdk_chart::Chart::load(dir).map_err(|e| helm_load_error(&e))?;
         rusty_sdk_chart::render(&chart, values, &Default::default()).map_err(|e| e.to_string())
     });
     match outcome {
@@ -67,5 +67,17 @@ pub fn render_case(base: &Map<String, Value>, case: &Value) -> Value {
     match write_chart(tmp.path(), base, case) {
         Ok(dir) => render_dir(&dir, &case["values"]),
         Err(e) => json!({ "error": format!("writing the case chart: {e}") }),
+    }
+}
+
+/// A chart file error as Helm words it. Ours names the chart the file belongs to
+/// ("invalid values.yaml in /path: ..."), which Helm's loader leaves out ("cannot load
+/// values.yaml: ..."); the message after that prefix must be Helm's.
+fn helm_load_error(e: &rusty_sdk_chart::ChartError) -> String {
+    match e {
+        rusty_sdk_chart::ChartError::InvalidFile { file, message, .. } if file == "values.yaml" => {
+            format!("cannot load {file}: {message}")
+        }
+        other => other.to_string(),
     }
 }

@@ -295,8 +295,10 @@ impl<'t> State<'_, '_, 't> {
                 self.at.text(),
                 v.v.type_name()
             ))),
-            // text/template prints what a pointer points to.
+            // text/template prints what a pointer points to, and finds String methods
+            // declared on the pointer.
             Value::Object(o) if o.pointer_to_struct() => Ok(o.go_string()),
+            Value::Object(o) if o.as_list().is_none() && !o.is_nil() => Ok(o.template_string()),
             other => {
                 let text = crate::fmt::sprint_value(other);
                 if text.len() > MAX_STRING {
