@@ -317,7 +317,8 @@ fn eq(arg1: &Slot, rest: &[Slot]) -> Result<bool, String> {
                     if a.kind_name() != b.kind_name() {
                         return Err(format!(
                             "non-comparable types {}: {}, {}: {}",
-                            crate::fmt::sprint_value(a),
+                            // Go formats the first operand with %s, the second with %v.
+                            crate::fmt::sprintf("%s", std::slice::from_ref(a)),
                             a.type_name(),
                             b.type_name(),
                             crate::fmt::sprint_value(b)

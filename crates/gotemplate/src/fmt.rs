@@ -98,7 +98,10 @@ impl Printer {
         self.out.buf.push_str("%!");
         self.out.buf.push(verb);
         self.out.buf.push('(');
+        // Go prints the operand afresh, as at the top level.
+        let depth = std::mem::take(&mut self.depth);
         self.typed_value(arg);
+        self.depth = depth;
         self.out.buf.push(')');
     }
 

@@ -112,6 +112,13 @@ pub(crate) fn register(m: &mut FuncMap) {
     });
     both(m, "slice", "mustSlice", |n, a| {
         let a = at_least(n, a, 1)?;
+        if matches!(a[0], Value::Nil) {
+            // reflect.TypeOf(nil).Kind() dereferences a nil Type in sprig.
+            return Err(call_error(
+                n,
+                "runtime error: invalid memory address or nil pointer dereference",
+            ));
+        }
         let Some(l) = a[0].as_list() else {
             return Err(call_error(
                 n,

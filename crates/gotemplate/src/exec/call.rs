@@ -339,7 +339,15 @@ impl<'t> State<'_, '_, 't> {
             }
         }
         for arg in rest {
-            slots.push(self.eval_arg(dot, arg)?);
+            slots.push(match arg {
+                // A reflect.Value parameter takes nil as the zero Value, not as a nil
+                // interface.
+                Arg::Nil(_) => {
+                    self.at = super::At::Arg(arg);
+                    Slot::concrete(Value::Nil)
+                }
+                _ => self.eval_arg(dot, arg)?,
+            });
         }
         if let Some(f) = fin {
             if slots.is_empty() && matches!(b, builtins::Builtin::Printf) {
