@@ -14,8 +14,13 @@ use rusty_sdk_chart::{Chart, RenderOptions};
 pub use shape::same_shape;
 
 /// The corpus folder, or `None` when this checkout has no `shared/` sibling.
+/// `CHART_CORPUS` names another corpus of the same layout (charts/, expected/), for
+/// trying the engine on charts outside the shared one.
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/charts-corpus");
+    let dir = std::env::var_os("CHART_CORPUS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/charts-corpus"),
+        PathBuf::from,
+    );
     dir.join("charts").is_dir().then_some(dir)
 }
 
