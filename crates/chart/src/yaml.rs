@@ -5,7 +5,8 @@
 use std::collections::HashMap;
 
 use serde_json::{Map, Number, Value};
-use yaml_rust2::parser::{Event, EventReceiver, Parser, Tag};
+use yaml_rust2::parser::{Event, EventReceiver, MarkedEventReceiver, Parser, Tag};
+use yaml_rust2::scanner::Marker;
 use yaml_rust2::scanner::TScalarStyle;
 
 /// Parse the first document; an empty text is `null`.
@@ -30,13 +31,17 @@ pub fn parse_all(text: &str) -> Result<Vec<Value>, String> {
 const MAX_NODES: usize = 4_000_000;
 
 fn parse_all_raw(text: &str) -> Result<Vec<Value>, String> {
-    let mut loader = Loader::default();
     // A UTF-8 byte order mark is not content: Helm reads values.yaml and Chart.yaml
     // that start with one as if it were not there.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut marked = Marked {
+        loader: Loader::default(),
+        source: text,
+    };
     Parser::new_from_str(text)
-        .load(&mut loader, true)
+        .load(&mut marked, true)
         .map_err(|e| go_yaml_message(&e))?;
+    let loader = marked.loader;
     match loader.error {
         Some(e) => Err(e),
         None => Ok(loader.docs),
@@ -51,6 +56,56 @@ enum Frame {
 enum Key {
     Name(String),
     Merge,
+}
+
+/// The loader with the source text, to read a block scalar's header where yaml-rust2
+/// gets an empty one wrong.
+struct Marked<'a> {
+    loader: Loader,
+    source: &'a str,
+}
+
+impl MarkedEventReceiver for Marked<'_> {
+    fn on_event(&mut self, ev: Event, mark: Marker) {
+        let ev = match ev {
+            Event::Scalar(text, style @ (TScalarStyle::Literal | TScalarStyle::Folded), a, t) => {
+                let text = empty_block_scalar(self.source, mark.index()).unwrap_or(text);
+                Event::Scalar(text, style, a, t)
+            }
+            other => other,
+        };
+        EventReceiver::on_event(&mut self.loader, ev);
+    }
+}
+
+/// The value of a block scalar that starts at byte `at` (its `|` or `>`) when nothing
+/// but blank lines follows it to the end of the text: YAML (and go-yaml) make that ""
+/// for clip and strip chomping, and keep only the line breaks after the header for
+/// `+`. yaml-rust2 gives "\n" for `a: |` at the end of a file.
+fn empty_block_scalar(source: &str, at: usize) -> Option<String> {
+    let from = source.get(at..)?;
+    // yaml-rust2 marks a scalar with content at its first content line instead.
+    if !from.starts_with(['|', '>']) {
+        return None;
+    }
+    let header_end = from.find('\n').unwrap_or(from.len());
+    let (header, rest) = (
+        &from[..header_end],
+        from.get(header_end + 1..).unwrap_or(""),
+    );
+    if !rest.chars().all(|c| matches!(c, ' ' | '\t' | '\r' | '\n')) {
+        return None;
+    }
+    let indicators = header
+        .get(1..)?
+        .split(|c: char| c == ' ' || c == '#')
+        .next()
+        .unwrap_or("");
+    Some(if indicators.contains('+') {
+        "\n".repeat(rest.matches('\n').count())
+    } else {
+        String::new()
+    })
 }
 
 #[derive(Default)]
@@ -426,6 +481,26 @@ mod tests {
             "yaml: invalid length of a UTF-8 sequence"
         );
         assert_eq!(err(b"a: \xed\xa0\x80"), "yaml: invalid Unicode character");
+    }
+
+    #[test]
+    fn empty_block_scalars_are_empty_strings() {
+        // What a YAML 1.1/1.2 reader (and go-yaml) makes of each.
+        let cases = [
+            ("a: |\n", ""),
+            ("a: |", ""),
+            ("a: |\n\nb: 1\n", ""),
+            ("a: >-\n", ""),
+            ("a: |+\n", ""),
+            ("a: |+\n\n", "\n"),
+            ("a: |\n\n", ""),
+            ("a: |\n  x\n\n", "x\n"),
+            ("a: >\n\n  x\n", "\nx\n"),
+            ("a: |2-\n", ""),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse(text).unwrap()["a"], want, "{text:?}");
+        }
     }
 
     #[test]
