@@ -98,7 +98,7 @@ fn empty_block_scalar(source: &str, at: usize) -> Option<String> {
     }
     let indicators = header
         .get(1..)?
-        .split(|c: char| c == ' ' || c == '#')
+        .split([' ', '#'])
         .next()
         .unwrap_or("");
     Some(if indicators.contains('+') {
