@@ -22,19 +22,18 @@ fn apply_aliases(chart: &mut Chart) {
         return;
     }
     let existing = std::mem::take(&mut chart.dependencies);
-    let declared: Vec<String> = chart
-        .metadata
-        .dependencies
-        .iter()
-        .map(|d| d.name.clone())
-        .collect();
+    // A subchart answers a Chart.yaml entry only when its version satisfies the entry's
+    // range (Helm's IsCompatibleRange); one that answers none is kept under its own name.
+    let answers = |dep: &crate::Dependency, c: &Chart| {
+        c.metadata.name == dep.name && compatible(&dep.version, &c.metadata.version)
+    };
     let mut out: Vec<Chart> = existing
         .iter()
-        .filter(|c| !declared.contains(&c.metadata.name))
+        .filter(|c| !chart.metadata.dependencies.iter().any(|d| answers(d, c)))
         .cloned()
         .collect();
     for dep in &mut chart.metadata.dependencies {
-        if let Some(found) = existing.iter().find(|c| c.metadata.name == dep.name) {
+        if let Some(found) = existing.iter().find(|c| answers(dep, c)) {
             let mut copy = found.clone();
             if !dep.alias.is_empty() {
                 copy.metadata.name = dep.alias.clone();
@@ -46,6 +45,16 @@ fn apply_aliases(chart: &mut Chart) {
         }
     }
     chart.dependencies = out;
+}
+
+/// Whether version `ver` satisfies range `constraint` (both as Masterminds/semver reads
+/// them); anything unparsable does not.
+fn compatible(constraint: &str, ver: &str) -> bool {
+    use crate::sprig::semver::{Constraints, Version};
+    match (Constraints::parse(constraint), Version::parse(ver)) {
+        (Ok(c), Ok(v)) => c.check(&v),
+        _ => false,
+    }
 }
 
 fn with_aliases(chart: &Chart) -> Chart {

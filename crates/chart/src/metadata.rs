@@ -82,6 +82,8 @@ impl ChartMetadata {
         if !value.is_object() {
             return Err("the file must be a YAML map of fields".into());
         }
+        // A field set to null is Go's zero value (`dependencies:` with no items loads).
+        let value = crate::values::without_nulls(&value);
         let meta: ChartMetadata = serde_json::from_value(value).map_err(|e| e.to_string())?;
         meta.validate()?;
         Ok(meta)

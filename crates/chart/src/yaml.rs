@@ -96,11 +96,7 @@ fn empty_block_scalar(source: &str, at: usize) -> Option<String> {
     if !rest.chars().all(|c| matches!(c, ' ' | '\t' | '\r' | '\n')) {
         return None;
     }
-    let indicators = header
-        .get(1..)?
-        .split([' ', '#'])
-        .next()
-        .unwrap_or("");
+    let indicators = header.get(1..)?.split([' ', '#']).next().unwrap_or("");
     Some(if indicators.contains('+') {
         "\n".repeat(rest.matches('\n').count())
     } else {

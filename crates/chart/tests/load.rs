@@ -298,3 +298,43 @@ fn runaway_include_recursion_is_an_error_not_a_crash() {
         "{err}"
     );
 }
+
+#[test]
+fn null_chart_yaml_fields_are_empty_as_in_go() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(
+        tmp.path(),
+        &[(
+            "Chart.yaml",
+            "apiVersion: v2\nname: c\nversion: 1.0.0\ndependencies:\nkeywords:\nsources: ~\n",
+        )],
+    );
+    let chart = Chart::load(tmp.path()).unwrap();
+    assert!(chart.metadata().dependencies.is_empty());
+}
+
+#[test]
+fn a_subchart_outside_the_declared_range_is_not_aliased() {
+    // Helm aliases (and conditions) a vendored subchart only when its version satisfies
+    // the dependency's range; otherwise it renders under its own name.
+    let tmp = tempfile::tempdir().unwrap();
+    let parent = "apiVersion: v2\nname: p\nversion: 1.0.0\ndependencies:\n\
+                  - name: sub\n  alias: first\n  version: 7.x.x\n  repository: oci://x\n\
+                  - name: sub\n  alias: second\n  version: 8.x.x\n  repository: oci://x\n";
+    write(
+        tmp.path(),
+        &[
+            ("Chart.yaml", parent),
+            (
+                "charts/sub/Chart.yaml",
+                "apiVersion: v2\nname: sub\nversion: 8.0.0\n",
+            ),
+            ("charts/sub/templates/cm.yaml", "name: {{ .Chart.Name }}\n"),
+        ],
+    );
+    let chart = Chart::load(tmp.path()).unwrap();
+    let out = render(&chart, &serde_json::json!({}), &Default::default()).unwrap();
+    let names: Vec<&String> = out.keys().collect();
+    assert_eq!(names, ["p/charts/second/templates/cm.yaml"]);
+    assert_eq!(out["p/charts/second/templates/cm.yaml"], "name: second\n");
+}
