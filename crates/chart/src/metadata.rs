@@ -82,8 +82,12 @@ impl ChartMetadata {
         if !value.is_object() {
             return Err("the file must be a YAML map of fields".into());
         }
-        // A field set to null is Go's zero value (`dependencies:` with no items loads).
-        let value = crate::values::without_nulls(&value);
+        // A field set to null is Go's zero value (`dependencies:` with no items loads);
+        // inside a field (an annotation set to null) the scalar rules below apply.
+        let mut value = value;
+        if let Some(fields) = value.as_object_mut() {
+            fields.retain(|_, v| !v.is_null());
+        }
         let meta: ChartMetadata = serde_json::from_value(value).map_err(|e| e.to_string())?;
         meta.validate()?;
         Ok(meta)

@@ -62,14 +62,15 @@ impl Kind {
 
 /// One token: its kind, where it starts, its text (or error message) and its line.
 #[derive(Clone, Debug)]
-pub(crate) struct Item {
+pub(crate) struct Item<'s> {
     pub kind: Kind,
     pub pos: usize,
-    pub val: std::sync::Arc<str>,
+    /// The token's text, borrowed from the source (an error's message is owned).
+    pub val: std::borrow::Cow<'s, str>,
     pub line: usize,
 }
 
-impl std::fmt::Display for Item {
+impl std::fmt::Display for Item<'_> {
     /// How Go's parser quotes a token in its messages.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.kind {
@@ -124,7 +125,7 @@ pub(crate) struct LexOptions<'a> {
 }
 
 /// Turn `input` into items. Lexing stops at the first error, which is the last item.
-pub(crate) fn lex(input: &str, opts: &LexOptions<'_>) -> Vec<Item> {
+pub(crate) fn lex<'s>(input: &'s str, opts: &LexOptions<'_>) -> Vec<Item<'s>> {
     let mut l = Lexer {
         input,
         opts,
@@ -138,12 +139,12 @@ pub(crate) fn lex(input: &str, opts: &LexOptions<'_>) -> Vec<Item> {
     l.items
 }
 
-struct Lexer<'a> {
-    input: &'a str,
-    opts: &'a LexOptions<'a>,
+struct Lexer<'s, 'o> {
+    input: &'s str,
+    opts: &'o LexOptions<'o>,
     pos: usize,
     start: usize,
-    items: Vec<Item>,
+    items: Vec<Item<'s>>,
     paren_depth: i32,
     /// Cached (offset, line at offset) so line numbers cost linear time overall.
     line_at: (usize, usize),
@@ -151,7 +152,7 @@ struct Lexer<'a> {
 
 type Step = Result<(), ()>;
 
-impl Lexer<'_> {
+impl<'s> Lexer<'s, '_> {
     fn line_of(&mut self, pos: usize) -> usize {
         let (at, line) = self.line_at;
         let line = if pos >= at {
@@ -202,7 +203,7 @@ impl Lexer<'_> {
         self.items.push(Item {
             kind,
             pos: start,
-            val: std::sync::Arc::from(&self.input[start..end]),
+            val: std::borrow::Cow::Borrowed(&self.input[start..end]),
             line,
         });
     }
@@ -217,7 +218,7 @@ impl Lexer<'_> {
         self.items.push(Item {
             kind: Kind::Error,
             pos: self.start,
-            val: message.into(),
+            val: std::borrow::Cow::Owned(message),
             line,
         });
         Err(())

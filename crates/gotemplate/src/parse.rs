@@ -61,7 +61,7 @@ pub(crate) fn parse(
 }
 
 struct Parser<'a> {
-    items: Vec<Item>,
+    items: Vec<Item<'a>>,
     at: usize,
     parse_name: Arc<str>,
     source: Arc<str>,
@@ -76,18 +76,18 @@ struct Parser<'a> {
 
 type PResult<T> = Result<T, ParseError>;
 
-impl Parser<'_> {
-    fn eof_item(&self) -> Item {
+impl<'a> Parser<'a> {
+    fn eof_item(&self) -> Item<'a> {
         let pos = self.source.len();
         Item {
             kind: Kind::Eof,
             pos,
-            val: Arc::from(""),
+            val: std::borrow::Cow::Borrowed(""),
             line: self.items.last().map_or(1, |i| i.line),
         }
     }
 
-    fn next(&mut self) -> Item {
+    fn next(&mut self) -> Item<'a> {
         let item = self
             .items
             .get(self.at)
@@ -101,14 +101,14 @@ impl Parser<'_> {
         self.at -= 1;
     }
 
-    fn peek(&self) -> Item {
+    fn peek(&self) -> Item<'a> {
         self.items
             .get(self.at)
             .cloned()
             .unwrap_or_else(|| self.eof_item())
     }
 
-    fn next_non_space(&mut self) -> Item {
+    fn next_non_space(&mut self) -> Item<'a> {
         loop {
             let item = self.next();
             if item.kind != Kind::Space {
@@ -117,7 +117,7 @@ impl Parser<'_> {
         }
     }
 
-    fn peek_non_space(&mut self) -> Item {
+    fn peek_non_space(&mut self) -> Item<'a> {
         let item = self.next_non_space();
         self.backup();
         item
@@ -156,7 +156,7 @@ impl Parser<'_> {
         self.error(format!("unexpected {token} in {context}"))
     }
 
-    fn expect(&mut self, kind: Kind, context: &str) -> PResult<Item> {
+    fn expect(&mut self, kind: Kind, context: &str) -> PResult<Item<'a>> {
         let token = self.next_non_space();
         if token.kind != kind {
             return self.unexpected(&token, context);

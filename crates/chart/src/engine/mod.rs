@@ -20,9 +20,11 @@ pub(crate) use errors::warn_wrap;
 pub use options::{Capabilities, HelmVersion, KubeVersion, RenderOptions};
 
 /// One template file of the chart tree with the objects it renders with.
-struct Renderable {
+struct Renderable<'c> {
     name: String,
-    source: String,
+    /// The template's text, borrowed from the chart unless it had to be repaired
+    /// (invalid UTF-8).
+    source: std::borrow::Cow<'c, str>,
     base_path: String,
     /// The chart's top-level object, one map shared by all templates of the chart
     /// (Helm sets its `Template` entry before running each one).
@@ -84,13 +86,13 @@ pub fn render(
 /// As in Helm, a subchart's `.Values` is the very map its parent sees as
 /// `.Values.<subchart>`, and one chart's templates share one `.Values`: a template's
 /// `set` on them is seen by the templates rendered after it.
-fn collect(
-    chart: &Chart,
+fn collect<'c>(
+    chart: &'c Chart,
     values: &Value,
     parent_path: &str,
     is_root: bool,
     shared: &SharedObjects,
-    out: &mut Vec<Renderable>,
+    out: &mut Vec<Renderable<'c>>,
 ) -> Value {
     let path = if parent_path.is_empty() {
         chart.name().to_string()
@@ -132,7 +134,10 @@ fn collect(
         }
         out.push(Renderable {
             name: format!("{path}/{}", t.name),
-            source: t.text(),
+            source: match std::str::from_utf8(&t.data) {
+                Ok(text) => std::borrow::Cow::Borrowed(text),
+                Err(_) => std::borrow::Cow::Owned(t.text()),
+            },
             base_path: format!("{path}/templates"),
             top: top.clone(),
             render: !partial,

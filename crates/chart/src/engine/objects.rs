@@ -364,22 +364,27 @@ pub fn capabilities_object(caps: &Capabilities) -> Value {
 /// Helm's `map[string][]byte`, each file is its bytes: printed as a list of numbers,
 /// serialized as base64, read as text by `Get`.
 pub fn files_object(chart: &Chart) -> Value {
-    let entries = chart
-        .files
-        .iter()
-        .map(|f| (Arc::from(f.name.as_str()), byte_slice(f.data.clone())))
+    let entries = (0..chart.files.len())
+        .map(|i| {
+            let file = Bytes::Chart(Arc::clone(&chart.files), i);
+            let name = Arc::from(chart.files[i].name.as_str());
+            (name, Value::Object(Arc::new(file)))
+        })
         .collect();
     Value::Map(files_map(MapRef::new(entries)))
 }
 
 /// Go's `[]byte` as a template value.
 fn byte_slice(data: Vec<u8>) -> Value {
-    Value::Object(Arc::new(Bytes(data.into())))
+    Value::Object(Arc::new(Bytes::Owned(data)))
 }
 
 /// Go's `[]byte`: a slice of numbers to fmt and `range`, a string to `%s`, base64 to
-/// encoding/json.
-struct Bytes(Arc<[u8]>);
+/// encoding/json. A chart's file is read where the chart holds it, not copied.
+enum Bytes {
+    Chart(Arc<Vec<crate::ChartFile>>, usize),
+    Owned(Vec<u8>),
+}
 
 impl Object for Bytes {
     fn type_name(&self) -> &str {
@@ -392,16 +397,23 @@ impl Object for Bytes {
         Some(self.items())
     }
     fn as_bytes(&self) -> Option<&[u8]> {
-        Some(&self.0)
+        Some(self.data())
     }
     fn to_data(&self) -> Value {
-        string(&files::base64(&self.0))
+        string(&files::base64(self.data()))
     }
 }
 
 impl Bytes {
+    fn data(&self) -> &[u8] {
+        match self {
+            Bytes::Chart(files, i) => files.get(*i).map_or(&[][..], |f| &f.data),
+            Bytes::Owned(data) => data,
+        }
+    }
+
     fn items(&self) -> Arc<[Value]> {
-        self.0.iter().map(|b| Value::Uint(u64::from(*b))).collect()
+        self.data().iter().map(|b| Value::Uint(u64::from(*b))).collect()
     }
 }
 
