@@ -13,6 +13,7 @@
 //! * [`split_manifests`], [`all_objects`] and [`switches_overlay`] turn renders into
 //!   Kubernetes objects; [`crd_schema`] gives a structural schema for a CRD `spec`.
 //! * [`starter::files`] is what `helm create` writes (Helm v4.2.3).
+pub mod archive;
 mod chart;
 mod convert;
 mod dependencies;

@@ -1,9 +1,9 @@
 //! Loading a chart from a directory or a .tgz archive into memory.
-use std::io::Read;
 use std::path::Path;
 
 use serde_json::Value;
 
+use crate::archive::{self, Budget};
 use crate::chart::{Chart, ChartFile};
 use crate::error::ChartError;
 use crate::helmignore::HelmIgnore;
@@ -29,94 +29,112 @@ impl Chart {
 
     /// Load a chart from the bytes of a `.tgz` archive; `source` names it in errors.
     pub fn from_archive(source: &Path, bytes: &[u8]) -> Result<Chart, ChartError> {
-        let files = read_archive_files(source, bytes)?;
-        Chart::from_files(source, files)
+        from_archive_within(source, bytes, &mut Budget::default())
     }
 
     /// Build a chart from chart-relative files (as Helm's loader does).
     pub fn from_files(source: &Path, files: Vec<ChartFile>) -> Result<Chart, ChartError> {
-        let invalid = |file: &str, message: String| ChartError::InvalidFile {
-            path: source.to_path_buf(),
-            file: file.to_string(),
-            message,
-        };
-        let chart_yaml = files
-            .iter()
-            .find(|f| f.name == "Chart.yaml")
-            .ok_or_else(|| ChartError::NotAChart(source.to_path_buf()))?;
-        let mut metadata = ChartMetadata::parse(&chart_yaml.text()).map_err(|message| {
-            ChartError::InvalidChartYaml {
-                path: source.to_path_buf(),
-                message,
-            }
-        })?;
-        let mut chart = Chart {
-            source: source.to_path_buf(),
-            metadata: ChartMetadata::default(),
-            values: Value::Object(Default::default()),
-            values_yaml: String::new(),
-            schema: None,
-            templates: Default::default(),
-            render_cache: Default::default(),
-            files: Default::default(),
-            dependencies: Vec::new(),
-        };
-        let mut subchart_files: Vec<(String, ChartFile)> = Vec::new();
-        let (mut templates, mut other_files) = (Vec::new(), Vec::new());
-        for file in files {
-            let name = file.name.clone();
-            match name.as_str() {
-                "Chart.yaml" | "Chart.lock" | "requirements.lock" => {}
-                "values.yaml" => {
-                    let text = crate::yaml::utf8_text(&file.data).map_err(|e| {
-                        invalid("values.yaml", crate::values::yaml_conversion_error(&e))
-                    })?;
-                    chart.values =
-                        crate::values::load_values(text).map_err(|e| invalid("values.yaml", e))?;
-                    chart.values_yaml = text.to_string();
-                }
-                "values.schema.json" => {
-                    let schema = serde_json::from_slice(&file.data)
-                        .map_err(|e| invalid("values.schema.json", e.to_string()))?;
-                    chart.schema = Some(schema);
-                }
-                "requirements.yaml" if metadata.api_version == "v1" => {
-                    #[derive(serde::Deserialize)]
-                    struct Requirements {
-                        #[serde(default)]
-                        dependencies: Vec<Dependency>,
-                    }
-                    let reqs: Requirements = crate::yaml::parse(&file.text())
-                        .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
-                        .map_err(|e| invalid("requirements.yaml", e))?;
-                    metadata.dependencies = reqs.dependencies;
-                }
-                _ if name.starts_with("templates/") => templates.push(file),
-                _ if name.starts_with("charts/") => {
-                    let rest = &name["charts/".len()..];
-                    let key = rest.split('/').next().unwrap_or(rest).to_string();
-                    let inner = ChartFile {
-                        name: rest[key.len()..].trim_start_matches('/').to_string(),
-                        data: file.data,
-                    };
-                    subchart_files.push((key, inner));
-                }
-                _ => other_files.push(file),
-            }
-        }
-        chart.metadata = metadata;
-        chart.dependencies = load_subcharts(source, subchart_files)?;
-        templates.sort_by(|a, b| a.name.cmp(&b.name));
-        chart.templates = templates.into();
-        chart.files = other_files.into();
-        Ok(chart)
+        from_files_within(source, files, &mut Budget::default())
     }
+}
+
+fn from_archive_within(
+    source: &Path,
+    bytes: &[u8],
+    budget: &mut Budget,
+) -> Result<Chart, ChartError> {
+    let files = archive::read(source, bytes, budget)?;
+    from_files_within(source, files, budget)
+}
+
+/// [`Chart::from_files`], with nested archives unpacked within what is left of `budget`.
+fn from_files_within(
+    source: &Path,
+    files: Vec<ChartFile>,
+    budget: &mut Budget,
+) -> Result<Chart, ChartError> {
+    let invalid = |file: &str, message: String| ChartError::InvalidFile {
+        path: source.to_path_buf(),
+        file: file.to_string(),
+        message,
+    };
+    let chart_yaml = files
+        .iter()
+        .find(|f| f.name == "Chart.yaml")
+        .ok_or_else(|| ChartError::NotAChart(source.to_path_buf()))?;
+    let mut metadata = ChartMetadata::parse(&chart_yaml.text()).map_err(|message| {
+        ChartError::InvalidChartYaml {
+            path: source.to_path_buf(),
+            message,
+        }
+    })?;
+    let mut chart = Chart {
+        source: source.to_path_buf(),
+        metadata: ChartMetadata::default(),
+        values: Value::Object(Default::default()),
+        values_yaml: String::new(),
+        schema: None,
+        templates: Default::default(),
+        render_cache: Default::default(),
+        files: Default::default(),
+        dependencies: Vec::new(),
+    };
+    let mut subchart_files: Vec<(String, ChartFile)> = Vec::new();
+    let (mut templates, mut other_files) = (Vec::new(), Vec::new());
+    for file in files {
+        let name = file.name.clone();
+        match name.as_str() {
+            "Chart.yaml" | "Chart.lock" | "requirements.lock" => {}
+            "values.yaml" => {
+                let text = crate::yaml::utf8_text(&file.data).map_err(|e| {
+                    invalid("values.yaml", crate::values::yaml_conversion_error(&e))
+                })?;
+                chart.values =
+                    crate::values::load_values(text).map_err(|e| invalid("values.yaml", e))?;
+                chart.values_yaml = text.to_string();
+            }
+            "values.schema.json" => {
+                let schema = serde_json::from_slice(&file.data)
+                    .map_err(|e| invalid("values.schema.json", e.to_string()))?;
+                chart.schema = Some(schema);
+            }
+            "requirements.yaml" if metadata.api_version == "v1" => {
+                #[derive(serde::Deserialize)]
+                struct Requirements {
+                    #[serde(default)]
+                    dependencies: Vec<Dependency>,
+                }
+                let reqs: Requirements = crate::yaml::parse(&file.text())
+                    .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+                    .map_err(|e| invalid("requirements.yaml", e))?;
+                metadata.dependencies = reqs.dependencies;
+            }
+            _ if name.starts_with("templates/") => templates.push(file),
+            _ if name.starts_with("charts/") => {
+                let rest = &name["charts/".len()..];
+                let key = rest.split('/').next().unwrap_or(rest).to_string();
+                let inner = ChartFile {
+                    name: rest[key.len()..].trim_start_matches('/').to_string(),
+                    data: file.data,
+                };
+                subchart_files.push((key, inner));
+            }
+            _ => other_files.push(file),
+        }
+    }
+    chart.metadata = metadata;
+    chart.dependencies = load_subcharts(source, subchart_files, budget)?;
+    templates.sort_by(|a, b| a.name.cmp(&b.name));
+    chart.templates = templates.into();
+    chart.files = other_files.into();
+    Ok(chart)
 }
 
 /// Subcharts under charts/: unpacked directories and .tgz archives.
 fn load_subcharts(
     source: &Path,
     files: Vec<(String, ChartFile)>,
+    budget: &mut Budget,
 ) -> Result<Vec<Chart>, ChartError> {
     let mut groups: Vec<(String, Vec<ChartFile>)> = Vec::new();
     for (key, file) in files {
@@ -130,10 +148,10 @@ fn load_subcharts(
         let sub_source = source.join("charts").join(&key);
         if key.ends_with(".tgz") || key.ends_with(".tar.gz") {
             if let Some(archive) = files.iter().find(|f| f.name.is_empty()) {
-                charts.push(Chart::from_archive(&sub_source, &archive.data)?);
+                charts.push(from_archive_within(&sub_source, &archive.data, budget)?);
             }
         } else if files.iter().any(|f| f.name == "Chart.yaml") {
-            charts.push(Chart::from_files(&sub_source, files)?);
+            charts.push(from_files_within(&sub_source, files, budget)?);
         }
         // Other files directly under charts/ (READMEs, .prov files) are not charts.
     }
@@ -181,52 +199,15 @@ fn walk(
         if is_dir {
             walk(root, &path, ignore, out)?;
         } else {
+            let size = entry.metadata().map_err(|e| io_err(&path, e))?.len();
+            archive::check_file_size(&rel, size).map_err(|message| ChartError::InvalidFile {
+                path: root.to_path_buf(),
+                file: rel.clone(),
+                message,
+            })?;
             let data = std::fs::read(&path).map_err(|e| io_err(&path, e))?;
             out.push(ChartFile { name: rel, data });
         }
     }
     Ok(())
-}
-
-/// Files of a chart archive; the top-level folder (the chart name) is stripped.
-fn read_archive_files(source: &Path, bytes: &[u8]) -> Result<Vec<ChartFile>, ChartError> {
-    let archive_err = |message: String| ChartError::Archive {
-        path: source.to_path_buf(),
-        message,
-    };
-    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
-    let entries = archive
-        .entries()
-        .map_err(|e| archive_err(format!("not a gzipped tar archive: {e}")))?;
-    let mut files = Vec::new();
-    for entry in entries {
-        let mut entry = entry.map_err(|e| archive_err(e.to_string()))?;
-        if !entry.header().entry_type().is_file() {
-            continue;
-        }
-        let path = entry
-            .path()
-            .map_err(|e| archive_err(e.to_string()))?
-            .to_string_lossy()
-            .replace('\\', "/");
-        let rel = match path.trim_start_matches("./").split_once('/') {
-            Some((_, rel)) => rel.to_string(),
-            None => continue,
-        };
-        if rel.split('/').any(|seg| seg == "..") {
-            return Err(archive_err(format!(
-                "entry {path:?} escapes the chart folder"
-            )));
-        }
-        let mut data = Vec::new();
-        entry
-            .read_to_end(&mut data)
-            .map_err(|e| archive_err(format!("cannot read {path}: {e}")))?;
-        files.push(ChartFile { name: rel, data });
-    }
-    if !files.iter().any(|f| f.name == "Chart.yaml") {
-        return Err(ChartError::NotAChart(source.to_path_buf()));
-    }
-    files.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(files)
 }

@@ -38,13 +38,42 @@ fn parse_all_raw(text: &str) -> Result<Vec<Value>, String> {
         loader: Loader::default(),
         source: text,
     };
-    Parser::new_from_str(text)
-        .load(&mut marked, true)
-        .map_err(|e| go_yaml_message(&e))?;
+    feed_events(text, &mut marked)?;
     let loader = marked.loader;
     match loader.error {
         Some(e) => Err(e),
         None => Ok(loader.docs),
+    }
+}
+
+/// Collections nested deeper than this are refused (go-yaml stops at 10,000; no real chart
+/// comes near 100). yaml-rust2's own loader recurses once per level and overflows the
+/// stack on 100,000 nested `- `, so events are pulled here in a loop instead.
+const MAX_DEPTH: usize = 1000;
+
+fn feed_events(text: &str, receiver: &mut Marked<'_>) -> Result<(), String> {
+    let mut parser = Parser::new_from_str(text);
+    let mut depth = 0usize;
+    loop {
+        let (event, mark) = parser.next_token().map_err(|e| go_yaml_message(&e))?;
+        match event {
+            Event::SequenceStart(..) | Event::MappingStart(..) => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return Err(format!(
+                        "yaml: line {}: exceeded max depth of {MAX_DEPTH}",
+                        mark.line()
+                    ));
+                }
+            }
+            Event::SequenceEnd | Event::MappingEnd => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        let end = event == Event::StreamEnd;
+        receiver.on_event(event, mark);
+        if end {
+            return Ok(());
+        }
     }
 }
 
@@ -460,6 +489,9 @@ mod tests {
         let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
         let err = parse(&deep).unwrap_err();
         assert!(err.contains("recursion limit exceeded"), "{err}");
+        let dashes = format!("{}x\n", "- ".repeat(100_000));
+        let err = parse(&dashes).unwrap_err();
+        assert_eq!(err, "yaml: line 1: exceeded max depth of 1000");
         // A moderate use of aliases is fine.
         assert!(parse("a: &x {b: 1}\nc: *x\nd: *x\n").is_ok());
     }

@@ -413,7 +413,10 @@ impl Bytes {
     }
 
     fn items(&self) -> Arc<[Value]> {
-        self.data().iter().map(|b| Value::Uint(u64::from(*b))).collect()
+        self.data()
+            .iter()
+            .map(|b| Value::Uint(u64::from(*b)))
+            .collect()
     }
 }
 
