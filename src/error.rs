@@ -32,6 +32,10 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// stdout could not be written (closed pipe, full disk) before anything was written.
+    #[error("cannot write to standard output ({0}); nothing was written")]
+    Output(std::io::ErrorKind),
+
     /// A bug in rusty-sdk itself (for example a template that does not render).
     #[error("internal error: {0} (this is a bug in rusty-sdk, please report it)")]
     Internal(String),

@@ -3,6 +3,7 @@
 //! Data flows one way: argv -> validated settings -> changes staged in an in-memory tree ->
 //! a plan -> an all-or-nothing commit (or a printed dry run).
 use std::ffi::OsString;
+use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
@@ -21,7 +22,7 @@ pub mod ui;
 pub mod yaml;
 
 use cli::{Cli, Command};
-use error::Result;
+use error::{Error, Result};
 use session::Session;
 
 /// Run the CLI with `args` (including the program name) and return the exit code.
@@ -36,17 +37,33 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let session = match Session::new(&cli.global) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e}");
+            let _ = writeln!(std::io::stderr(), "error: {e}");
             return ExitCode::from(e.exit_code());
         }
     };
-    match dispatch(&session, cli.command) {
+    let result =
+        dispatch(&session, cli.command).and_then(|()| match session.shell.stdout_error() {
+            // The work is done; only what was printed about it got lost.
+            Some(kind) => Err(Error::Output(kind)),
+            None => Ok(()),
+        });
+    match result {
         Ok(()) => ExitCode::SUCCESS,
+        // A reader that went away (`| head`) wants no message, only the failure.
+        Err(Error::Output(std::io::ErrorKind::BrokenPipe)) => ExitCode::FAILURE,
         Err(e) => {
             session.shell.error(&e.to_string());
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// Write `bytes` to stdout at once; a closed or full stdout is an error, not a panic.
+fn print_all(bytes: &[u8]) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::Output(e.kind()))
 }
 
 fn dispatch(session: &Session, command: Command) -> Result<()> {
@@ -57,17 +74,12 @@ fn dispatch(session: &Session, command: Command) -> Result<()> {
             commands::generate_rbac::run(session, &args)
         }
         Command::Version => {
-            println!("rusty-sdk {}", env!("CARGO_PKG_VERSION"));
-            Ok(())
+            print_all(format!("rusty-sdk {}\n", env!("CARGO_PKG_VERSION")).as_bytes())
         }
         Command::Completion { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "rusty-sdk",
-                &mut std::io::stdout(),
-            );
-            Ok(())
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "rusty-sdk", &mut script);
+            print_all(&script)
         }
     }
 }

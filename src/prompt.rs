@@ -2,9 +2,10 @@
 //! (so `printf 'y\nn\n' | rusty-sdk create api ...` works, as with operator-sdk). Anything
 //! but y/yes/n/no is asked again; end of input is an error naming the flag to pass. End of
 //! input never means yes.
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal, Read, Write};
 
 use crate::error::{Error, Result};
+use crate::model::names::shown;
 
 /// Where answers come from.
 pub enum Answers<'a> {
@@ -40,29 +41,40 @@ impl Answers<'_> {
     }
 }
 
+/// Longest answer read: an endless line (`yes | tr -d '\n'`) is cut here, not held.
+const MAX_ANSWER: u64 = 1024;
+/// Wrong answers before giving up, so an endless stream of them cannot loop forever.
+const MAX_TRIES: usize = 10;
+
 fn read_lines(
     input: &mut dyn BufRead,
     question: &str,
     flag: &str,
     out: &mut dyn Write,
 ) -> Result<bool> {
-    loop {
+    for _ in 0..MAX_TRIES {
         let _ = writeln!(out, "{question} [y/n]");
         let mut line = String::new();
-        let read = input
+        let read = Read::take(&mut *input, MAX_ANSWER)
             .read_line(&mut line)
             .map_err(|e| no_answer(question, flag, &e.to_string()))?;
         if read == 0 {
             return Err(no_answer(question, flag, "end of input"));
         }
+        if !line.ends_with('\n') && read as u64 == MAX_ANSWER {
+            let why = format!("the answer is longer than {MAX_ANSWER} bytes");
+            return Err(no_answer(question, flag, &why));
+        }
         match line.trim().to_ascii_lowercase().as_str() {
             "y" | "yes" => return Ok(true),
             "n" | "no" => return Ok(false),
             other => {
-                let _ = writeln!(out, "invalid input {other:?}, should be [y/n]");
+                let _ = writeln!(out, "invalid input {}, should be [y/n]", shown(other));
             }
         }
     }
+    let why = format!("{MAX_TRIES} answers that were not y or n");
+    Err(no_answer(question, flag, &why))
 }
 
 fn no_answer(question: &str, flag: &str, why: &str) -> Error {
@@ -101,6 +113,25 @@ mod tests {
         assert_eq!(
             out,
             "Create Resource [y/n]\ninvalid input \"maybe\", should be [y/n]\nCreate Resource [y/n]\n"
+        );
+    }
+
+    #[test]
+    fn endless_or_wrong_answers_are_bounded() {
+        let (result, _) = ask(&"y".repeat(10_000_000));
+        let err = result.unwrap_err().to_string();
+        assert!(
+            err.contains("longer than 1024 bytes") && err.contains("--resource=true"),
+            "{err}"
+        );
+        let (result, out) = ask(&format!("{}\n", "x".repeat(1000)).repeat(1000));
+        let err = result.unwrap_err().to_string();
+        assert!(err.contains("10 answers that were not y or n"), "{err}");
+        assert_eq!(out.matches("invalid input").count(), 10);
+        assert!(out.lines().all(|l| l.len() < 160), "{out}");
+        assert!(
+            out.contains("... (1000 characters), should be [y/n]"),
+            "{out}"
         );
     }
 

@@ -80,6 +80,9 @@ impl Session {
         let plan = Plan::build(&tree, self.force)?;
         self.shell.plan(&plan, self.diff);
         self.shell.verbose(&plan.summary());
+        if let Some(kind) = self.shell.stdout_error() {
+            return Err(Error::Output(kind));
+        }
         plan.check()?;
         if self.dry_run {
             self.shell.note("dry run: nothing was written");

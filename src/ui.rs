@@ -1,5 +1,6 @@
 //! What the user sees: cargo-style status lines (a right-aligned verb, then the path),
 //! notes, warnings and unified diffs. Colour follows `--color` and NO_COLOR.
+use std::cell::Cell;
 use std::io::{IsTerminal, Write};
 
 use console::Style;
@@ -19,6 +20,9 @@ pub struct Shell {
     color: bool,
     quiet: bool,
     verbose: bool,
+    /// The first failed write to stdout (a closed pipe, a full disk): later lines are
+    /// dropped and the command stops before it writes anything.
+    stdout_error: Cell<Option<std::io::ErrorKind>>,
 }
 
 impl Shell {
@@ -35,6 +39,23 @@ impl Shell {
             color,
             quiet,
             verbose,
+            stdout_error: Cell::new(None),
+        }
+    }
+
+    /// Why stdout could not be written, if it could not.
+    pub fn stdout_error(&self) -> Option<std::io::ErrorKind> {
+        self.stdout_error.get()
+    }
+
+    /// Print one line to stdout, remembering (not panicking on) a failure.
+    pub fn line(&self, text: &str) {
+        if self.stdout_error.get().is_some() {
+            return;
+        }
+        let mut out = std::io::stdout().lock();
+        if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush()) {
+            self.stdout_error.set(Some(e.kind()));
         }
     }
 
@@ -53,24 +74,24 @@ impl Shell {
             return;
         }
         let verb = self.paint(style.bold(), &format!("{verb:>12}"));
-        println!("{verb}  {message}");
+        self.line(&format!("{verb}  {message}"));
     }
 
     pub fn note(&self, message: &str) {
         if !self.quiet {
-            println!("{message}");
+            self.line(message);
         }
     }
 
     pub fn verbose(&self, message: &str) {
         if self.verbose && !self.quiet {
-            println!("{message}");
+            self.line(message);
         }
     }
 
     pub fn warn(&self, message: &str) {
         let label = self.paint(Style::new().yellow().bold(), "warning");
-        eprintln!("{label}: {message}");
+        let _ = writeln!(std::io::stderr(), "{label}: {message}");
     }
 
     pub fn error(&self, message: &str) {
@@ -118,7 +139,7 @@ impl Shell {
                 _ => Style::new(),
             };
             if !self.quiet {
-                println!("{}", self.paint(style, line));
+                self.line(&self.paint(style, line));
             }
         }
     }

@@ -1,13 +1,83 @@
 //! All YAML parsing and printing goes through here, so the archived serde_yaml can be
-//! swapped for another crate in one place.
+//! swapped for another crate in one place, and so every text read from outside (PROJECT,
+//! watches.yaml, a repository's index.yaml) passes the same bounds first.
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 pub use serde_yaml::{Mapping, Value};
 
+/// Deeper flow collections than this are refused before parsing: libyaml's scanner takes
+/// time quadratic in flow depth (100,000 nested `{a: ` take minutes), and serde_yaml refuses
+/// anything deeper than 128 levels anyway.
+const MAX_FLOW_DEPTH: usize = 128;
+
 /// Parse a YAML document into a typed value; the error text is serde_yaml's, with position.
+/// Alias bombs are refused by serde_yaml ("repetition limit exceeded"), deep nesting here.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    check_flow_depth(text)?;
     serde_yaml::from_str(text).map_err(|e| e.to_string())
+}
+
+/// [`from_str`] for bytes, which must be UTF-8.
+pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.valid_up_to()
+        )
+    })?;
+    from_str(text)
+}
+
+/// Refuse flow collections (`[`, `{`) nested deeper than [`MAX_FLOW_DEPTH`], in one pass.
+/// Quoted scalars and comments are skipped; a bracket inside a plain scalar counts, which
+/// can only overestimate the depth of text that no real file has.
+fn check_flow_depth(text: &str) -> Result<(), String> {
+    let bytes = text.as_bytes();
+    let (mut depth, mut line, mut i) = (0usize, 1usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => line += 1,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_FLOW_DEPTH {
+                    return Err(format!(
+                        "collections nested deeper than {MAX_FLOW_DEPTH} levels at line {line}; no real file nests this deep"
+                    ));
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'#' if i == 0 || bytes[i - 1].is_ascii_whitespace() => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            quote @ (b'"' | b'\'') if starts_scalar(bytes, i) => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    if bytes[i] == b'\\' && quote == b'"' {
+                        i += 1;
+                    } else if bytes[i] == b'\n' {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// A quote opens a quoted scalar only where a scalar can start (not inside `it's`).
+fn starts_scalar(bytes: &[u8], at: usize) -> bool {
+    at == 0
+        || matches!(
+            bytes[at - 1],
+            b' ' | b'\t' | b'\n' | b'\r' | b'[' | b'{' | b',' | b':' | b'-' | b'?'
+        )
 }
 
 /// Print a value as a YAML document (block style, lists not indented, as go-yaml does).
@@ -35,5 +105,64 @@ fn key_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => serde_yaml::to_string(other).unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    fn parse(text: &str) -> Result<Value, String> {
+        from_str(text)
+    }
+
+    #[test]
+    fn deep_flow_nesting_is_refused_at_once() {
+        for deep in [
+            format!("{}1{}", "{a: ".repeat(100_000), "}".repeat(100_000)),
+            format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+        ] {
+            let start = Instant::now();
+            let err = parse(&deep).unwrap_err();
+            assert!(
+                err.contains("nested deeper than 128 levels at line 1"),
+                "{err}"
+            );
+            // Generous: the point is "not minutes" (it took 80 s before the check).
+            assert!(start.elapsed() < Duration::from_secs(5));
+        }
+    }
+
+    #[test]
+    fn alias_bombs_and_deep_block_nesting_are_refused() {
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let p = i - 1;
+            bomb.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        assert!(parse(&bomb).unwrap_err().contains("repetition limit"));
+        let dashes = format!("{}x\n", "- ".repeat(100_000));
+        assert!(parse(&dashes).unwrap_err().contains("recursion limit"));
+    }
+
+    #[test]
+    fn brackets_in_quotes_comments_and_words_are_not_nesting() {
+        let text = format!(
+            "a: \"{}\"\nb: '{}'\n# {}\nc: it's [ok]\nd: \"esc \\\" [\"\n",
+            "[".repeat(500),
+            "{".repeat(500),
+            "[".repeat(500)
+        );
+        let value = parse(&text).unwrap();
+        assert_eq!(value["c"], Value::String("it's [ok]".into()));
+        assert!(
+            from_slice::<Value>(b"a: \xff")
+                .unwrap_err()
+                .contains("not UTF-8")
+        );
     }
 }

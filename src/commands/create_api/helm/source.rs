@@ -1,10 +1,9 @@
 //! Where `--helm-chart` points, and getting the chart's files from there: our starter
 //! chart, a local directory (copied byte for byte, `.helmignore` honoured), a local `.tgz`
 //! (unpacked), or a remote chart (downloaded, then unpacked).
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use rusty_sdk_chart::ChartFile;
+use rusty_sdk_chart::{ChartError, ChartFile};
 
 use super::remote;
 use crate::error::{Error, Result};
@@ -174,6 +173,12 @@ fn read_dir(root: &Path, shown: &Path) -> Result<FetchedChart> {
             continue;
         }
         if entry.file_type().is_file() {
+            let size = entry
+                .metadata()
+                .map_err(|e| Error::io(entry.path(), e.into()))?
+                .len();
+            rusty_sdk_chart::archive::check_file_size(&rel, size)
+                .map_err(|why| Error::invalid(format!("{}: {why}", shown.display())))?;
             let data = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
             files.push(ChartFile { name: rel, data });
         }
@@ -184,43 +189,15 @@ fn read_dir(root: &Path, shown: &Path) -> Result<FetchedChart> {
     })
 }
 
-/// The files of a chart archive, its top-level folder (the chart's name) stripped.
+/// The files of a chart archive, its top-level folder (the chart's name) stripped, within
+/// Helm's size limits.
 pub fn unpack(origin: &Path, bytes: &[u8]) -> Result<FetchedChart> {
-    let bad = |why: String| {
-        Error::invalid(format!(
-            "{}: not a valid chart archive ({why}); pass a chart directory or a .tgz made by `helm package`",
-            origin.display()
-        ))
-    };
-    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
-    let entries = archive.entries().map_err(|e| bad(e.to_string()))?;
-    let mut files = Vec::new();
-    for entry in entries {
-        let mut entry = entry.map_err(|e| bad(e.to_string()))?;
-        if !entry.header().entry_type().is_file() {
-            continue;
-        }
-        let path = entry.path().map_err(|e| bad(e.to_string()))?;
-        let path = path.to_string_lossy().replace('\\', "/");
-        let Some((_, rel)) = path.trim_start_matches("./").split_once('/') else {
-            continue;
-        };
-        if rel.is_empty() || rel.starts_with('/') || rel.split('/').any(|s| s == "..") {
-            return Err(bad(format!(
-                "entry {path:?} points outside the chart folder"
-            )));
-        }
-        let rel = rel.to_string();
-        let mut data = Vec::new();
-        entry
-            .read_to_end(&mut data)
-            .map_err(|e| bad(format!("cannot read {path}: {e}")))?;
-        files.push(ChartFile { name: rel, data });
-    }
-    if !files.iter().any(|f| f.name == "Chart.yaml") {
-        return Err(not_a_chart(origin));
-    }
-    files.sort_by(|a, b| a.name.cmp(&b.name));
+    let files = rusty_sdk_chart::archive::read_archive(origin, bytes).map_err(|e| match e {
+        ChartError::NotAChart(_) => not_a_chart(origin),
+        other => Error::invalid(format!(
+            "{other}; pass a chart directory or a .tgz made by `helm package`"
+        )),
+    })?;
     Ok(FetchedChart {
         origin: origin.to_path_buf(),
         files,
@@ -294,7 +271,9 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("plain.tgz: not a valid chart archive"),
+            err.contains(
+                "invalid chart archive plain.tgz: cannot be read as a gzipped tar archive"
+            ),
             "{err}"
         );
     }

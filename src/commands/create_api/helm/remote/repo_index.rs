@@ -55,7 +55,7 @@ pub fn find_chart(
     version: Option<&str>,
     repo: &str,
 ) -> Result<IndexedChart> {
-    let index: Index = serde_yaml::from_slice(index).map_err(|e| {
+    let index: Index = crate::yaml::from_slice(index).map_err(|e| {
         Error::invalid(format!(
             "the index of Helm repository {repo} is not valid ({e}); check the repository URL"
         ))
