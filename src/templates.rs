@@ -63,6 +63,15 @@ fn output_path(relative: &str) -> String {
         .join("/")
 }
 
+/// The text of the embedded template at `path` (relative to `templates/`).
+pub fn text(path: &str) -> Result<&'static str> {
+    TEMPLATES
+        .get_file(path)
+        .ok_or_else(|| Error::Internal(format!("template {path} is not embedded")))?
+        .contents_utf8()
+        .ok_or_else(|| Error::Internal(format!("template {path} is not UTF-8")))
+}
+
 /// Renders embedded templates with one tera instance.
 pub struct Renderer {
     tera: Tera,
@@ -92,13 +101,7 @@ impl Renderer {
 
     /// Render the embedded template at `path` (relative to `templates/`).
     pub fn render(&mut self, path: &str, context: &Context) -> Result<String> {
-        let file = TEMPLATES
-            .get_file(path)
-            .ok_or_else(|| Error::Internal(format!("template {path} is not embedded")))?;
-        let text = file
-            .contents_utf8()
-            .ok_or_else(|| Error::Internal(format!("template {path} is not UTF-8")))?;
-        self.render_str(path, text, context)
+        self.render_str(path, text(path)?, context)
     }
 
     fn render_str(&mut self, name: &str, text: &str, context: &Context) -> Result<String> {

@@ -20,6 +20,65 @@ fn is_dns_subdomain(s: &str) -> bool {
     !s.is_empty() && s.len() <= 253 && s.split('.').all(is_dns_label)
 }
 
+/// Rust's strict and reserved keywords (edition 2024): none can name a module or crate.
+const RUST_KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
+    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
+    "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Crates a generated project uses by name at its crate roots: a module or package of the
+/// same name would shadow them.
+const GENERATED_PROJECT_CRATES: &[&str] = &[
+    "alloc",
+    "anyhow",
+    "assert_json_diff",
+    "clap",
+    "core",
+    "futures",
+    "http",
+    "k8s_openapi",
+    "kube",
+    "proc_macro",
+    "rusty_sdk_runtime",
+    "schemars",
+    "serde",
+    "serde_json",
+    "serde_saphyr",
+    "std",
+    "test",
+    "thiserror",
+    "tokio",
+    "tower_test",
+    "tracing",
+];
+
+/// `snake` as a Rust module name: a keyword or a crate the generated code uses gets a
+/// trailing `_` (`type_`), the usual Rust way around a keyword.
+fn module_ident(snake: String) -> String {
+    if RUST_KEYWORDS.contains(&snake.as_str()) || GENERATED_PROJECT_CRATES.contains(&snake.as_str())
+    {
+        snake + "_"
+    } else {
+        snake
+    }
+}
+
+/// A value as messages quote it: cut after 64 characters, so a huge input cannot make a
+/// huge message.
+pub fn shown(value: &str) -> String {
+    const MAX: usize = 64;
+    let count = value.chars().count();
+    if count <= MAX {
+        format!("{value:?}")
+    } else {
+        let head: String = value.chars().take(MAX).collect();
+        format!("{head:?}... ({count} characters)")
+    }
+}
+
 macro_rules! string_newtype {
     ($name:ident) => {
         impl $name {
@@ -47,11 +106,17 @@ string_newtype!(Domain);
 
 impl Domain {
     pub fn parse(s: &str) -> Result<Self> {
+        Self::parse_from(s, "pass a valid --domain")
+    }
+
+    /// Parse a domain read from somewhere other than `--domain`; `fix` says what to do.
+    pub fn parse_from(s: &str, fix: &str) -> Result<Self> {
         if is_dns_subdomain(s) {
             Ok(Domain(s.to_string()))
         } else {
             Err(Error::invalid(format!(
-                "invalid domain {s:?}: must be a DNS-1123 subdomain (lower-case letters, digits, '-' and '.', e.g. my.domain); pass a valid --domain"
+                "invalid domain {}: must be a DNS-1123 subdomain of at most 253 characters (lower-case letters, digits, '-' and '.', e.g. my.domain); {fix}",
+                shown(s)
             )))
         }
     }
@@ -64,13 +129,21 @@ string_newtype!(ProjectName);
 
 impl ProjectName {
     pub fn parse(s: &str) -> Result<Self> {
-        if is_dns_label(s) {
-            Ok(ProjectName(s.to_string()))
+        let why = if !is_dns_label(s) {
+            "must be a DNS-1123 label (at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit)"
+        } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+            "it names the Cargo package, and Cargo package names cannot start with a digit"
+        } else if RUST_KEYWORDS.contains(&s) {
+            "it names the Cargo package, and a Rust keyword cannot name a package"
+        } else if GENERATED_PROJECT_CRATES.contains(&s.replace('-', "_").as_str()) {
+            "the generated project depends on a crate of that name"
         } else {
-            Err(Error::invalid(format!(
-                "invalid project name {s:?}: must be a DNS-1123 label (at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit); pass a valid --project-name"
-            )))
-        }
+            return Ok(ProjectName(s.to_string()));
+        };
+        Err(Error::invalid(format!(
+            "invalid project name {}: {why}; pass another --project-name (e.g. memcached-operator)",
+            shown(s)
+        )))
     }
 
     /// `memcached_operator`: the crate name as Rust code spells it.
@@ -86,18 +159,22 @@ string_newtype!(Group);
 
 impl Group {
     pub fn parse(s: &str) -> Result<Self> {
-        if is_dns_label(s) {
-            Ok(Group(s.to_string()))
+        let why = if !is_dns_label(s) {
+            "must be a DNS-1123 label (at most 63 lower-case letters, digits and '-', e.g. cache)"
+        } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+            "it names a Rust module, which cannot start with a digit"
         } else {
-            Err(Error::invalid(format!(
-                "invalid group {s:?}: must be a DNS-1123 label (lower-case letters, digits and '-', e.g. cache); pass a valid --group"
-            )))
-        }
+            return Ok(Group(s.to_string()));
+        };
+        Err(Error::invalid(format!(
+            "invalid group {}: {why}; pass another --group",
+            shown(s)
+        )))
     }
 
-    /// The group as a Rust module name (`-` is not allowed there).
+    /// The group as a Rust module name: `-` becomes `_`, a keyword gets a trailing `_`.
     pub fn module(&self) -> String {
-        self.0.to_snake_case()
+        module_ident(self.0.to_snake_case())
     }
 }
 
@@ -112,7 +189,8 @@ impl Version {
             Ok(Version(s.to_string()))
         } else {
             Err(Error::invalid(format!(
-                "invalid version {s:?}: must look like v1, v1alpha1 or v2beta3; pass a valid --version"
+                "invalid version {}: must look like v1, v1alpha1 or v2beta3; pass a valid --version",
+                shown(s)
             )))
         }
     }
@@ -144,17 +222,68 @@ fn is_api_version(s: &str) -> bool {
 pub struct Kind(String);
 string_newtype!(Kind);
 
-/// Words that cannot name a Rust type or that clash with the generated code.
-const RESERVED_KINDS: &[&str] = &["Self", "Result", "Error", "Option", "Box", "String", "Vec"];
+/// Names the generated code cannot give a type: `Self` is a keyword, then the types and
+/// traits of Rust's prelude, which every generated file relies on, the derives of the
+/// type's file and the controller's error type. (Names a controller imports, such as
+/// `Deployment` or `Condition`, are fine: the controller then renames its import.)
+const RESERVED_KINDS: &[&str] = &[
+    "Self",
+    "AsMut",
+    "AsRef",
+    "Box",
+    "Clone",
+    "Copy",
+    "CustomResource",
+    "Default",
+    "Deserialize",
+    "DoubleEndedIterator",
+    "Drop",
+    "Eq",
+    "Error",
+    "ExactSizeIterator",
+    "Extend",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "FromIterator",
+    "Into",
+    "IntoIterator",
+    "Iterator",
+    "JsonSchema",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Send",
+    "Serialize",
+    "Sized",
+    "String",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    "Vec",
+];
+/// Kinds name Kubernetes resources (and their plural, a DNS-1123 label).
+const MAX_KIND_LEN: usize = 63;
 
 impl Kind {
     pub fn parse(s: &str) -> Result<Self> {
-        let pascal = s.starts_with(|c: char| c.is_ascii_uppercase())
-            && s.chars().all(|c| c.is_ascii_alphanumeric())
-            && s.len() <= 63;
-        if !pascal {
+        let len = s.chars().count();
+        if len > MAX_KIND_LEN {
             return Err(Error::invalid(format!(
-                "invalid kind {s:?}: must be PascalCase (an upper-case letter, then letters and digits, e.g. {}); pass a valid --kind",
+                "invalid kind {}: a kind may have at most {MAX_KIND_LEN} characters; pass a shorter --kind",
+                shown(s)
+            )));
+        }
+        if !is_pascal(s) {
+            return Err(Error::invalid(format!(
+                "invalid kind {}: must be PascalCase (an upper-case ASCII letter, then ASCII letters and digits, e.g. {}); pass a valid --kind",
+                shown(s),
                 suggest_pascal(s)
             )));
         }
@@ -164,6 +293,11 @@ impl Kind {
             )));
         }
         Ok(Kind(s.to_string()))
+    }
+
+    /// The Rust module of the kind (`memcached_backup`; a keyword gets a trailing `_`).
+    pub fn module(&self) -> String {
+        module_ident(self.snake())
     }
 
     /// `memcachedbackup`: file names and the singular resource name.
@@ -192,12 +326,22 @@ impl Kind {
     }
 }
 
+fn is_pascal(s: &str) -> bool {
+    s.starts_with(|c: char| c.is_ascii_uppercase()) && s.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+/// A valid kind close to `s` to show in a message, or `Memcached` when there is none.
 fn suggest_pascal(s: &str) -> String {
-    let candidate = s.to_upper_camel_case();
-    if candidate.is_empty() {
-        "Memcached".to_string()
-    } else {
+    let candidate: String = s
+        .to_upper_camel_case()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(MAX_KIND_LEN)
+        .collect();
+    if is_pascal(&candidate) && !RESERVED_KINDS.contains(&candidate.as_str()) {
         candidate
+    } else {
+        "Memcached".to_string()
     }
 }
 
@@ -207,7 +351,8 @@ pub fn parse_plural(s: &str) -> Result<String> {
         Ok(s.to_string())
     } else {
         Err(Error::invalid(format!(
-            "invalid plural {s:?}: must be a lower-case DNS-1123 label such as memcacheds; pass a valid --plural"
+            "invalid plural {}: must be a lower-case DNS-1123 label such as memcacheds; pass a valid --plural",
+            shown(s)
         )))
     }
 }
@@ -229,7 +374,8 @@ impl Repo {
             Ok(Repo(s.to_string()))
         } else {
             Err(Error::invalid(format!(
-                "invalid repo {s:?}: must be a repository path without a scheme, e.g. github.com/example/memcached-operator; pass a valid --repo"
+                "invalid repo {}: must be a repository path without a scheme, e.g. github.com/example/memcached-operator; pass a valid --repo",
+                shown(s)
             )))
         }
     }
@@ -282,6 +428,70 @@ mod tests {
         assert!(Kind::parse("Mem-cached").is_err());
         assert!(Kind::parse("Result").is_err());
         assert_eq!(Kind::from_chart_name("my-app").unwrap().as_str(), "MyApp");
+    }
+
+    #[test]
+    fn names_that_cannot_build_are_refused_with_the_reason() {
+        for (bad, why) in [
+            ("1operator", "cannot start with a digit"),
+            ("fn", "Rust keyword"),
+            ("kube", "depends on a crate of that name"),
+            ("serde-json", "depends on a crate of that name"),
+        ] {
+            let err = ProjectName::parse(bad).unwrap_err().to_string();
+            assert!(err.contains(why) && err.contains("--project-name"), "{err}");
+        }
+        for bad in ["123", "1cache"] {
+            let err = Group::parse(bad).unwrap_err().to_string();
+            assert!(err.contains("cannot start with a digit"), "{err}");
+        }
+        let long = "A".repeat(300);
+        let err = Kind::parse(&long).unwrap_err().to_string();
+        assert!(
+            err.contains("at most 63 characters") && err.contains("(300 characters)"),
+            "{err}"
+        );
+        assert!(err.len() < 200, "{err}");
+        let err = Kind::parse("Mémcached").unwrap_err().to_string();
+        assert!(
+            err.contains("e.g. Mmcached") || err.contains("e.g. Memcached"),
+            "{err}"
+        );
+        assert!(!err.contains("e.g. Mé"), "{err}");
+        assert!(
+            Kind::parse("élan")
+                .unwrap_err()
+                .to_string()
+                .contains("e.g. Memcached")
+        );
+        let err = Domain::parse_from("Bad", "fix `domain` in PROJECT")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.ends_with("fix `domain` in PROJECT") && !err.contains("--domain"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn keywords_become_module_names_with_a_trailing_underscore() {
+        for (group, module) in [
+            ("fn", "fn_"),
+            ("crate", "crate_"),
+            ("self", "self_"),
+            ("kube", "kube_"),
+            ("web-apps", "web_apps"),
+        ] {
+            assert_eq!(Group::parse(group).unwrap().module(), module);
+        }
+        for (kind, module) in [
+            ("Type", "type_"),
+            ("Crate", "crate_"),
+            ("Deployment", "deployment"),
+            ("Std", "std_"),
+        ] {
+            assert_eq!(Kind::parse(kind).unwrap().module(), module);
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@ mod cli;
 mod crash;
 mod e2e;
 mod helm_api;
+mod hostile;
 mod init;
 mod rbac;
 mod rust_api;

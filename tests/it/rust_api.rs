@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use crate::e2e::{self, check_project, kustomize};
-use crate::support::{read_tree, rusty, snapshot_settings, transcript};
+use crate::support::{read_tree, rust_api_args, rusty, snapshot_settings, transcript};
 
 type Files = BTreeMap<String, Vec<u8>>;
 
@@ -483,10 +483,55 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
         created(&root, BACKUP, "y\ny\n");
         created(&root, CLUSTER_SCOPED, "");
         created(&root, IMAGE, "");
+        if layout == "hybrid.helm" {
+            add_apis_with_names_that_clash(&root);
+        }
         check_project(&root);
         assert_crdgen_matches(&root);
         kustomize(&root, "config/samples");
     }
+}
+
+/// Names a user may pick that the generated code itself uses: a keyword group and kind, kinds
+/// named like the Kubernetes types and the kube-rs items a controller imports (the deploy-image
+/// one imports `Condition`), and a kind that already exists in another group. They must build.
+fn add_apis_with_names_that_clash(root: &Path) {
+    let api = |group: &str, kind: &str| rust_api_args(group, "v1", kind);
+    for (group, kind) in [
+        ("fn", "Type"),
+        ("apps", "Deployment"),
+        ("cache", "Client"),
+        ("web", "MemcachedBackup"),
+    ] {
+        let args = api(group, kind);
+        created(
+            root,
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+            "",
+        );
+    }
+    let mut condition = api("cache", "Condition");
+    condition.extend(["--image".into(), "memcached:1.6.26-alpine".into()]);
+    created(
+        root,
+        &condition.iter().map(String::as_str).collect::<Vec<_>>(),
+        "",
+    );
+    let main = std::fs::read_to_string(root.join("src/main.rs")).unwrap();
+    for line in [
+        "controller::type_::run",
+        "controller::deployment::run",
+        "\"web-memcachedbackup\", controller::web_memcached_backup::run",
+    ] {
+        assert!(main.contains(line), "{line} missing from main.rs:\n{main}");
+    }
+    let deployment = std::fs::read_to_string(root.join("src/controller/deployment.rs")).unwrap();
+    assert!(
+        deployment.contains(
+            "apps::v1::{Deployment as AppsDeployment, DeploymentStatus as AppsDeploymentStatus}"
+        ),
+        "{deployment}"
+    );
 }
 
 /// Needs the runtime's Helm reconciler (`rusty_sdk_runtime::helm`), which the hybrid

@@ -49,3 +49,23 @@ pub fn snapshot_settings() -> insta::Settings {
     settings.set_prepend_module_to_snapshot(false);
     settings
 }
+
+/// `create api` of a Rust API with its resource and controller, asking nothing.
+pub fn rust_api_args(group: &str, version: &str, kind: &str) -> Vec<String> {
+    [
+        "create",
+        "api",
+        "--plugins",
+        "rust",
+        "--group",
+        group,
+        "--version",
+        version,
+        "--kind",
+        kind,
+        "--resource",
+        "--controller",
+    ]
+    .map(String::from)
+    .to_vec()
+}

@@ -3,7 +3,7 @@
 use tera::Context;
 
 use crate::error::{Error, Result};
-use crate::model::names::parse_plural;
+use crate::model::names::{parse_plural, shown};
 use crate::model::{Domain, Group, Kind, Version};
 use crate::project::{Project, Resource, ResourceApi};
 use crate::scaffold::{Policy, Tree};
@@ -19,6 +19,9 @@ pub struct ApiSpec {
     pub kind: Kind,
     pub plural: String,
     pub namespaced: bool,
+    /// An API created before this one has the same kind in another group: this one's
+    /// files, roles and controller then carry the group in their names.
+    pub twin: bool,
 }
 
 impl ApiSpec {
@@ -31,18 +34,71 @@ impl ApiSpec {
         namespaced: bool,
     ) -> Result<Self> {
         let domain = project.domain.as_deref().unwrap_or("my.domain");
+        let domain = Domain::parse_from(domain, "fix `domain:` in PROJECT")?;
         let plural = match plural {
             Some(p) => parse_plural(p)?,
             None => kind.plural(),
         };
-        Ok(ApiSpec {
-            domain: Domain::parse(domain)?,
+        let twin = project
+            .resources
+            .iter()
+            .take_while(|r| !(r.group == group.as_str() && r.kind == kind.as_str()))
+            .any(|r| r.kind == kind.as_str());
+        let spec = ApiSpec {
+            domain,
             group,
             version,
             kind,
             plural,
             namespaced,
-        })
+            twin,
+        };
+        spec.check_lengths()?;
+        Ok(spec)
+    }
+
+    /// The group, CRD name and CRD file name must fit Kubernetes' and the file system's
+    /// limits; the message names the limit.
+    fn check_lengths(&self) -> Result<()> {
+        let group = self.qualified_group();
+        let crd_name = format!("{}.{group}", self.plural);
+        let crd_file = format!("{group}_{}.yaml", self.plural);
+        let too_long = [
+            ("the API group", group.len(), 253),
+            ("the CRD name", crd_name.len(), 253),
+            ("the CRD file name", crd_file.len(), 255),
+        ]
+        .into_iter()
+        .find(|(_, len, max)| len > max);
+        match too_long {
+            Some((what, len, max)) => Err(Error::invalid(format!(
+                "{what} for --group {} would have {len} characters, more than the {max} allowed; pass a shorter --group (or --plural, or use a shorter domain in PROJECT)",
+                shown(self.group.as_str())
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// `memcached`, or `cache-memcached` for a twin: role names and the controller's name.
+    pub fn api_name(&self) -> String {
+        if self.twin {
+            format!("{}-{}", self.group, self.kind.lower())
+        } else {
+            self.kind.lower()
+        }
+    }
+
+    /// The Rust module of the controller: `memcached`, or `cache_memcached` for a twin.
+    pub fn controller_module(&self) -> String {
+        if self.twin {
+            format!(
+                "{}_{}",
+                self.group.module().trim_end_matches('_'),
+                self.kind.snake()
+            )
+        } else {
+            self.kind.module()
+        }
     }
 
     /// `cache.my.domain`
@@ -92,15 +148,23 @@ impl ApiSpec {
         ctx.insert("version", self.version.as_str());
         ctx.insert("kind", self.kind.as_str());
         ctx.insert("kind_lower", &self.kind.lower());
-        ctx.insert("kind_snake", &self.kind.snake());
+        ctx.insert("api_name", &self.api_name());
+        ctx.insert("kind_snake", &self.kind.module());
         ctx.insert("kind_screaming", &self.kind.screaming());
         ctx.insert("plural", &self.plural);
         ctx.insert("namespaced", &self.namespaced);
         ctx
     }
 
-    /// Refuse to scaffold an API PROJECT already has, unless `force`.
-    pub fn check_new(&self, project: &Project, force: bool) -> Result<()> {
+    /// Refuse to scaffold an API PROJECT already has (unless `force`), and one the
+    /// project could not serve next to the APIs it has, naming the API in the way.
+    /// `helm` says which plugin this API is for.
+    pub fn check_new(&self, project: &Project, force: bool, helm: bool) -> Result<()> {
+        for other in &project.resources {
+            if let Some(why) = self.clash(other, project, helm) {
+                return Err(Error::Project(format!("{why} (nothing was written)")));
+            }
+        }
         let exists = project
             .find_resource(
                 self.group.as_str(),
@@ -115,6 +179,74 @@ impl ApiSpec {
             )));
         }
         Ok(())
+    }
+
+    /// Why this API cannot live next to `other`, if it cannot.
+    fn clash(&self, other: &Resource, project: &Project, helm: bool) -> Option<String> {
+        let same_group = other.group == self.group.as_str()
+            && other.domain.as_deref().or(project.domain.as_deref()) == Some(self.domain.as_str());
+        let same_kind = other.kind == self.kind.as_str();
+        let same_version = other.version == self.version.as_str();
+        let other_helm = other.path.is_none() && !other.controller;
+        let other_name = format!(
+            "{}/{}, Kind={}",
+            self.qualified_group(),
+            other.version,
+            other.kind
+        );
+        if !same_group {
+            // The same kind in another group: Rust APIs get names with the group in them;
+            // a Helm API shares its chart folder and watches by kind, so it is refused.
+            return (same_kind && (helm || other_helm)).then(|| {
+                format!(
+                    "kind {} is already served by {}/{} in PROJECT, and a Helm API cannot share its kind with another group; choose another --kind",
+                    self.kind,
+                    other.group,
+                    other.version
+                )
+            });
+        }
+        if same_kind && other_helm != helm {
+            let (this, that) = if helm {
+                ("Helm", "Rust")
+            } else {
+                ("Rust", "Helm")
+            };
+            return Some(format!(
+                "{other_name} is a {that} API in PROJECT; a {this} API of the same group and kind would take over its CRD; choose another --kind or --group"
+            ));
+        }
+        if same_kind && helm && !same_version {
+            return Some(format!(
+                "{other_name} is already a Helm API in PROJECT; a second version of a Helm kind is not supported (its chart serves one version); use --version {} or choose another --kind",
+                other.version
+            ));
+        }
+        let other_plural = other.plural.clone().or_else(|| {
+            crate::model::Kind::parse(&other.kind)
+                .ok()
+                .map(|k| k.plural())
+        });
+        if !same_kind && other_plural.as_deref() == Some(self.plural.as_str()) {
+            return Some(format!(
+                "plural {:?} is already the resource name of {other_name} in PROJECT; pass another --plural",
+                self.plural
+            ));
+        }
+        if !same_kind && same_version && !helm && !other_helm {
+            let (a, b) = (self.kind.as_str(), other.kind.as_str());
+            let nested = |long: &str, short: &str| {
+                long.strip_prefix(short)
+                    .is_some_and(|rest| rest == "Spec" || rest == "Status")
+            };
+            if nested(a, b) || nested(b, a) {
+                return Some(format!(
+                    "kind {a} and {other_name} would both define the Rust type {}, since every kind gets <Kind>Spec and <Kind>Status types; choose another --kind",
+                    if a.len() > b.len() { a } else { b }
+                ));
+            }
+        }
+        None
     }
 
     /// The PROJECT entry for this API.
@@ -159,10 +291,10 @@ pub fn stage_common(
     )?;
 
     let context = spec.context(project);
-    let kind = spec.kind.lower();
+    let stem = spec.api_name().replace('-', "_");
     let mut role_entries = String::new();
     for source in templates::sources("api/common") {
-        let path = source.output.replace("KIND", &kind);
+        let path = source.output.replace("KIND", &stem);
         let bytes = renderer.produce(&source, &context)?;
         tree.add(&path, bytes, Policy::User);
         if let Some(file) = path.strip_prefix("config/rbac/") {

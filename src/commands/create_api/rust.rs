@@ -3,6 +3,7 @@
 //! controller and their registrations) and `image` (kubebuilder's deploy-image options).
 mod crd;
 mod files;
+mod idents;
 mod image;
 
 use std::io::Write;
@@ -129,7 +130,7 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
     let settings = RustApiSettings::from_args(args, &project, &mut answers, &mut stdout)?;
     let force = session.force;
     if settings.resource {
-        settings.spec.check_new(&project, force)?;
+        settings.spec.check_new(&project, force, false)?;
     } else {
         files::check_type_exists(&settings.spec, &project)?;
     }

@@ -36,7 +36,7 @@ pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Res
         // Known names: refuse an existing API before any download.
         request
             .spec(&project, kind.clone())?
-            .check_new(&project, session.force)?;
+            .check_new(&project, session.force, true)?;
     }
     let fetched = match (&request.chart, &request.kind) {
         (Some(chart), _) => source::fetch(chart, &session.shell)?,
@@ -51,7 +51,7 @@ pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Res
         None => kind_from_chart(&chart)?,
     };
     let spec = request.spec(&project, kind)?;
-    spec.check_new(&project, session.force)?;
+    spec.check_new(&project, session.force, true)?;
 
     let project_dir = session
         .root

@@ -4,13 +4,14 @@ use tera::Context;
 
 use super::RustApiSettings;
 use super::crd;
+use super::idents::TypeNames;
 use super::image::ImageOptions;
 use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
 use crate::model::ProjectName;
 use crate::project::Project;
 use crate::scaffold::{EditOutcome, Policy, Tree, toml};
-use crate::templates::Renderer;
+use crate::templates::{self, Renderer};
 
 const TEMPLATES: &str = "api/rust";
 const API_LIB: &str = "api/src/lib.rs";
@@ -96,7 +97,7 @@ impl<'a> RustApiFiles<'a> {
         self.create_once(tree, renderer, &version_mod, "version_mod.rs.tera")?;
 
         let kind = &spec.kind;
-        let types = format!("{}/{}.rs", self.version_dir(), kind.snake());
+        let types = format!("{}/{}.rs", self.version_dir(), kind.module());
         let text = self.render(renderer, "types.rs.tera")?;
         tree.add(&types, text, Policy::User);
 
@@ -115,7 +116,7 @@ impl<'a> RustApiFiles<'a> {
             "kinds",
             &format!(
                 "pub mod {snake};\npub use {snake}::{{{kind}, {kind}Spec, {kind}Status}};",
-                snake = kind.snake()
+                snake = kind.module()
             ),
         )?;
         self.register_crd(tree)?;
@@ -171,8 +172,15 @@ impl<'a> RustApiFiles<'a> {
         } else {
             "controller.rs.tera"
         };
-        let text = self.render(renderer, template)?;
-        let snake = spec.kind.snake();
+        let names = TypeNames::for_template(
+            templates::text(&format!("{TEMPLATES}/{template}"))?,
+            &spec.group,
+            &spec.kind,
+        );
+        let mut context = self.context.clone();
+        names.insert_into(&mut context);
+        let text = renderer.render(&format!("{TEMPLATES}/{template}"), &context)?;
+        let snake = spec.controller_module();
         tree.add(&format!("src/controller/{snake}.rs"), text, Policy::User);
         tree.insert_at_marker(
             CONTROLLER_MOD,
@@ -184,7 +192,7 @@ impl<'a> RustApiFiles<'a> {
             "controllers",
             &format!(
                 "manager.add_controller(\"{}\", controller::{snake}::run);",
-                spec.kind.lower()
+                spec.api_name()
             ),
         )?;
         rustfmt(
