@@ -63,17 +63,54 @@ pub fn insert(
 
     let marker_line = lines[marker_at];
     let indent = &marker_line[..marker_line.len() - marker_line.trim_start().len()];
+    // The file's own line ending: a CRLF file stays CRLF.
+    let newline = if marker_line.ends_with("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let at = sorted_position(&lines[block_start..marker_at], &wanted)
+        .map_or(marker_at, |i| block_start + i);
     let mut out = String::with_capacity(text.len() + fragment.len() + 16);
-    lines[..marker_at].iter().for_each(|l| out.push_str(l));
+    lines[..at].iter().for_each(|l| out.push_str(l));
     for line in fragment.lines() {
         if !line.trim().is_empty() {
             out.push_str(indent);
             out.push_str(line);
         }
-        out.push('\n');
+        out.push_str(newline);
     }
-    lines[marker_at..].iter().for_each(|l| out.push_str(l));
+    lines[at..].iter().for_each(|l| out.push_str(l));
     Ok((EditOutcome::Applied, out))
+}
+
+/// Where a one-line `mod x;` fragment goes among the `mod` lines right above the marker:
+/// at its sorted place, as rustfmt orders a run of module declarations (byte order), so
+/// the file needs no formatting after the insertion. `None` for any other fragment (it goes above the
+/// marker).
+fn sorted_position(block: &[&str], wanted: &[&str]) -> Option<usize> {
+    let [line] = wanted else { return None };
+    let name = mod_name(line)?;
+    let run_start = block
+        .iter()
+        .rposition(|l| mod_name(l.trim()).is_none())
+        .map_or(0, |i| i + 1);
+    let run = &block[run_start..];
+    let offset = run
+        .iter()
+        .position(|l| mod_name(l.trim()).is_some_and(|other| name < other))
+        .unwrap_or(run.len());
+    Some(run_start + offset)
+}
+
+/// `x` of `mod x;` or `pub mod x;`.
+fn mod_name(line: &str) -> Option<&str> {
+    let rest = line
+        .strip_prefix("pub ")
+        .unwrap_or(line)
+        .strip_prefix("mod ")?;
+    rest.strip_suffix(';')
+        .filter(|name| !name.contains(char::is_whitespace))
 }
 
 fn contains_window(haystack: &[&str], needle: &[&str]) -> bool {
@@ -121,6 +158,30 @@ mod tests {
         assert_eq!(outcome, EditOutcome::Applied);
         let (outcome, _) = insert(text, "two", "- a\n").unwrap();
         assert_eq!(outcome, EditOutcome::AlreadyPresent);
+    }
+
+    #[test]
+    fn crlf_files_stay_crlf() {
+        let text = "fn main() {\r\n    run();\r\n    // +rusty:scaffold:controllers\r\n}\r\n";
+        let (_, out) = insert(text, "controllers", "add(\"a\");\n").unwrap();
+        assert_eq!(
+            out,
+            "fn main() {\r\n    run();\r\n    add(\"a\");\r\n    // +rusty:scaffold:controllers\r\n}\r\n"
+        );
+    }
+
+    #[test]
+    fn a_mod_line_goes_where_rustfmt_sorts_it() {
+        let text = "//! doc\n\npub mod apps;\npub mod cache;\npub mod v2;\n// +rusty:scaffold:m\n";
+        let put = |name: &str| insert(text, "m", &format!("pub mod {name};\n")).unwrap().1;
+        assert!(put("batch").contains("pub mod apps;\npub mod batch;\npub mod cache;"));
+        assert!(put("aaa").starts_with("//! doc\n\npub mod aaa;\npub mod apps;"));
+        assert!(put("v10").contains("pub mod cache;\npub mod v10;\npub mod v2;"));
+        assert!(put("v1").contains("pub mod cache;\npub mod v1;\npub mod v2;"));
+        assert!(put("web").contains("pub mod v2;\npub mod web;\n// +rusty"));
+        // Other fragments still go right above the marker.
+        let (_, out) = insert(text, "m", "pub use x::Y;\n").unwrap();
+        assert!(out.ends_with("pub mod v2;\npub use x::Y;\n// +rusty:scaffold:m\n"));
     }
 
     #[test]

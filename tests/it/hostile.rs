@@ -285,3 +285,74 @@ fn apis_that_collide_are_refused_naming_the_api_in_the_way() {
     assert!(role.contains("name: web-memcached-admin-role"), "{role}");
     assert!(after.contains_key("src/controller/web_memcached.rs"));
 }
+
+#[test]
+fn user_formatting_and_line_endings_survive_a_new_api() {
+    let (_dir, root) = init("rust");
+    let first = rust_api("cache", "Memcached");
+    assert!(rusty(&root).args(&first).output().unwrap().status.success());
+    // The user's own style: CRLF endings and code rustfmt would rewrite.
+    let main_path = root.join("src/main.rs");
+    let main = std::fs::read_to_string(&main_path).unwrap();
+    let mine = main
+        .replace(
+            "    // +rusty:scaffold:controllers",
+            "    let   answer = { 40+2 };  // mine\n    // +rusty:scaffold:controllers",
+        )
+        .replace('\n', "\r\n");
+    std::fs::write(&main_path, &mine).unwrap();
+    let output = rusty(&root)
+        .args(rust_api("web", "Backup"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let after = std::fs::read_to_string(&main_path).unwrap();
+    let added = "    manager.add_controller(\"backup\", controller::backup::run);\r\n";
+    assert_eq!(
+        after.replacen(added, "", 1),
+        mine,
+        "only the new line was added"
+    );
+    assert!(after.contains(&format!("{added}    // +rusty:scaffold:controllers")));
+}
+
+#[test]
+fn the_longest_names_give_files_that_cargo_fmt_leaves_alone() {
+    if Command::new("cargo")
+        .args(["fmt", "--version"])
+        .output()
+        .is_err()
+    {
+        eprintln!("notice: cargo fmt is not installed, skipping");
+        return;
+    }
+    let (_dir, root) = init("hybrid.helm");
+    let kind = format!("K{}", "a".repeat(62));
+    let group = "g".repeat(63);
+    for (group, kind) in [
+        (group.as_str(), kind.as_str()),
+        ("cache", "Memcached"),
+        ("apps", "Deployment"),
+    ] {
+        let output = rusty(&root).args(rust_api(group, kind)).output().unwrap();
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+    }
+    let mut image = rust_api("ops", &format!("I{}", "b".repeat(62)));
+    image.extend([
+        "--image".into(),
+        format!("registry.example.com/{}:1.0", "c".repeat(80)),
+    ]);
+    let output = rusty(&root).args(&image).output().unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let check = Command::new("cargo")
+        .args(["fmt", "--all", "--check"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "cargo fmt --check:\n{}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+}

@@ -527,9 +527,8 @@ fn add_apis_with_names_that_clash(root: &Path) {
     }
     let deployment = std::fs::read_to_string(root.join("src/controller/deployment.rs")).unwrap();
     assert!(
-        deployment.contains(
-            "apps::v1::{Deployment as AppsDeployment, DeploymentStatus as AppsDeploymentStatus}"
-        ),
+        deployment
+            .contains("Deployment as AppsDeployment, DeploymentStatus as AppsDeploymentStatus"),
         "{deployment}"
     );
 }

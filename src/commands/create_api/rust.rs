@@ -5,6 +5,7 @@ mod crd;
 mod files;
 mod idents;
 mod image;
+mod lines;
 
 use std::io::Write;
 

@@ -6,6 +6,7 @@ use super::RustApiSettings;
 use super::crd;
 use super::idents::TypeNames;
 use super::image::ImageOptions;
+use super::lines;
 use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
 use crate::model::ProjectName;
@@ -91,13 +92,22 @@ impl<'a> RustApiFiles<'a> {
     /// The type, its group/version modules, the CRD, the sample and their registrations.
     pub fn stage_resource(&self, tree: &mut Tree, renderer: &mut Renderer) -> Result<()> {
         let spec = self.spec();
-        let group_mod = format!("{}/mod.rs", self.group_dir());
-        let version_mod = format!("{}/mod.rs", self.version_dir());
-        self.create_once(tree, renderer, &group_mod, "group_mod.rs.tera")?;
-        self.create_once(tree, renderer, &version_mod, "version_mod.rs.tera")?;
-
         let kind = &spec.kind;
         let types = format!("{}/{}.rs", self.version_dir(), kind.module());
+        let group_mod = format!("{}/mod.rs", self.group_dir());
+        let version_mod = format!("{}/mod.rs", self.version_dir());
+        // Formatting is for files this command creates, never for a file of the user's.
+        let mut to_format = vec![types.clone()];
+        for (path, template) in [
+            (&group_mod, "group_mod.rs.tera"),
+            (&version_mod, "version_mod.rs.tera"),
+        ] {
+            if !tree.exists(path) {
+                to_format.push(path.clone());
+            }
+            self.create_once(tree, renderer, path, template)?;
+        }
+
         let text = self.render(renderer, "types.rs.tera")?;
         tree.add(&types, text, Policy::User);
 
@@ -115,7 +125,16 @@ impl<'a> RustApiFiles<'a> {
             &version_mod,
             "kinds",
             &format!(
-                "pub mod {snake};\npub use {snake}::{{{kind}, {kind}Spec, {kind}Status}};",
+                "pub mod {snake};\n{}",
+                lines::use_list(
+                    "pub ",
+                    &kind.module(),
+                    &[
+                        kind.as_str(),
+                        &format!("{kind}Spec"),
+                        &format!("{kind}Status")
+                    ]
+                ),
                 snake = kind.module()
             ),
         )?;
@@ -127,7 +146,8 @@ impl<'a> RustApiFiles<'a> {
         if outcome == EditOutcome::Applied {
             tree.edit(WORKSPACE, |_| Ok(updated))?;
         }
-        rustfmt(tree, &[&types, &group_mod, &version_mod, API_LIB])?;
+        let to_format: Vec<&str> = to_format.iter().map(String::as_str).collect();
+        rustfmt(tree, &to_format)?;
 
         if !self.crd_needs_crdgen(tree) {
             let crd = crd::render(&self.context, renderer)?;
@@ -187,18 +207,21 @@ impl<'a> RustApiFiles<'a> {
             "controller-modules",
             &format!("pub mod {snake};"),
         )?;
+        let main = tree.read(MAIN)?.unwrap_or_default();
+        let indent = marker_indent(&main, "controllers");
         tree.insert_at_marker(
             MAIN,
             "controllers",
-            &format!(
-                "manager.add_controller(\"{}\", controller::{snake}::run);",
-                spec.api_name()
+            &lines::call_statement(
+                indent,
+                "manager.add_controller",
+                &[
+                    &format!("{:?}", spec.api_name()),
+                    &format!("controller::{snake}::run"),
+                ],
             ),
         )?;
-        rustfmt(
-            tree,
-            &[&format!("src/controller/{snake}.rs"), CONTROLLER_MOD, MAIN],
-        )?;
+        rustfmt(tree, &[&format!("src/controller/{snake}.rs")])?;
         Ok(())
     }
 
@@ -221,6 +244,15 @@ impl<'a> RustApiFiles<'a> {
     fn render(&self, renderer: &mut Renderer, template: &str) -> Result<String> {
         renderer.render(&format!("{TEMPLATES}/{template}"), &self.context)
     }
+}
+
+/// The indentation (in spaces) of the scaffold marker `name` in `text`; 4 when absent
+/// (the insertion then fails on the missing marker anyway).
+fn marker_indent(text: &str, name: &str) -> usize {
+    let marker = format!("+rusty:scaffold:{name}");
+    text.lines()
+        .find(|line| line.trim_start().trim_start_matches('/').trim() == marker)
+        .map_or(4, |line| line.len() - line.trim_start().len())
 }
 
 /// Format staged Rust files the way `cargo fmt` will (module lists sorted, long lines
