@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::model::Layout;
+use crate::model::names::shown;
 use crate::yaml::{self, Mapping, Value};
 
 pub const FILE_NAME: &str = "PROJECT";
@@ -99,7 +100,8 @@ impl Project {
         };
         if version != "3" {
             return Err(Error::Project(format!(
-                "PROJECT has version {version:?}, but rusty-sdk only supports version \"3\""
+                "PROJECT has version {}, but rusty-sdk only supports version \"3\"",
+                shown(&version)
             )));
         }
         yaml::from_str(text).map_err(|e| corrupt(&e))
@@ -129,7 +131,8 @@ impl Project {
         })?;
         Layout::from_key(key).ok_or_else(|| {
             Error::Project(format!(
-                "PROJECT layout {key:?} is not a rusty-sdk layout (expected one of {})",
+                "PROJECT layout {} is not a rusty-sdk layout (expected one of {})",
+                shown(key),
                 Layout::ALL.map(|l| l.key()).join(", ")
             ))
         })

@@ -91,12 +91,12 @@ impl Shell {
 
     pub fn warn(&self, message: &str) {
         let label = self.paint(Style::new().yellow().bold(), "warning");
-        let _ = writeln!(std::io::stderr(), "{label}: {message}");
+        let _ = writeln!(std::io::stderr(), "{label}: {}", bounded(message));
     }
 
     pub fn error(&self, message: &str) {
         let label = self.paint(Style::new().red().bold(), "error");
-        let _ = writeln!(std::io::stderr(), "{label}: {message}");
+        let _ = writeln!(std::io::stderr(), "{label}: {}", bounded(message));
     }
 
     /// Print the status of every planned change, and with `diff` a unified diff of each
@@ -145,6 +145,24 @@ impl Shell {
     }
 }
 
+/// A message cut to a readable size: a huge input quoted in it, or a deep template
+/// recursion, must not print megabytes. The middle goes, with a count of what went.
+pub fn bounded(message: &str) -> std::borrow::Cow<'_, str> {
+    const HEAD: usize = 600;
+    const TAIL: usize = 200;
+    let count = message.chars().count();
+    if count <= HEAD + TAIL + 100 {
+        return message.into();
+    }
+    let head: String = message.chars().take(HEAD).collect();
+    let tail: String = message.chars().skip(count - TAIL).collect();
+    format!(
+        "{head} [... {} characters left out ...] {tail}",
+        count - HEAD - TAIL
+    )
+    .into()
+}
+
 fn status_style(status: &Status) -> Style {
     match status {
         Status::Create => Style::new().green(),
@@ -152,5 +170,23 @@ fn status_style(status: &Status) -> Style {
         Status::Identical => Style::new().blue(),
         Status::Skip => Style::new().yellow(),
         Status::Conflict(_) => Style::new().red(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bounded;
+
+    #[test]
+    fn long_messages_are_cut_in_the_middle_with_a_count() {
+        assert_eq!(bounded("short"), "short");
+        let long = format!("start {} end", "x".repeat(80_000));
+        let cut = bounded(&long);
+        assert!(
+            cut.starts_with("start x") && cut.ends_with("x end"),
+            "{cut}"
+        );
+        assert!(cut.contains("[... 79210 characters left out ...]"), "{cut}");
+        assert!(cut.len() < 1000);
     }
 }

@@ -4,6 +4,7 @@ mod support;
 mod cli;
 mod crash;
 mod e2e;
+mod fuzz;
 mod helm_api;
 mod hostile;
 mod init;
