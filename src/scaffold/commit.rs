@@ -93,13 +93,19 @@ fn write_all(root: &Path, writes: &[&crate::scaffold::Change], journal: &Journal
         faults::step(&dir)?;
         fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
     }
+    let mut temps = Vec::with_capacity(writes.len());
     for (change, entry) in writes.iter().zip(&journal.entries) {
         let target = root.join(&entry.target);
         let mode = fs::metadata(&target).ok().map(|m| m.permissions());
         let temp = root.join(&entry.temp);
         faults::step(&temp)?;
-        journal::write_synced(&temp, &change.after, mode).map_err(|e| retarget(e, &target))?;
+        let file =
+            journal::write_new(&temp, &change.after, mode).map_err(|e| retarget(e, &target))?;
+        temps.push((target, file));
     }
+    // Every temporary is durable before the first rename replaces anything.
+    journal::sync_files(&temps)?;
+    drop(temps);
     journal.sync_parents(root)?;
     // PROJECT is last in the plan, so it lands last.
     for entry in &journal.entries {
