@@ -52,7 +52,8 @@ pub struct ManagerArgs {
     #[arg(long)]
     pub leader_election_namespace: Option<String>,
 
-    /// Watch only this namespace; empty watches all namespaces.
+    /// Watch only these namespaces (comma-separated, e.g. `team-a,team-b`); empty watches
+    /// all namespaces.
     #[arg(long, env = "WATCH_NAMESPACE", default_value = "")]
     pub namespace: String,
 

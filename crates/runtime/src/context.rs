@@ -13,40 +13,64 @@ use tokio::sync::watch;
 
 use crate::metrics::ReconcileMetrics;
 
-/// Where controllers watch: the whole cluster, or one namespace (`WATCH_NAMESPACE` / `--namespace`).
+/// Where controllers watch: the whole cluster, one namespace, or several
+/// (`WATCH_NAMESPACE=a,b` / `--namespace a,b`, as operator-sdk reads it).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum WatchScope {
     AllNamespaces,
     Namespace(String),
+    /// Two or more namespaces: each gets its own controller (see
+    /// [`ControllerContext::per_namespace`]).
+    Namespaces(Vec<String>),
 }
 
 impl WatchScope {
-    /// Build the scope from an optional namespace; an empty string means all namespaces,
-    /// as `WATCH_NAMESPACE=""` does for operator-sdk.
+    /// Build the scope from an optional, comma-separated list of namespaces; empty means
+    /// all namespaces, as `WATCH_NAMESPACE=""` does for operator-sdk. Blank entries and
+    /// repeats are dropped.
     pub fn from_namespace(namespace: Option<&str>) -> Self {
-        match namespace.map(str::trim) {
-            None | Some("") => WatchScope::AllNamespaces,
-            Some(ns) => WatchScope::Namespace(ns.to_string()),
+        let mut namespaces: Vec<String> = Vec::new();
+        for ns in namespace.unwrap_or_default().split(',').map(str::trim) {
+            if !ns.is_empty() && !namespaces.iter().any(|known| known == ns) {
+                namespaces.push(ns.to_string());
+            }
+        }
+        match namespaces.len() {
+            0 => WatchScope::AllNamespaces,
+            1 => WatchScope::Namespace(namespaces.remove(0)),
+            _ => WatchScope::Namespaces(namespaces),
         }
     }
 
-    /// The namespace, if scoped to one.
+    /// The namespace, if scoped to exactly one.
     pub fn namespace(&self) -> Option<&str> {
         match self {
-            WatchScope::AllNamespaces => None,
             WatchScope::Namespace(ns) => Some(ns),
+            WatchScope::AllNamespaces | WatchScope::Namespaces(_) => None,
         }
     }
 
-    /// An `Api` for a namespaced kind, limited to the scope.
+    /// Each single-namespace scope this scope is made of (itself unless it has several).
+    pub fn split(&self) -> Vec<WatchScope> {
+        match self {
+            WatchScope::Namespaces(list) => {
+                list.iter().cloned().map(WatchScope::Namespace).collect()
+            }
+            other => vec![other.clone()],
+        }
+    }
+
+    /// An `Api` for a namespaced kind, limited to the scope. A scope of several
+    /// namespaces cannot be one `Api`: it gives the cluster-wide one, and controllers
+    /// split it first with [`ControllerContext::per_namespace`].
     pub fn namespaced_api<K>(&self, client: Client) -> Api<K>
     where
         K: Resource<Scope = k8s_openapi::NamespaceResourceScope>,
         K::DynamicType: Default,
     {
         match self {
-            WatchScope::AllNamespaces => Api::all(client),
             WatchScope::Namespace(ns) => Api::namespaced(client, ns),
+            WatchScope::AllNamespaces | WatchScope::Namespaces(_) => Api::all(client),
         }
     }
 
@@ -124,6 +148,25 @@ impl ControllerContext {
     /// server unreachable, RBAC missing) would keep the manager for its whole grace period.
     /// Such a controller has never reconciled, so it stops at once; any other finishes its
     /// reconciles as `graceful_shutdown_on` promises.
+    /// Run `controller` once per watched namespace, each with a context scoped to that
+    /// namespace (once, unchanged, when the scope is all namespaces or one). A watch
+    /// cannot span chosen namespaces, and one store fed by several watches would lose
+    /// objects whenever one of them relists; separate controllers keep each correct.
+    /// Returns the first error; the others keep running until shutdown.
+    pub async fn per_namespace<F, Fut>(&self, controller: F) -> anyhow::Result<()>
+    where
+        F: Fn(ControllerContext) -> Fut,
+        Fut: Future<Output = anyhow::Result<()>>,
+    {
+        let runs = self.scope.split().into_iter().map(|scope| {
+            controller(ControllerContext {
+                scope,
+                ..self.clone()
+            })
+        });
+        futures::future::try_join_all(runs).await.map(|_| ())
+    }
+
     pub async fn drive<K>(&self, store: Store<K>, run: impl Future<Output = ()>)
     where
         K: Lookup + Clone + 'static,
@@ -171,6 +214,60 @@ mod tests {
     use kube::client::Body;
 
     use super::*;
+
+    #[test]
+    fn comma_separated_namespaces_are_several_scopes() {
+        let scope = WatchScope::from_namespace(Some(" a, b ,,a,c"));
+        assert_eq!(
+            scope,
+            WatchScope::Namespaces(vec!["a".into(), "b".into(), "c".into()])
+        );
+        assert_eq!(scope.namespace(), None);
+        assert_eq!(
+            scope.split(),
+            ["a", "b", "c"].map(|ns| WatchScope::Namespace(ns.into()))
+        );
+        assert_eq!(
+            WatchScope::from_namespace(Some("a,")),
+            WatchScope::Namespace("a".into())
+        );
+        assert_eq!(
+            WatchScope::from_namespace(Some(",")),
+            WatchScope::AllNamespaces
+        );
+    }
+
+    #[tokio::test]
+    async fn per_namespace_runs_one_controller_per_namespace() {
+        let (service, _handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+        let (_tx, shutdown) = Shutdown::channel();
+        let scope = WatchScope::from_namespace(Some("a,b"));
+        let ctx = ControllerContext::for_tests(service, scope, shutdown);
+        let seen = std::sync::Mutex::new(Vec::new());
+        ctx.per_namespace(|scoped| {
+            seen.lock().unwrap().push(scoped.scope.clone());
+            async { Ok(()) }
+        })
+        .await
+        .unwrap();
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                WatchScope::Namespace("a".into()),
+                WatchScope::Namespace("b".into())
+            ]
+        );
+        let err = ctx
+            .per_namespace(|scoped| async move {
+                match scoped.scope.namespace() {
+                    Some("b") => anyhow::bail!("b failed"),
+                    _ => Ok(()),
+                }
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.to_string(), "b failed");
+    }
 
     #[test]
     fn empty_namespace_means_all_namespaces() {

@@ -92,10 +92,25 @@ async fn resolve_kind(client: &Client, settings: &Settings) -> (ApiResource, boo
 }
 
 async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::Result<()> {
+    let (resource, namespaced) = resolve_kind(&ctx.client, &settings).await;
+    settings.helm.attach_client(&ctx.client);
+    if namespaced {
+        // Several watched namespaces: a controller (and its dependent watches) for each.
+        ctx.per_namespace(|scoped| run_scoped(settings.clone(), scoped, resource.clone(), true))
+            .await
+    } else {
+        run_scoped(settings, ctx, resource, false).await
+    }
+}
+
+async fn run_scoped(
+    settings: Settings,
+    ctx: ControllerContext,
+    resource: ApiResource,
+    namespaced: bool,
+) -> anyhow::Result<()> {
     let name = settings.controller_name();
     let client = ctx.client.clone();
-    let (resource, namespaced) = resolve_kind(&client, &settings).await;
-    settings.helm.attach_client(&client);
     let api = ctx.scope.dynamic_api(client.clone(), &resource, namespaced);
     let mut watch_config = watcher::Config::default().any_semantic();
     if !settings.selector.selects_all() {
@@ -128,7 +143,7 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
     });
     let metrics = ctx.metrics.clone();
     let metric_name = name.clone();
-    tracing::info!(controller = %name, kind = %resource.kind, "starting Helm controller");
+    tracing::info!(controller = %name, kind = %resource.kind, scope = ?ctx.scope, "starting Helm controller");
     let controller = Controller::new_with(api, watch_config, resource)
         .with_config(ControllerConfig::default().concurrency(concurrency))
         .reconcile_on(triggers)

@@ -97,3 +97,60 @@ async fn run_stops_on_shutdown_when_the_api_server_never_answers() {
         .expect("run must return once shutdown begins")
         .unwrap();
 }
+
+#[tokio::test]
+async fn several_watched_namespaces_get_a_watch_each() {
+    let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (stop, shutdown) = Shutdown::channel();
+    let seen_by_server = seen.clone();
+    tokio::spawn(async move {
+        let mut watches = 0;
+        while let Some((request, respond)) = handle.next_request().await {
+            let uri = request.uri().to_string();
+            seen_by_server.lock().unwrap().push(uri.clone());
+            let body = if uri == "/apis/cache.example.com/v1" {
+                json!({"kind": "APIResourceList", "groupVersion": "cache.example.com/v1", "resources": [
+                    {"name": "memcacheds", "singularName": "memcached", "namespaced": true, "kind": "Memcached",
+                     "verbs": ["get", "list", "watch", "patch"]}]})
+            } else {
+                if uri.contains("watch=true") {
+                    watches += 1;
+                    if watches == 2 {
+                        let _ = stop.send(true);
+                    }
+                }
+                json!({"kind": "MemcachedList", "apiVersion": "cache.example.com/v1",
+                       "metadata": {"resourceVersion": "1"}, "items": []})
+            };
+            respond.send_response(Response::new(Body::from(
+                serde_json::to_vec(&body).unwrap(),
+            )));
+        }
+    });
+    let scope = WatchScope::from_namespace(Some("team-a,team-b"));
+    let ctx = ControllerContext::for_tests(service, scope, shutdown);
+    let reconciler = Reconciler::builder(&watch())
+        .unwrap()
+        .with_helm_client(Arc::new(FakeHelm::new(vec![])))
+        .build()
+        .unwrap();
+    let stopped = tokio::time::timeout(Duration::from_secs(5), reconciler.run(ctx)).await;
+    let seen = seen.lock().unwrap().clone();
+    stopped
+        .unwrap_or_else(|_| panic!("run did not stop on shutdown; requests: {seen:?}"))
+        .unwrap();
+    for ns in ["team-a", "team-b"] {
+        let prefix = format!("/apis/cache.example.com/v1/namespaces/{ns}/memcacheds?");
+        assert!(
+            seen.iter().any(|uri| uri.starts_with(&prefix)),
+            "{ns}: {seen:?}"
+        );
+    }
+    assert!(
+        !seen
+            .iter()
+            .any(|uri| uri.starts_with("/apis/cache.example.com/v1/memcacheds")),
+        "nothing cluster-wide: {seen:?}"
+    );
+}
