@@ -32,6 +32,7 @@ pub mod sprig;
 pub mod starter;
 mod values;
 mod yaml;
+mod yaml_indent;
 
 pub use chart::{Chart, ChartFile};
 pub use engine::{Capabilities, HelmVersion, KubeVersion, RenderOptions, render};

@@ -34,6 +34,20 @@ fn parse_all_raw(text: &str) -> Result<Vec<Value>, String> {
     // A UTF-8 byte order mark is not content: Helm reads values.yaml and Chart.yaml
     // that start with one as if it were not there.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match load(text) {
+        // go-yaml accepts what yaml-rust2 calls badly indented inside flow collections and
+        // quoted scalars; with those lines indented, the text means the same to both.
+        Err(e) if e.contains("invalid indentation") => {
+            match crate::yaml_indent::indent_flow_lines(text) {
+                Some(indented) => load(&indented).map_err(|_| e),
+                None => Err(e),
+            }
+        }
+        other => other,
+    }
+}
+
+fn load(text: &str) -> Result<Vec<Value>, String> {
     let mut marked = Marked {
         loader: Loader::default(),
         source: text,
@@ -494,6 +508,34 @@ mod tests {
         assert_eq!(err, "yaml: line 1: exceeded max depth of 1000");
         // A moderate use of aliases is fine.
         assert!(parse("a: &x {b: 1}\nc: *x\nd: *x\n").is_ok());
+    }
+
+    /// Helm's answers (helm-python-sdk 0.2.2, Helm v4.2.3) for values.yaml texts whose
+    /// flow collections and quoted scalars continue at columns yaml-rust2 refuses.
+    #[test]
+    fn flow_and_quoted_nodes_may_continue_at_any_column_as_in_go_yaml() {
+        for (text, want) in [
+            (
+                "a:\n  b: [\n    x,\n    y\n]\n",
+                json!({"a": {"b": ["x", true]}}),
+            ),
+            (
+                "a:\n  b: [\n  x,\n  y\n  ]\n",
+                json!({"a": {"b": ["x", true]}}),
+            ),
+            ("a:\n  b: [x,\n  y]\n", json!({"a": {"b": ["x", true]}})),
+            ("a:\n  b: {\n    x: 1\n}\n", json!({"a": {"b": {"x": 1}}})),
+            ("a:\n  b: \"x\n  y\"\n", json!({"a": {"b": "x y"}})),
+            ("a:\n  b: [\n x\n  ]\n", json!({"a": {"b": ["x"]}})),
+            ("a:\n  b: [\nx\n]\n", json!({"a": {"b": ["x"]}})),
+            ("a: [\nx, y\n]\nb: 1\n", json!({"a": ["x", true], "b": 1})),
+            ("a:\n  b: 'x\n y'\n", json!({"a": {"b": "x y"}})),
+            ("a:\n  - [\n  x\n  ]\n", json!({"a": [["x"]]})),
+        ] {
+            assert_eq!(parse(text).unwrap(), want, "{text:?}");
+        }
+        // Block indentation still counts.
+        assert!(parse("a:\n  b: 1\n c: 2\n").is_err());
     }
 
     #[test]
