@@ -78,12 +78,14 @@ impl Session {
         self.lock()?;
         tree.add(project::FILE_NAME, project.render()?, Policy::Tool);
         let plan = Plan::build(&tree, self.force)?;
+        // A refused plan prints only its conflicts (in the error), never `create` lines
+        // for files that will not be written.
+        plan.check()?;
         self.shell.plan(&plan, self.diff);
         self.shell.verbose(&plan.summary());
         if let Some(kind) = self.shell.stdout_error() {
             return Err(Error::Output(kind));
         }
-        plan.check()?;
         if self.dry_run {
             self.shell.note("dry run: nothing was written");
         } else {
