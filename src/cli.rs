@@ -48,6 +48,11 @@ pub struct GlobalArgs {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create a new operator project in the current directory
+    #[command(after_help = "Examples:\n  \
+        rusty-sdk init --plugins hybrid.helm --domain my.domain \\\n      \
+            --repo github.com/example/memcached-operator\n  \
+        rusty-sdk init --plugins rust --domain example.com --project-name widget-operator\n  \
+        rusty-sdk -C ./nginx-operator init --plugins helm")]
     Init(InitArgs),
     /// Add something to the project
     #[command(subcommand)]
@@ -102,6 +107,14 @@ pub enum License {
 #[derive(Debug, Subcommand)]
 pub enum CreateCommand {
     /// Add an API (a custom resource) and optionally its controller
+    #[command(after_help = "Examples:\n  \
+        rusty-sdk create api --plugins rust --group cache --version v1alpha1 --kind Memcached \\\n      \
+            --resource --controller\n  \
+        rusty-sdk create api --plugins rust --group cache --version v1alpha1 --kind Memcached \\\n      \
+            --image memcached:1.6.26-alpine --image-container-port 11211\n  \
+        rusty-sdk create api --plugins helm --group cache --version v1 --kind Nginx\n  \
+        rusty-sdk create api --plugins helm --helm-chart bitnami/redis \\\n      \
+            --helm-chart-repo https://charts.bitnami.com/bitnami")]
     Api(CreateApiArgs),
 }
 
@@ -152,11 +165,19 @@ pub struct CreateApiArgs {
     /// Chart version (with --helm-chart) [default: latest]
     #[arg(long, value_name = "VERSION")]
     pub helm_chart_version: Option<String>,
+    /// kubebuilder's `make generate` afterwards; Rust needs no generated code, so this
+    /// is accepted and changes nothing
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub make: Option<bool>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum GenerateCommand {
     /// Write config/rbac/role.yaml from controller markers, Helm charts and the runtime's needs
+    #[command(after_help = "Examples:\n  \
+        rusty-sdk generate rbac\n  \
+        rusty-sdk generate rbac --check            # in CI: fail when role.yaml is out of date\n  \
+        rusty-sdk generate rbac --namespace memcached-system")]
     Rbac(RbacArgs),
 }
 

@@ -19,10 +19,13 @@ impl Layout {
 
     /// Parse `--plugins` for `init`, accepting operator-sdk's spellings as aliases.
     pub fn parse(s: &str) -> Result<Self> {
-        Self::from_key(s).ok_or_else(|| {
-            Error::invalid(format!(
+        Self::from_key(s).ok_or_else(|| match go_plugin(s) {
+            Some(why) => Error::invalid(format!(
+                "{why}; for a Rust operator use --plugins=rust (or hybrid.helm for Helm and Rust APIs)"
+            )),
+            None => Error::invalid(format!(
                 "unknown plugin {s:?} for init: use --plugins=hybrid.helm, --plugins=helm or --plugins=rust"
-            ))
+            )),
         })
     }
 
@@ -106,6 +109,12 @@ impl ApiPlugin {
             | "helm.sdk.operatorframework.io"
             | "helm.sdk.operatorframework.io/v1" => Ok(ApiPlugin::Helm),
             "rust" | "rust.rusty-sdk.dev/v1" | "rust/v1" => Ok(ApiPlugin::Rust),
+            // kubebuilder's deploy-image plugin: a Rust API whose controller runs --image.
+            key if is_deploy_image(key) => Ok(ApiPlugin::Rust),
+            key if go_plugin(key).is_some() => Err(Error::invalid(format!(
+                "{}; use --plugins=rust for a kube-rs controller or --plugins=helm for a chart",
+                go_plugin(key).unwrap_or_default()
+            ))),
             other => Err(Error::invalid(format!(
                 "unknown plugin {other:?} for create api: use --plugins=helm or --plugins=rust"
             ))),
@@ -126,4 +135,22 @@ impl ApiPlugin {
             ApiPlugin::Rust => "rust.rusty-sdk.dev/v1",
         }
     }
+}
+
+/// kubebuilder's deploy-image plugin key, in its short or full spelling.
+pub fn is_deploy_image(key: &str) -> bool {
+    matches!(
+        key.trim(),
+        "deploy-image/v1-alpha" | "deploy-image.go.kubebuilder.io/v1-alpha"
+    )
+}
+
+/// Why a kubebuilder Go plugin key (`go/v4`, `go.kubebuilder.io/v4`) does not apply here.
+fn go_plugin(key: &str) -> Option<String> {
+    let key = key.trim();
+    (key.starts_with("go/") || key.starts_with("go.kubebuilder.io/")).then(|| {
+        format!(
+            "{key:?} is kubebuilder's plugin for operators written in Go; rusty-sdk scaffolds Rust"
+        )
+    })
 }

@@ -158,7 +158,10 @@ fn files_in_the_way_are_listed_before_anything_is_written() {
         text.contains("  Dockerfile: exists with different content"),
         "{text}"
     );
-    assert!(output.stdout.is_empty(), "no `create` lines for a refused init:\n{text}");
+    assert!(
+        output.stdout.is_empty(),
+        "no `create` lines for a refused init:\n{text}"
+    );
     assert_eq!(read_tree(&root), before);
 }
 

@@ -2,6 +2,7 @@
 mod support;
 
 mod cli;
+mod conventions;
 mod crash;
 mod e2e;
 mod fuzz;

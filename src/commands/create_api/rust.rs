@@ -52,6 +52,16 @@ impl RustApiSettings {
             args.namespaced,
         )?;
         let image = ImageOptions::from_args(args)?;
+        if image.is_none()
+            && args
+                .plugins
+                .as_deref()
+                .is_some_and(crate::model::plugin::is_deploy_image)
+        {
+            return Err(Error::invalid(
+                "--plugins=deploy-image/v1-alpha needs --image, the container image the controller deploys (e.g. --image memcached:1.6.26-alpine)",
+            ));
+        }
         if image.is_some() {
             return deploy_image(spec, args, image);
         }

@@ -67,6 +67,14 @@ pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Res
         &project_dir,
     )?;
     super::common::apply(session, tree, &project)?;
+    if !session.dry_run {
+        session.shell.note(&format!(
+            "Next: install the CRD and run the operator against your cluster with:\n$ make install run\n\
+             then create a {kind} from {sample}; its spec is the chart's values",
+            kind = spec.kind,
+            sample = spec.sample_path()
+        ));
+    }
     Ok(())
 }
 
