@@ -21,6 +21,7 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use futures::future::BoxFuture;
@@ -59,6 +60,8 @@ pub struct Manager {
     health_address: Option<SocketAddr>,
     metrics_address: Option<SocketAddr>,
     client: Client,
+    /// The API server's URL, when the manager loaded the config itself (named in logs).
+    api_server: Option<String>,
     registry: Registry,
     metrics: Arc<ReconcileMetrics>,
     stop_controllers: watch::Sender<bool>,
@@ -73,8 +76,11 @@ impl Manager {
         let config = kube::Config::infer().await.context(
             "cannot load a Kubernetes config: set KUBECONFIG, create ~/.kube/config, or run in a pod",
         )?;
+        let api_server = config.cluster_url.to_string();
         let client = Client::try_from(config).context("cannot build a Kubernetes client")?;
-        Manager::with_client(name, args, client)
+        let mut manager = Manager::with_client(name, args, client)?;
+        manager.api_server = Some(api_server);
+        Ok(manager)
     }
 
     /// A manager on a client the caller built (tests, custom transports).
@@ -95,6 +101,7 @@ impl Manager {
             health_address,
             metrics_address,
             client,
+            api_server: None,
             registry,
             metrics,
             stop_controllers,
@@ -172,7 +179,11 @@ impl Manager {
             )
         });
         tracing::info!(manager = %self.name, scope = ?context.scope,
+                       api_server = self.api_server.as_deref().unwrap_or("(given client)"),
                        controllers = self.controllers.len(), "starting manager");
+        if let Some(url) = self.api_server.clone() {
+            tokio::spawn(report_unreachable(self.client.clone(), url));
+        }
         run::Run {
             context,
             controllers: self.controllers,
@@ -197,6 +208,19 @@ impl Manager {
         ));
         Ok((Some(tls), Some(authorizer)))
     }
+}
+
+/// Say once, naming it, when the API server cannot be reached: kube-runtime's own retries
+/// only repeat "failed to perform initial object list" without saying where.
+async fn report_unreachable(client: Client, url: String) {
+    let probe = tokio::time::timeout(Duration::from_secs(10), client.apiserver_version()).await;
+    let error = match probe {
+        Ok(Ok(_)) => return,
+        Ok(Err(error)) => error.to_string(),
+        Err(_) => "no answer within 10s".to_string(),
+    };
+    tracing::error!(api_server = %url, %error,
+        "cannot reach the Kubernetes API server; check KUBECONFIG and its current context (controllers keep retrying)");
 }
 
 async fn bind(address: SocketAddr, flag: &str) -> anyhow::Result<TcpListener> {

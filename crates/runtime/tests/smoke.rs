@@ -134,6 +134,21 @@ fn serves_health_and_exits_cleanly_on_sigterm_without_an_api_server() {
     wait_for_ok(&mut child, health_port, "/readyz", &log);
     // The secure metrics port is up too (TLS, so a plain request gets no HTTP answer).
     assert!(TcpStream::connect(("127.0.0.1", metrics_port)).is_ok());
+    // The unreachable API server is named once, not only retried in silence.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while !stderr_of(&log).contains("cannot reach the Kubernetes API server") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not reported:\n{}",
+            stderr_of(&log)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        stderr_of(&log).contains("https://127.0.0.1:1"),
+        "{}",
+        stderr_of(&log)
+    );
 
     let killed = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
