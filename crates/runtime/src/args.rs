@@ -29,10 +29,19 @@ pub struct ManagerArgs {
           num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub metrics_secure: bool,
 
-    /// Directory holding tls.crt and tls.key for the metrics server; a self-signed
-    /// certificate is generated when not set.
-    #[arg(long)]
-    pub metrics_cert_dir: Option<PathBuf>,
+    /// Directory holding the metrics server's certificate and key (kubebuilder's flag;
+    /// `--metrics-cert-dir` is the old spelling); a self-signed certificate is generated
+    /// when not set.
+    #[arg(long, alias = "metrics-cert-dir", value_name = "DIR")]
+    pub metrics_cert_path: Option<PathBuf>,
+
+    /// File name of the certificate in `--metrics-cert-path`.
+    #[arg(long, default_value = "tls.crt", value_name = "FILE")]
+    pub metrics_cert_name: String,
+
+    /// File name of the private key in `--metrics-cert-path`.
+    #[arg(long, default_value = "tls.key", value_name = "FILE")]
+    pub metrics_cert_key: String,
 
     /// Address the /healthz and /readyz probes bind to; `0` disables them.
     #[arg(long, default_value = ":8081")]
@@ -71,7 +80,9 @@ impl Default for ManagerArgs {
         ManagerArgs {
             metrics_bind_address: ":8443".into(),
             metrics_secure: true,
-            metrics_cert_dir: None,
+            metrics_cert_path: None,
+            metrics_cert_name: "tls.crt".into(),
+            metrics_cert_key: "tls.key".into(),
             health_probe_bind_address: ":8081".into(),
             leader_elect: false,
             leader_election_id: String::new(),
@@ -143,7 +154,28 @@ mod tests {
         .unwrap();
         assert_eq!(args.metrics_bind_address, ":9443");
         assert!(!args.metrics_secure);
-        assert_eq!(args.metrics_cert_dir, Some(PathBuf::from("/certs")));
+        assert_eq!(args.metrics_cert_path, Some(PathBuf::from("/certs")));
+        assert_eq!(
+            (
+                args.metrics_cert_name.as_str(),
+                args.metrics_cert_key.as_str()
+            ),
+            ("tls.crt", "tls.key")
+        );
+        let named = parse(&[
+            "--metrics-cert-path=/etc/metrics",
+            "--metrics-cert-name=cert.pem",
+            "--metrics-cert-key=key.pem",
+        ])
+        .unwrap();
+        assert_eq!(named.metrics_cert_path, Some(PathBuf::from("/etc/metrics")));
+        assert_eq!(
+            (
+                named.metrics_cert_name.as_str(),
+                named.metrics_cert_key.as_str()
+            ),
+            ("cert.pem", "key.pem")
+        );
         assert_eq!(args.health_probe_bind_address, "127.0.0.1:9081");
         assert!(args.leader_elect);
         assert_eq!(args.leader_election_id, "memcached-lock");

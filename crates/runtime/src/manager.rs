@@ -202,7 +202,11 @@ impl Manager {
         if !self.args.metrics_secure {
             return Ok((None, None));
         }
-        let tls = tls::server_config(self.args.metrics_cert_dir.as_deref())?;
+        let tls = tls::server_config(
+            self.args.metrics_cert_path.as_deref(),
+            &self.args.metrics_cert_name,
+            &self.args.metrics_cert_key,
+        )?;
         let authorizer: Arc<dyn MetricsAuthorizer> = Arc::new(CachingAuthorizer::new(
             KubeAuthorizer::new(self.client.clone()),
         ));

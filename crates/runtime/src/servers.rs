@@ -114,7 +114,7 @@ mod tests {
             generated.signing_key.serialize_pem(),
         )
         .unwrap();
-        let server_tls = tls::server_config(Some(dir.path())).unwrap();
+        let server_tls = tls::server_config(Some(dir.path()), "tls.crt", "tls.key").unwrap();
 
         let mut registry = Registry::default();
         ReconcileMetrics::new(&mut registry).record("memcached", true, 0.1);

@@ -1,4 +1,4 @@
-//! The metrics server's TLS configuration: a certificate from `--metrics-cert-dir`, or a
+//! The metrics server's TLS configuration: a certificate from `--metrics-cert-path`, or a
 //! self-signed one generated at start (as kubebuilder does when no certificate is given).
 use std::path::Path;
 use std::sync::Arc;
@@ -10,9 +10,15 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
 /// Build the TLS configuration: load `tls.crt`/`tls.key` from `cert_dir`, or generate a
 /// self-signed certificate for `localhost` and this host when no directory is given.
-pub fn server_config(cert_dir: Option<&Path>) -> anyhow::Result<Arc<ServerConfig>> {
+/// TLS for the metrics server: `cert_name` and `key_name` in `cert_dir`, or a self-signed
+/// certificate without a directory.
+pub fn server_config(
+    cert_dir: Option<&Path>,
+    cert_name: &str,
+    key_name: &str,
+) -> anyhow::Result<Arc<ServerConfig>> {
     let (certs, key) = match cert_dir {
-        Some(dir) => load_pem_pair(dir)?,
+        Some(dir) => load_pem_pair(&dir.join(cert_name), &dir.join(key_name))?,
         None => self_signed()?,
     };
     let provider = Arc::new(rustls::crypto::ring::default_provider());
@@ -28,26 +34,24 @@ pub fn server_config(cert_dir: Option<&Path>) -> anyhow::Result<Arc<ServerConfig
 
 type CertAndKey = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);
 
-fn load_pem_pair(dir: &Path) -> anyhow::Result<CertAndKey> {
-    let cert_path = dir.join("tls.crt");
-    let key_path = dir.join("tls.key");
-    let certs = CertificateDer::pem_file_iter(&cert_path)
+fn load_pem_pair(cert_path: &Path, key_path: &Path) -> anyhow::Result<CertAndKey> {
+    let certs = CertificateDer::pem_file_iter(cert_path)
         .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
         .with_context(|| {
             format!(
-                "--metrics-cert-dir: cannot read PEM certificates from {} (mount tls.crt there or drop the flag to use a self-signed certificate)",
+                "--metrics-cert-path: cannot read PEM certificates from {} (mount the certificate there, name it with --metrics-cert-name, or drop the flag to use a self-signed certificate)",
                 cert_path.display()
             )
         })?;
     if certs.is_empty() {
         anyhow::bail!(
-            "--metrics-cert-dir: {} holds no PEM certificate",
+            "--metrics-cert-path: {} holds no PEM certificate",
             cert_path.display()
         );
     }
-    let key = PrivateKeyDer::from_pem_file(&key_path).with_context(|| {
+    let key = PrivateKeyDer::from_pem_file(key_path).with_context(|| {
         format!(
-            "--metrics-cert-dir: cannot read a PEM private key from {} (mount tls.key there)",
+            "--metrics-cert-path: cannot read a PEM private key from {} (mount the key there or name it with --metrics-cert-key)",
             key_path.display()
         )
     })?;
@@ -75,7 +79,7 @@ mod tests {
 
     #[test]
     fn self_signed_certificate_is_generated_without_a_cert_dir() {
-        let config = server_config(None).unwrap();
+        let config = server_config(None, "tls.crt", "tls.key").unwrap();
         assert_eq!(config.alpn_protocols, vec![b"http/1.1".to_vec()]);
     }
 
@@ -83,21 +87,29 @@ mod tests {
     fn cert_dir_pair_is_loaded() {
         let dir = tempfile::tempdir().unwrap();
         let generated = rcgen::generate_simple_self_signed(vec!["metrics.svc".into()]).unwrap();
-        std::fs::write(dir.path().join("tls.crt"), generated.cert.pem()).unwrap();
+        std::fs::write(dir.path().join("cert.pem"), generated.cert.pem()).unwrap();
         std::fs::write(
-            dir.path().join("tls.key"),
+            dir.path().join("key.pem"),
             generated.signing_key.serialize_pem(),
         )
         .unwrap();
-        server_config(Some(dir.path())).unwrap();
+        server_config(Some(dir.path()), "cert.pem", "key.pem").unwrap();
+        let err = format!(
+            "{:#}",
+            server_config(Some(dir.path()), "tls.crt", "tls.key").unwrap_err()
+        );
+        assert!(err.contains("--metrics-cert-name"), "{err}");
     }
 
     #[test]
     fn missing_cert_files_name_the_path() {
         let dir = tempfile::tempdir().unwrap();
-        let err = format!("{:#}", server_config(Some(dir.path())).unwrap_err());
+        let err = format!(
+            "{:#}",
+            server_config(Some(dir.path()), "tls.crt", "tls.key").unwrap_err()
+        );
         assert!(
-            err.contains("tls.crt") && err.contains("--metrics-cert-dir"),
+            err.contains("tls.crt") && err.contains("--metrics-cert-path"),
             "{err}"
         );
     }
