@@ -58,6 +58,16 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     }
 }
 
+/// clap_complete's bash script names the states of a binary with a `-` in its name two
+/// ways (`rusty__sdk__subcmd__create` where it walks the words, `rusty__subcmd__sdk__...`
+/// in its `case`), so no subcommand's flags ever complete (clap issue 6421). One spelling
+/// for both makes every subcommand complete.
+fn fix_bash_subcommand_names(script: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(script)
+        .replace("rusty__subcmd__sdk", "rusty__sdk")
+        .into_bytes()
+}
+
 /// Write `bytes` to stdout at once; a closed or full stdout is an error, not a panic.
 fn print_all(bytes: &[u8]) -> Result<()> {
     let mut out = std::io::stdout().lock();
@@ -79,6 +89,9 @@ fn dispatch(session: &Session, command: Command) -> Result<()> {
         Command::Completion { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "rusty-sdk", &mut script);
+            if shell == clap_complete::Shell::Bash {
+                script = fix_bash_subcommand_names(&script);
+            }
             print_all(&script)
         }
     }

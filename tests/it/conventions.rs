@@ -139,3 +139,56 @@ fn every_command_has_examples_and_a_helm_api_says_what_is_next() {
         "{text}"
     );
 }
+
+/// What bash completes for `words` (the last one being completed) with our script.
+fn bash_completes(script: &std::path::Path, words: &[&str]) -> String {
+    let line = words.join(" ");
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let program = format!(
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={}\nCOMP_LINE='{line}'\nCOMP_POINT={}\n_rusty__sdk rusty-sdk '{}' '{}'\necho \"${{COMPREPLY[*]}}\"\n",
+        script.display(),
+        quoted.join(" "),
+        words.len() - 1,
+        line.len(),
+        words[words.len() - 1],
+        words[words.len() - 2],
+    );
+    let output = std::process::Command::new("bash")
+        .args(["-c", &program])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+#[test]
+fn bash_completes_the_flags_of_every_subcommand() {
+    if std::process::Command::new("bash")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("notice: no bash here, skipping the completion test");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let output = rusty(dir.path())
+        .args(["completion", "bash"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let script = dir.path().join("rusty-sdk.bash");
+    std::fs::write(&script, &output.stdout).unwrap();
+    assert_eq!(bash_completes(&script, &["rusty-sdk", "cre"]), "create");
+    assert_eq!(
+        bash_completes(&script, &["rusty-sdk", "create", "api", "--pl"]),
+        "--plugins --plural"
+    );
+    assert_eq!(
+        bash_completes(&script, &["rusty-sdk", "init", "--do"]),
+        "--domain"
+    );
+    assert_eq!(
+        bash_completes(&script, &["rusty-sdk", "generate", "rbac", "--ch"]),
+        "--check"
+    );
+}
