@@ -485,11 +485,108 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
         created(&root, IMAGE, "");
         if layout == "hybrid.helm" {
             add_apis_with_names_that_clash(&root);
+            add_controllers_for_builtin_kinds(&root);
         }
         check_project(&root);
         assert_crdgen_matches(&root);
         kustomize(&root, "config/samples");
     }
+}
+
+/// Controllers for Kubernetes' own kinds, namespaced and cluster-scoped.
+fn add_controllers_for_builtin_kinds(root: &Path) {
+    for (group, kind) in [("apps", "StatefulSet"), ("core", "Node")] {
+        let args = [
+            "create",
+            "api",
+            "--plugins",
+            "rust",
+            "--group",
+            group,
+            "--version",
+            "v1",
+            "--kind",
+            kind,
+            "--resource=false",
+            "--controller",
+        ];
+        created(root, &args, "");
+    }
+}
+
+#[test]
+fn a_controller_for_a_builtin_kind_watches_it_without_a_crd() {
+    let (_dir, root) = project("rust");
+    let before = read_tree(&root);
+    let args = [
+        "create",
+        "api",
+        "--plugins",
+        "rust",
+        "--group",
+        "apps",
+        "--version",
+        "v1",
+        "--kind",
+        "Deployment",
+        "--resource=false",
+        "--controller",
+    ];
+    created(&root, &args, "");
+    let after = read_tree(&root);
+    let controller = String::from_utf8_lossy(&after["src/controller/deployment.rs"]).into_owned();
+    assert!(
+        controller.contains("use k8s_openapi::api::apps::v1::Deployment;"),
+        "{controller}"
+    );
+    assert!(controller.contains(
+        "+rusty:rbac:groups=apps,resources=deployments,verbs=get;list;watch;update;patch"
+    ));
+    let role = String::from_utf8_lossy(&after["config/rbac/role.yaml"]).into_owned();
+    assert!(role.contains("- deployments"), "{role}");
+    let project = String::from_utf8_lossy(&after["PROJECT"]).into_owned();
+    assert!(
+        project.contains("group: apps\n  kind: Deployment\n  path: k8s_openapi::api::apps::v1"),
+        "{project}"
+    );
+    assert!(
+        !after
+            .keys()
+            .any(|p| p.starts_with("config/crd/bases/") && !before.contains_key(p)),
+        "no CRD for a built-in kind"
+    );
+    // Neither the project's nor Kubernetes': the message says both ways out.
+    let output = create(
+        &root,
+        &[
+            "create",
+            "api",
+            "--plugins",
+            "rust",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+            "--resource=false",
+            "--controller",
+        ],
+        "",
+    );
+    let text = transcript(&output, &root);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("create it too with --resource, or name a built-in kind"),
+        "{text}"
+    );
+    // Twice: the second run is refused without --force, and identical with it.
+    let output = create(&root, &args, "");
+    assert_eq!(output.status.code(), Some(1));
+    let mut forced = args.to_vec();
+    forced.push("--force");
+    created(&root, &forced, "");
+    assert!(read_tree(&root) == after, "--force changed files");
 }
 
 /// Names a user may pick that the generated code itself uses: a keyword group and kind, kinds

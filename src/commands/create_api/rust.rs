@@ -1,6 +1,7 @@
 //! `create api --plugins rust`: settings (flags, then the y/n prompts) for a Rust API, and
 //! the run that stages its files. What is staged lives in `files` (the type, the CRD, the
 //! controller and their registrations) and `image` (kubebuilder's deploy-image options).
+mod builtin;
 mod crd;
 mod files;
 mod idents;
@@ -142,8 +143,12 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
     let force = session.force;
     if settings.resource {
         settings.spec.check_new(&project, force, false)?;
-    } else {
-        files::check_type_exists(&settings.spec, &project)?;
+    } else if !files::type_exists(&settings.spec, &project) {
+        let spec = &settings.spec;
+        let Some(api) = builtin::find(&spec.group, &spec.version, &spec.kind) else {
+            return Err(builtin::unknown(spec));
+        };
+        return builtin_controller(session, &settings, &api, project);
     }
 
     let mut tree = Tree::new(&session.root);
@@ -185,6 +190,40 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
     }
     if !session.dry_run {
         session.shell.note(&next_steps(&settings));
+    }
+    Ok(())
+}
+
+/// A controller for a kind Kubernetes defines: the controller, its registration, PROJECT.
+fn builtin_controller(
+    session: &Session,
+    settings: &RustApiSettings,
+    api: &builtin::BuiltinApi,
+    mut project: Project,
+) -> Result<()> {
+    let spec = &settings.spec;
+    let exists = project
+        .find_resource(
+            spec.group.as_str(),
+            spec.version.as_str(),
+            spec.kind.as_str(),
+        )
+        .is_some();
+    if exists && !session.force {
+        return Err(Error::Project(format!(
+            "a controller for {} is already in PROJECT; pass --force to re-scaffold it (nothing was written)",
+            spec.kind
+        )));
+    }
+    let mut tree = Tree::new(&session.root);
+    let mut renderer = Renderer::new();
+    let resource = api.stage(&mut tree, &mut renderer, spec)?;
+    project.upsert_resource(resource);
+    super::common::apply(session, tree, &project)?;
+    if !session.dry_run {
+        session.shell.note(
+            "Next: write your logic in `reconcile`, then run the controller against your cluster with:\n$ make run",
+        );
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use super::idents::TypeNames;
 use super::image::ImageOptions;
 use super::lines;
 use crate::commands::create_api::common::ApiSpec;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::ProjectName;
 use crate::project::Project;
 use crate::scaffold::{EditOutcome, Policy, Tree, toml};
@@ -202,25 +202,7 @@ impl<'a> RustApiFiles<'a> {
         let text = renderer.render(&format!("{TEMPLATES}/{template}"), &context)?;
         let snake = spec.controller_module();
         tree.add(&format!("src/controller/{snake}.rs"), text, Policy::User);
-        tree.insert_at_marker(
-            CONTROLLER_MOD,
-            "controller-modules",
-            &format!("pub mod {snake};"),
-        )?;
-        let main = tree.read(MAIN)?.unwrap_or_default();
-        let indent = marker_indent(&main, "controllers");
-        tree.insert_at_marker(
-            MAIN,
-            "controllers",
-            &lines::call_statement(
-                indent,
-                "manager.add_controller",
-                &[
-                    &format!("{:?}", spec.api_name()),
-                    &format!("controller::{snake}::run"),
-                ],
-            ),
-        )?;
+        register_controller(tree, spec, &snake)?;
         rustfmt(tree, &[&format!("src/controller/{snake}.rs")])?;
         Ok(())
     }
@@ -244,6 +226,36 @@ impl<'a> RustApiFiles<'a> {
     fn render(&self, renderer: &mut Renderer, template: &str) -> Result<String> {
         renderer.render(&format!("{TEMPLATES}/{template}"), &self.context)
     }
+}
+
+/// Declare the controller module `module` and start it from main.rs, each line laid out
+/// as rustfmt would.
+pub fn register_controller(tree: &mut Tree, spec: &ApiSpec, module: &str) -> Result<()> {
+    tree.insert_at_marker(
+        CONTROLLER_MOD,
+        "controller-modules",
+        &format!("pub mod {module};"),
+    )?;
+    let main = tree.read(MAIN)?.unwrap_or_default();
+    let indent = marker_indent(&main, "controllers");
+    tree.insert_at_marker(
+        MAIN,
+        "controllers",
+        &lines::call_statement(
+            indent,
+            "manager.add_controller",
+            &[
+                &format!("{:?}", spec.api_name()),
+                &format!("controller::{module}::run"),
+            ],
+        ),
+    )?;
+    Ok(())
+}
+
+/// Format files this command creates (never one of the user's).
+pub fn format_new(tree: &mut Tree, paths: &[&str]) -> Result<()> {
+    rustfmt(tree, paths)
 }
 
 /// The indentation (in spaces) of the scaffold marker `name` in `text`; 4 when absent
@@ -310,23 +322,16 @@ fn crate_ident(project: &Project) -> String {
     ProjectName::parse(name).map_or_else(|_| name.replace('-', "_"), |n| n.snake())
 }
 
-/// `--resource=false --controller`: the type must already be in the api crate.
-pub fn check_type_exists(spec: &ApiSpec, project: &Project) -> Result<()> {
-    let known = project
+/// Whether the api crate already has the type (`--resource=false --controller` then adds
+/// only a controller for it).
+pub fn type_exists(spec: &ApiSpec, project: &Project) -> bool {
+    project
         .find_resource(
             spec.group.as_str(),
             spec.version.as_str(),
             spec.kind.as_str(),
         )
-        .is_some_and(|r| r.path.is_some());
-    if known {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!(
-            "the controller needs the {} type, which this project does not have yet; create it too with --resource",
-            spec.display()
-        )))
-    }
+        .is_some_and(|r| r.path.is_some() && r.api.is_some())
 }
 
 #[cfg(test)]
@@ -400,11 +405,8 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_type_stops_a_controller_only_run() {
+    fn a_type_exists_only_once_the_project_has_it() {
         let project = project();
-        let err = check_type_exists(&settings(&project).spec, &project)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("--resource"), "{err}");
+        assert!(!type_exists(&settings(&project).spec, &project));
     }
 }

@@ -1,0 +1,152 @@
+//! Controllers for Kubernetes' own kinds: `create api --group apps --version v1 --kind
+//! Deployment --resource=false --controller`, as kubebuilder scaffolds controllers for core
+//! types. There is no type to write and no CRD, only the controller, its registration and
+//! a PROJECT entry (without `api`, so nothing takes it for one of the project's CRDs).
+use tera::Context;
+
+use super::files;
+use crate::commands::create_api::common::ApiSpec;
+use crate::error::{Error, Result};
+use crate::model::{Group, Kind, Version};
+use crate::project::Resource;
+use crate::rbac::resources::{BUILTIN_KINDS, BuiltinKind, Scope};
+use crate::scaffold::{Policy, Tree};
+use crate::templates::Renderer;
+
+/// A kind of k8s-openapi the controller will watch.
+pub struct BuiltinApi {
+    kind: &'static BuiltinKind,
+}
+
+/// The built-in kind `--group`, `--version` and `--kind` name, if any. The group is given
+/// as kubebuilder takes it: `core` for the core group, else the first label of the API
+/// group (`apps`, `batch`, `networking` for networking.k8s.io).
+pub fn find(group: &Group, version: &Version, kind: &Kind) -> Option<BuiltinApi> {
+    BUILTIN_KINDS
+        .iter()
+        .filter(|k| k.scope != Scope::Subresource && !k.plural.is_empty())
+        .find(|k| {
+            short_group(k.group) == group.as_str()
+                && k.version == version.as_str()
+                && k.kind == kind.as_str()
+        })
+        .map(|kind| BuiltinApi { kind })
+}
+
+/// `core` for the core group, else the API group's first label.
+pub fn short_group(group: &str) -> &str {
+    if group.is_empty() {
+        "core"
+    } else {
+        group.split('.').next().unwrap_or(group)
+    }
+}
+
+/// The module of k8s-openapi that holds the types of `group`/`version`.
+pub fn type_path(group: &str, version: &str) -> String {
+    match group {
+        "" => format!("k8s_openapi::api::core::{version}"),
+        "apiextensions.k8s.io" => {
+            format!("k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::{version}")
+        }
+        "apiregistration.k8s.io" => {
+            format!("k8s_openapi::kube_aggregator::pkg::apis::apiregistration::{version}")
+        }
+        "internal.apiserver.k8s.io" => format!("k8s_openapi::api::apiserverinternal::{version}"),
+        other => format!("k8s_openapi::api::{}::{version}", short_group(other)),
+    }
+}
+
+impl BuiltinApi {
+    /// `apps/v1`, or `v1` for the core group.
+    fn api_version(&self) -> String {
+        if self.kind.group.is_empty() {
+            self.kind.version.to_string()
+        } else {
+            format!("{}/{}", self.kind.group, self.kind.version)
+        }
+    }
+
+    /// Stage the controller, its module line and its start in main.rs; return the PROJECT
+    /// entry to record.
+    pub fn stage(
+        &self,
+        tree: &mut Tree,
+        renderer: &mut Renderer,
+        spec: &ApiSpec,
+    ) -> Result<Resource> {
+        let namespaced = self.kind.scope == Scope::Namespaced;
+        let mut context = Context::new();
+        context.insert("kind", self.kind.kind);
+        context.insert("api_version", &self.api_version());
+        context.insert("type_path", &type_path(self.kind.group, self.kind.version));
+        context.insert("namespaced", &namespaced);
+        let rbac_group = if self.kind.group.is_empty() {
+            "core"
+        } else {
+            self.kind.group
+        };
+        context.insert("rbac_group", rbac_group);
+        context.insert("plural", self.kind.plural);
+        context.insert("api_name", &spec.api_name());
+        context.insert("resync_seconds", &300);
+        context.insert("resync_minutes", &5);
+        let text = renderer.render("api/builtin/controller.rs.tera", &context)?;
+        let module = spec.controller_module();
+        let path = format!("src/controller/{module}.rs");
+        tree.add(&path, text, Policy::User);
+        files::register_controller(tree, spec, &module)?;
+        files::format_new(tree, &[&path])?;
+        Ok(Resource {
+            controller: true,
+            domain: (!self.kind.group.is_empty()).then(|| "k8s.io".to_string()),
+            group: spec.group.to_string(),
+            kind: self.kind.kind.to_string(),
+            path: Some(type_path(self.kind.group, self.kind.version)),
+            version: self.kind.version.to_string(),
+            ..Resource::default()
+        })
+    }
+}
+
+/// The error for `--resource=false` when the kind is neither the project's nor built in.
+pub fn unknown(spec: &ApiSpec) -> Error {
+    Error::invalid(format!(
+        "the controller needs the {} type, which this project does not have and Kubernetes does not define; create it too with --resource, or name a built-in kind (e.g. --group apps --version v1 --kind Deployment)",
+        spec.display()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_kinds_are_found_by_short_group() {
+        let find = |g: &str, v: &str, k: &str| {
+            find(
+                &Group::parse(g).unwrap(),
+                &Version::parse(v).unwrap(),
+                &Kind::parse(k).unwrap(),
+            )
+            .map(|b| (b.api_version(), type_path(b.kind.group, b.kind.version)))
+        };
+        assert_eq!(
+            find("apps", "v1", "Deployment"),
+            Some(("apps/v1".into(), "k8s_openapi::api::apps::v1".into()))
+        );
+        assert_eq!(
+            find("core", "v1", "ConfigMap"),
+            Some(("v1".into(), "k8s_openapi::api::core::v1".into()))
+        );
+        assert_eq!(
+            find("networking", "v1", "Ingress"),
+            Some((
+                "networking.k8s.io/v1".into(),
+                "k8s_openapi::api::networking::v1".into()
+            ))
+        );
+        assert_eq!(find("apps", "v1", "Memcached"), None);
+        assert_eq!(find("cache", "v1", "Deployment"), None);
+    }
+}
