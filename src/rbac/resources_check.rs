@@ -21,6 +21,18 @@ fn expected<T: Resource>() -> BuiltinKind {
         .rsplit_once('/')
         .unwrap_or(("", T::API_VERSION));
     assert_eq!((group, version), (T::GROUP, T::VERSION), "{}", T::KIND);
+    // The module `create api --resource=false --controller` imports the type from.
+    if !T::URL_PATH_SEGMENT.is_empty() && !std::any::type_name::<T>().contains("apimachinery") {
+        let module = crate::commands::create_api::rust::builtin::type_path(T::GROUP, T::VERSION);
+        // k8s-openapi defines each type under its Kubernetes version (`v1_33`) and
+        // re-exports it at the crate root, where the generated code imports it.
+        let real = std::any::type_name::<T>().replacen("k8s_openapi::v1_33::", "k8s_openapi::", 1);
+        assert!(
+            real.starts_with(&format!("{module}::")),
+            "{}: {module} vs {real}",
+            T::KIND
+        );
+    }
     BuiltinKind {
         group: T::GROUP,
         version: T::VERSION,

@@ -1,7 +1,7 @@
 //! `create api --plugins rust`: settings (flags, then the y/n prompts) for a Rust API, and
 //! the run that stages its files. What is staged lives in `files` (the type, the CRD, the
 //! controller and their registrations) and `image` (kubebuilder's deploy-image options).
-mod builtin;
+pub(crate) mod builtin;
 mod crd;
 mod files;
 mod idents;
