@@ -15,7 +15,7 @@ use gotemplate::{FuncMap, Object, Result, Value};
 use rand_core::{OsRng, RngCore};
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
-    Issuer, KeyPair, KeyUsagePurpose, RsaKeySize, SanType, SerialNumber,
+    Issuer, KeyPair, KeyUsagePurpose, SanType, SerialNumber,
 };
 
 use super::args::{self, Dict, add, call_error, exact, int, string};
@@ -155,8 +155,15 @@ fn generate(kind: &str) -> std::result::Result<KeyPair, String> {
 
 fn generate_fresh(kind: &str) -> std::result::Result<KeyPair, String> {
     let made = match kind {
-        "" | "rsa" => KeyPair::generate_rsa_for(&rcgen::PKCS_RSA_SHA256, RsaKeySize::_4096),
-        "rsa2048" => KeyPair::generate_rsa_for(&rcgen::PKCS_RSA_SHA256, RsaKeySize::_2048),
+        // RSA keys come from the spares made ahead on another core.
+        "" | "rsa" => {
+            return super::spare_keys::rsa(4096)
+                .map_err(|e| format!("failed to generate private key: {e}"));
+        }
+        "rsa2048" => {
+            return super::spare_keys::rsa(2048)
+                .map_err(|e| format!("failed to generate private key: {e}"));
+        }
         "ecdsa" => KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256),
         "ed25519" => KeyPair::generate_for(&rcgen::PKCS_ED25519),
         other => return Err(format!("Unknown type {other}")),

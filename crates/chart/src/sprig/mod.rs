@@ -31,6 +31,7 @@ mod paths;
 mod re2;
 mod regex;
 pub mod semver;
+mod spare_keys;
 mod strings;
 mod text;
 mod urls;
