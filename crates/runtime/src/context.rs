@@ -140,14 +140,6 @@ pub struct ControllerContext {
 }
 
 impl ControllerContext {
-    /// Drive a controller's `run(..).for_each(..)` future to its end; `store` is the
-    /// controller's own (`Controller::store()`).
-    ///
-    /// kube-runtime 5 holds a controller's runner until its first list succeeds, and a
-    /// graceful shutdown waits for that runner: a controller that could never list (API
-    /// server unreachable, RBAC missing) would keep the manager for its whole grace period.
-    /// Such a controller has never reconciled, so it stops at once; any other finishes its
-    /// reconciles as `graceful_shutdown_on` promises.
     /// Run `controller` once per watched namespace, each with a context scoped to that
     /// namespace (once, unchanged, when the scope is all namespaces or one). A watch
     /// cannot span chosen namespaces, and one store fed by several watches would lose
@@ -167,6 +159,14 @@ impl ControllerContext {
         futures::future::try_join_all(runs).await.map(|_| ())
     }
 
+    /// Drive a controller's `run(..).for_each(..)` future to its end; `store` is the
+    /// controller's own (`Controller::store()`).
+    ///
+    /// kube-runtime 5 holds a controller's runner until its first list succeeds, and a
+    /// graceful shutdown waits for that runner: a controller that could never list (API
+    /// server unreachable, RBAC missing) would keep the manager for its whole grace period.
+    /// Such a controller has never reconciled, so it stops at once; any other finishes its
+    /// reconciles as `graceful_shutdown_on` promises.
     pub async fn drive<K>(&self, store: Store<K>, run: impl Future<Output = ()>)
     where
         K: Lookup + Clone + 'static,
