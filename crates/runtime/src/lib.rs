@@ -17,8 +17,10 @@ mod run;
 mod servers;
 mod signals;
 pub mod tls;
+pub mod workqueue;
 
 pub use args::{LogFormat, ManagerArgs};
 pub use context::{ControllerContext, Shutdown, WatchScope};
 pub use manager::Manager;
 pub use metrics::ReconcileMetrics;
+pub use workqueue::WorkQueue;

@@ -9,6 +9,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
+use crate::workqueue::{WorkQueue, WorkQueues};
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ResultLabels {
     controller: String,
@@ -32,10 +34,14 @@ fn reconcile_time_histogram() -> Histogram {
 /// `controller_runtime_reconcile_total{controller,result}`,
 /// `controller_runtime_reconcile_errors_total{controller}` and
 /// `controller_runtime_reconcile_time_seconds{controller}`.
+///
+/// Also registers controller-runtime's `workqueue_*` metrics and worker gauges, fed by the
+/// controllers that follow their queue with [`ReconcileMetrics::queue`].
 pub struct ReconcileMetrics {
     total: Family<ResultLabels, Counter>,
     errors: Family<ControllerLabels, Counter>,
     time: Family<ControllerLabels, Histogram, fn() -> Histogram>,
+    queues: WorkQueues,
 }
 
 impl ReconcileMetrics {
@@ -45,6 +51,7 @@ impl ReconcileMetrics {
             total: Family::default(),
             errors: Family::default(),
             time: Family::new_with_constructor(reconcile_time_histogram),
+            queues: WorkQueues::new(registry),
         };
         registry.register(
             "controller_runtime_reconcile",
@@ -62,6 +69,11 @@ impl ReconcileMetrics {
             metrics.time.clone(),
         );
         metrics
+    }
+
+    /// The work queue of controller `name`, for its `workqueue_*` metrics.
+    pub fn queue(&self, name: &str, max_concurrent_reconciles: usize) -> WorkQueue {
+        self.queues.queue(name, max_concurrent_reconciles)
     }
 
     /// Record one finished reconcile.

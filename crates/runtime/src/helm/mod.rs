@@ -61,6 +61,14 @@
 //! with no helm process and no write. A chart calling `lookup`, one our engine cannot render
 //! (logged once per controller) or any difference falls back to Helm's dry run, which decides.
 //!
+//! Metrics: controller-runtime's `controller_runtime_reconcile_total` (results `success`,
+//! `requeue_after`, `error`), `_errors_total`, `_time_seconds`, `_active_workers`,
+//! `_max_concurrent_reconciles`, and the `workqueue_*` family (`depth`, `adds_total`,
+//! `retries_total`, `queue_duration_seconds`, `work_duration_seconds`,
+//! `unfinished_work_seconds`, `longest_running_processor_seconds`), labelled with the
+//! controller's name; the queue is followed from the controller's triggers
+//! ([`crate::workqueue`]).
+//!
 //! Differences from upstream, on purpose:
 //! - Owner references are added by the drift-repair step (server-side apply of each
 //!   manifest object), which runs after every install, upgrade and unchanged reconcile,

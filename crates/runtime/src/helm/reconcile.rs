@@ -42,8 +42,32 @@ pub enum ReconcileError {
 
 /// What the flow asks the caller to do after the status is written.
 pub(super) enum Outcome {
-    Done(Action),
+    Done(Next),
     RemoveFinalizer,
+}
+
+/// When the object is reconciled next, unless something changes first. kube's `Action`
+/// does not tell its delay, which the workqueue metrics need.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Next {
+    AwaitChange,
+    After(Duration),
+}
+
+impl Next {
+    pub fn delay(self) -> Option<Duration> {
+        match self {
+            Next::AwaitChange => None,
+            Next::After(delay) => Some(delay),
+        }
+    }
+
+    pub fn action(self) -> Action {
+        match self {
+            Next::AwaitChange => Action::await_change(),
+            Next::After(delay) => Action::requeue(delay),
+        }
+    }
 }
 
 /// What the release needs.
@@ -58,10 +82,10 @@ pub(super) enum ReleaseState {
 pub(crate) async fn reconcile(
     cr: Arc<DynamicObject>,
     ctx: Arc<ReconcileContext>,
-) -> Result<Action, ReconcileError> {
+) -> Result<Next, ReconcileError> {
     if !ctx.settings.selects(&cr) {
         tracing::debug!(name = %cr.name_any(), "labels do not match the selector; ignored");
-        return Ok(Action::await_change());
+        return Ok(Next::AwaitChange);
     }
     let name = cr.name_any();
     let namespace = cr
@@ -103,12 +127,12 @@ pub(crate) async fn reconcile(
         }
     }
     match outcome? {
-        Outcome::Done(action) => Ok(action),
+        Outcome::Done(next) => Ok(next),
         Outcome::RemoveFinalizer => {
             remove_finalizer(&api, &cr)
                 .await
                 .map_err(|e| kube_error("remove finalizer from", e))?;
-            Ok(Action::await_change())
+            Ok(Next::AwaitChange)
         }
     }
 }
@@ -124,7 +148,7 @@ impl Flow<'_> {
     async fn run(&self, status: &mut HelmStatus) -> Result<Outcome, ReconcileError> {
         if self.annotation(PAUSE_RECONCILE_ANNOTATION) == Some("true") {
             pause(status);
-            return Ok(Outcome::Done(Action::await_change()));
+            return Ok(Outcome::Done(Next::AwaitChange));
         }
         if status.has(kind::PAUSED) {
             status.set(kind::PAUSED, Status::False, "", "");
@@ -217,15 +241,15 @@ impl Flow<'_> {
     }
 
     /// The annotation's period when valid, else the watch's; zero or none: wait for changes.
-    fn requeue(&self) -> Action {
+    fn requeue(&self) -> Next {
         let from_annotation = self.annotation(RECONCILE_PERIOD_ANNOTATION).and_then(|text| {
             parse_go_duration(text)
                 .inspect_err(|e| tracing::warn!(value = text, error = %e, "ignoring invalid reconcile-period annotation"))
                 .ok()
         });
         match from_annotation.or(self.ctx.settings.reconcile_period) {
-            Some(period) if !period.is_zero() => Action::requeue(period),
-            _ => Action::await_change(),
+            Some(period) if !period.is_zero() => Next::After(period),
+            _ => Next::AwaitChange,
         }
     }
 }

@@ -2,13 +2,16 @@
 //! of the watched kind) inside the manager.
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 use kube::api::{ApiResource, DynamicObject};
 use kube::discovery::{self, Scope};
 use kube::runtime::controller::{Action, Config as ControllerConfig};
 use kube::runtime::events::Reporter;
-use kube::runtime::{Controller, watcher};
+use kube::runtime::reflector::{self, ObjectRef, reflector};
+use kube::runtime::watcher::{self, watcher};
+use kube::runtime::{Controller, WatchStreamExt};
 use kube::{Client, ResourceExt};
 
 use super::builder::{BuildError, ReconcilerBuilder};
@@ -143,29 +146,66 @@ async fn run_scoped(
     });
     let metrics = ctx.metrics.clone();
     let metric_name = name.clone();
+    let queue = metrics.queue(&name, usize::from(concurrency));
     tracing::info!(controller = %name, kind = %resource.kind, scope = ?ctx.scope, "starting Helm controller");
-    let controller = Controller::new_with(api, watch_config, resource)
+    // The reflector is built here rather than by `Controller::new_with` so the queue metrics
+    // see every trigger (kube-runtime's queue is private).
+    let writer = reflector::store::Writer::new(resource.clone());
+    let store = writer.as_reader();
+    let (deleted, applied) = (queue.clone(), queue.clone());
+    let objects = reflector(writer, watcher(api, watch_config))
+        .inspect_ok(move |event| {
+            if let watcher::Event::Delete(cr) = event {
+                deleted.forget(&object_key(cr));
+            }
+        })
+        .applied_objects()
+        .inspect_ok(move |cr| applied.add(&object_key(cr)));
+    let (known, triggered) = (store.clone(), queue.clone());
+    // kube-runtime drops a trigger for an object it does not hold; so does the count.
+    let triggers = triggers.inspect(move |owner: &ObjectRef<DynamicObject>| {
+        if known.get(owner).is_some() {
+            triggered.add(&reference_key(owner));
+        }
+    });
+    let controller = Controller::for_stream_with(objects, store, resource)
         .with_config(ControllerConfig::default().concurrency(concurrency))
         .reconcile_on(triggers)
         .graceful_shutdown_on(ctx.shutdown.clone().wait());
     let store = controller.store();
+    let retries = queue.clone();
     let run = controller
         .run(
             move |cr, rctx| {
                 let metrics = metrics.clone();
                 let metric_name = metric_name.clone();
+                let queue = queue.clone();
                 async move {
                     let key = object_key(&cr);
+                    queue.start(&key);
+                    let mut delay = None;
                     let outcome = metrics
-                        .instrument_action(&metric_name, reconcile(cr, rctx.clone()))
+                        .instrument_action(&metric_name, async {
+                            let next = reconcile(cr, rctx.clone()).await?;
+                            delay = next.delay();
+                            Ok(next.action())
+                        })
                         .await;
+                    queue.finish(&key);
                     if outcome.is_ok() {
                         rctx.backoff.succeeded(&key);
+                        if let Some(delay) = delay {
+                            queue.requeue(&key, delay);
+                        }
                     }
                     outcome
                 }
             },
-            error_policy,
+            move |cr, error, rctx| {
+                let retry = retry_delay(&cr, error, &rctx);
+                retries.requeue(&object_key(&cr), retry);
+                Action::requeue(retry)
+            },
             reconcile_context,
         )
         .for_each(|result| async move {
@@ -187,7 +227,9 @@ pub struct Standalone(Arc<ReconcileContext>);
 impl Standalone {
     /// One reconcile of `cr`, as the controller would run it.
     pub async fn reconcile(&self, cr: DynamicObject) -> Result<Action, ReconcileError> {
-        reconcile(Arc::new(cr), self.0.clone()).await
+        reconcile(Arc::new(cr), self.0.clone())
+            .await
+            .map(super::reconcile::Next::action)
     }
 }
 
@@ -195,12 +237,17 @@ fn object_key(cr: &DynamicObject) -> String {
     format!("{}/{}", cr.namespace().unwrap_or_default(), cr.name_any())
 }
 
-fn error_policy(
-    cr: Arc<DynamicObject>,
-    error: &ReconcileError,
-    ctx: Arc<ReconcileContext>,
-) -> Action {
-    let retry = ctx.backoff.failed(&object_key(&cr));
+fn reference_key(reference: &ObjectRef<DynamicObject>) -> String {
+    format!(
+        "{}/{}",
+        reference.namespace.as_deref().unwrap_or_default(),
+        reference.name
+    )
+}
+
+/// How long a failed reconcile waits before its retry (the object's own backoff).
+fn retry_delay(cr: &DynamicObject, error: &ReconcileError, ctx: &ReconcileContext) -> Duration {
+    let retry = ctx.backoff.failed(&object_key(cr));
     tracing::error!(name = %cr.name_any(), namespace = ?cr.namespace(), %error, ?retry, "reconcile failed");
-    Action::requeue(retry)
+    retry
 }

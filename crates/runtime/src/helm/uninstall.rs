@@ -2,13 +2,12 @@
 //! namespaced objects are gone.
 use std::time::Duration;
 
-use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 
 use super::annotations::uninstall_options;
 use super::client::HelmError;
 use super::finalizer::has_finalizer;
-use super::reconcile::{DELETION_POLL, Flow, Outcome, ReconcileError};
+use super::reconcile::{DELETION_POLL, Flow, Next, Outcome, ReconcileError};
 use super::release::Release;
 use super::status::{HelmStatus, Status, condition_type as kind, reason};
 
@@ -31,7 +30,7 @@ impl Flow<'_> {
         release: Result<Option<Release>, HelmError>,
     ) -> Result<Outcome, ReconcileError> {
         if !has_finalizer(self.cr) {
-            return Ok(Outcome::Done(Action::await_change()));
+            return Ok(Outcome::Done(Next::AwaitChange));
         }
         let manifest = match release {
             Ok(None) => {
@@ -96,7 +95,7 @@ impl Flow<'_> {
             reason::UNINSTALL_SUCCESSFUL,
             message,
         );
-        Ok(Outcome::Done(Action::requeue(DELETION_POLL)))
+        Ok(Outcome::Done(Next::After(DELETION_POLL)))
     }
 
     /// Time since the deletion timestamp (zero when unknown or in the future).

@@ -52,7 +52,7 @@ async fn delete_uninstalls_and_waits_for_objects_before_dropping_the_finalizer()
     let action = reconcile(cr(deleting(installed_status(3))), ctx)
         .await
         .unwrap();
-    assert_eq!(action, Action::requeue(Duration::from_secs(5)));
+    assert_eq!(action.action(), Action::requeue(Duration::from_secs(5)));
     finish(api).await;
     assert_eq!(
         helm.calls(),
@@ -92,7 +92,7 @@ async fn delete_uninstalls_and_waits_for_objects_before_dropping_the_finalizer()
     let helm = Arc::new(FakeHelm::new(vec![Reply::Get(None)]));
     let ctx = context(client, helm.clone(), false, |b| b);
     let action = reconcile(cr(deleting(stored)), ctx).await.unwrap();
-    assert_eq!(action, Action::await_change());
+    assert_eq!(action.action(), Action::await_change());
     finish(api).await;
     assert_eq!(helm.calls(), vec![HelmCall::Get]);
 }

@@ -62,7 +62,7 @@ async fn unreadable_release_is_still_uninstalled_on_delete() {
     ]));
     let ctx = context(client, helm.clone(), false, |b| b);
     let action = reconcile(cr(cr_value), ctx).await.unwrap();
-    assert_eq!(action, Action::await_change());
+    assert_eq!(action.action(), Action::await_change());
     finish(api).await;
     assert_eq!(
         helm.calls(),
@@ -138,7 +138,7 @@ async fn annotated_delete_lets_go_at_once(annotation: &str, value: &str, uninsta
     ]));
     let ctx = context(client, helm.clone(), false, |b| b);
     let action = reconcile(cr(cr_value), ctx).await.unwrap();
-    assert_eq!(action, Action::await_change());
+    assert_eq!(action.action(), Action::await_change());
     finish(api).await;
 }
 

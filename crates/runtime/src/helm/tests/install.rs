@@ -72,7 +72,7 @@ async fn first_install_adds_finalizer_installs_and_reports_status() {
     let action = reconcile(cr(cr_json(spec.clone(), false, None)), ctx)
         .await
         .unwrap();
-    assert_eq!(action, Action::requeue(Duration::from_secs(60)));
+    assert_eq!(action.action(), Action::requeue(Duration::from_secs(60)));
     finish(api).await;
     assert_eq!(
         helm.calls(),
@@ -119,7 +119,7 @@ async fn install_notes_become_the_deployed_message_and_annotations_set_options()
     ]));
     let ctx = context(client, helm.clone(), false, |b| b);
     let action = reconcile(cr(cr_value), ctx).await.unwrap();
-    assert_eq!(action, Action::requeue(Duration::from_secs(60)));
+    assert_eq!(action.action(), Action::requeue(Duration::from_secs(60)));
     finish(api).await;
     let options = InstallOptions {
         disable_hooks: true,
@@ -192,7 +192,7 @@ async fn resources_outside_the_selector_are_ignored() {
     let mut other = cr_json(json!({"replicaCount": 3}), false, None);
     other["metadata"]["labels"] = json!({"tier": "web"});
     let action = reconcile(cr(other), ctx).await.unwrap();
-    assert_eq!(action, Action::await_change());
+    assert_eq!(action.action(), Action::await_change());
     finish(api).await;
     assert!(helm.calls().is_empty());
 }
@@ -243,7 +243,7 @@ async fn paused_resources_only_get_the_paused_condition() {
     let helm = Arc::new(FakeHelm::new(vec![]));
     let ctx = context(client, helm.clone(), false, |b| b);
     let action = reconcile(cr(paused), ctx).await.unwrap();
-    assert_eq!(action, Action::await_change());
+    assert_eq!(action.action(), Action::await_change());
     finish(api).await;
     assert!(helm.calls().is_empty());
 }

@@ -135,7 +135,10 @@ async fn a_steady_starter_release_runs_no_helm_and_writes_nothing() {
     let ctx = no_helm_context(client, &chart);
     let cr_value = cr_json(json!({}), true, Some(installed_status_of(&manifest)));
     let action = reconcile(cr(cr_value), ctx).await.unwrap();
-    assert_eq!(action, Action::requeue(std::time::Duration::from_secs(60)));
+    assert_eq!(
+        action.action(),
+        Action::requeue(std::time::Duration::from_secs(60))
+    );
     finish(api).await;
 }
 

@@ -154,3 +154,83 @@ async fn several_watched_namespaces_get_a_watch_each() {
         "nothing cluster-wide: {seen:?}"
     );
 }
+
+/// A Helm controller feeds controller-runtime's queue metrics: the listed object is an add,
+/// its reconcile a unit of work, and the failed reconcile's backoff a retry.
+#[tokio::test]
+async fn the_controller_reports_workqueue_metrics() {
+    let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+    let (stop, shutdown) = Shutdown::channel();
+    tokio::spawn(async move {
+        let mut open_watches = Vec::new();
+        while let Some((request, respond)) = handle.next_request().await {
+            let uri = request.uri().to_string();
+            let (status, body) = if uri == "/apis/cache.example.com/v1" {
+                (
+                    200,
+                    json!({"kind": "APIResourceList", "groupVersion": "cache.example.com/v1", "resources": [
+                    {"name": "memcacheds", "singularName": "memcached", "namespaced": true, "kind": "Memcached",
+                     "verbs": ["get", "list", "watch", "patch"]}]}),
+                )
+            } else if request.method() == http::Method::PATCH {
+                // Adding the finalizer fails: the reconcile errs and is retried later.
+                let _ = stop.send(true);
+                (
+                    500,
+                    json!({"kind": "Status", "status": "Failure", "code": 500, "message": "etcd is down"}),
+                )
+            } else if uri.contains("watch=true") {
+                open_watches.push(respond); // a watch that stays open and quiet
+                continue;
+            } else {
+                (
+                    200,
+                    json!({"kind": "MemcachedList", "apiVersion": "cache.example.com/v1",
+                    "metadata": {"resourceVersion": "1"},
+                    "items": [{"apiVersion": "cache.example.com/v1", "kind": "Memcached",
+                        "metadata": {"name": "mc", "namespace": "apps", "uid": "u1", "resourceVersion": "1"},
+                        "spec": {}}]}),
+                )
+            };
+            let mut response = Response::new(Body::from(serde_json::to_vec(&body).unwrap()));
+            *response.status_mut() = http::StatusCode::from_u16(status).unwrap();
+            respond.send_response(response);
+        }
+    });
+    let mut registry = prometheus_client::registry::Registry::default();
+    let mut ctx =
+        ControllerContext::for_tests(service, WatchScope::Namespace("apps".into()), shutdown);
+    ctx.metrics = Arc::new(crate::ReconcileMetrics::new(&mut registry));
+    let reconciler = Reconciler::builder(&watch())
+        .unwrap()
+        .with_max_concurrent_reconciles(3)
+        .with_helm_client(Arc::new(FakeHelm::new(vec![])))
+        .build()
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(5), reconciler.run(ctx))
+        .await
+        .expect("run stops on shutdown")
+        .unwrap();
+    let mut text = String::new();
+    prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+    let labels = "{name=\"memcached-controller\",controller=\"memcached-controller\"}";
+    for line in [
+        format!("workqueue_adds_total{labels} 1"),
+        format!("workqueue_retries_total{labels} 1"),
+        format!("workqueue_queue_duration_seconds_count{labels} 1"),
+        format!("workqueue_work_duration_seconds_count{labels} 1"),
+        format!("workqueue_unfinished_work_seconds{labels} 0"),
+        "controller_runtime_active_workers{controller=\"memcached-controller\"} 0".to_string(),
+        "controller_runtime_max_concurrent_reconciles{controller=\"memcached-controller\"} 3"
+            .to_string(),
+        "controller_runtime_reconcile_total{controller=\"memcached-controller\",result=\"error\"} 1"
+            .to_string(),
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(&line)), "{line} missing in\n{text}");
+    }
+    // The retry waits for its backoff: not in the queue yet.
+    assert!(
+        text.contains("workqueue_depth{name=\"memcached-controller\",controller=\"memcached-controller\",priority=\"\"} 0"),
+        "{text}"
+    );
+}

@@ -92,7 +92,7 @@ async fn unchanged_release_is_only_dry_run_and_checked() {
     )
     .await
     .unwrap();
-    assert_eq!(action, Action::requeue(Duration::from_secs(120)));
+    assert_eq!(action.action(), Action::requeue(Duration::from_secs(120)));
     finish(api).await;
     assert_eq!(helm.calls(), vec![HelmCall::Get, dry_run(spec)]);
 }
@@ -115,7 +115,7 @@ async fn reconcile_period_annotation_overrides_the_watch() {
         b.with_reconcile_period(Duration::from_secs(120))
     });
     let action = reconcile(cr(annotated), ctx).await.unwrap();
-    assert_eq!(action, Action::requeue(Duration::from_secs(90)));
+    assert_eq!(action.action(), Action::requeue(Duration::from_secs(90)));
     finish(api).await;
 }
 
@@ -153,7 +153,7 @@ async fn spec_change_upgrades_the_release() {
     .await
     .unwrap();
     // no reconcilePeriod in the watch: operator-sdk's default minute
-    assert_eq!(action, Action::requeue(Duration::from_secs(60)));
+    assert_eq!(action.action(), Action::requeue(Duration::from_secs(60)));
     finish(api).await;
     assert_eq!(
         helm.calls(),
@@ -338,7 +338,7 @@ async fn deleted_deployment_is_recreated() {
     .await
     .unwrap();
     // no reconcilePeriod in the watch: operator-sdk's default minute
-    assert_eq!(action, Action::requeue(Duration::from_secs(60)));
+    assert_eq!(action.action(), Action::requeue(Duration::from_secs(60)));
     finish(api).await;
     assert_eq!(helm.calls(), vec![HelmCall::Get, dry_run(spec)]);
 }
