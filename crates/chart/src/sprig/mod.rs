@@ -32,6 +32,7 @@ mod re2;
 mod regex;
 pub mod semver;
 mod spare_keys;
+mod standalone;
 mod strings;
 mod text;
 mod urls;
@@ -43,6 +44,7 @@ pub(crate) use args::go_type;
 pub(crate) use cast::strval;
 pub use certs::KeyReuse;
 pub use dicts::{deep_copy, merge_into};
+pub use standalone::execute_standalone;
 
 /// Every sprig function Helm offers, keyed by its template name.
 pub fn funcs() -> FuncMap {

@@ -92,6 +92,8 @@ pub enum EntryProblem {
     Selector(String),
     #[error("invalid dryRunOption {0:?}; use client, none or server")]
     DryRunOption(String),
+    #[error("overrideValues {key:?}: {reason}")]
+    OverrideTemplate { key: String, reason: String },
     #[error("duplicate GVK: already declared by entry #{first}")]
     DuplicateGvk { first: usize },
 }
@@ -152,7 +154,7 @@ pub fn load_watches(path: &Path) -> Result<Vec<Watch>, WatchesError> {
 pub(crate) fn parse_watches(
     path: &Path,
     text: &str,
-    env: impl Fn(&str) -> Option<String>,
+    env: impl Fn(&str) -> Option<String> + Clone + Send + Sync + 'static,
 ) -> Result<Vec<Watch>, WatchesError> {
     let entries: Option<Vec<serde_json::Value>> =
         serde_saphyr::from_str(text).map_err(|e| WatchesError::Syntax {
@@ -190,7 +192,48 @@ pub(crate) fn parse_watches(
     Ok(watches)
 }
 
-fn validate(raw: RawWatch, env: &impl Fn(&str) -> Option<String>) -> Result<Watch, EntryProblem> {
+/// An `overrideValues` entry after `$VAR` expansion is a Go template with sprig's
+/// functions (`env` and `expandenv` included), run over nil data, as in
+/// helm-operator-plugins (pkg/watches/watches.go `expandOverrideValues`).
+#[cfg(feature = "chart-engine")]
+fn override_template(
+    key: &str,
+    value: &str,
+    env: &(impl Fn(&str) -> Option<String> + Clone + Send + Sync + 'static),
+) -> Result<String, EntryProblem> {
+    if !value.contains("{{") {
+        return Ok(value.to_string());
+    }
+    let expand = env.clone();
+    rusty_sdk_chart::sprig::execute_standalone(key, value, env.clone(), move |text| {
+        expand_env(text, &expand)
+    })
+    .map_err(|e| EntryProblem::OverrideTemplate {
+        key: key.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// Without the chart engine there is no template engine to run the entry with.
+#[cfg(not(feature = "chart-engine"))]
+fn override_template(
+    key: &str,
+    value: &str,
+    _env: &(impl Fn(&str) -> Option<String> + Clone + Send + Sync + 'static),
+) -> Result<String, EntryProblem> {
+    match value.contains("{{") {
+        false => Ok(value.to_string()),
+        true => Err(EntryProblem::OverrideTemplate {
+            key: key.to_string(),
+            reason: "templates in overrideValues need rusty-sdk-runtime's `chart-engine` feature; enable it in Cargo.toml".into(),
+        }),
+    }
+}
+
+fn validate(
+    raw: RawWatch,
+    env: &(impl Fn(&str) -> Option<String> + Clone + Send + Sync + 'static),
+) -> Result<Watch, EntryProblem> {
     if raw.version.trim().is_empty() {
         return Err(EntryProblem::MissingVersion);
     }
@@ -226,8 +269,11 @@ fn validate(raw: RawWatch, env: &impl Fn(&str) -> Option<String>) -> Result<Watc
     let override_values = raw
         .override_values
         .into_iter()
-        .map(|(key, value)| (key, expand_env(&value, env)))
-        .collect();
+        .map(|(key, value)| {
+            let value = override_template(&key, &expand_env(&value, env), env)?;
+            Ok((key, value))
+        })
+        .collect::<Result<_, EntryProblem>>()?;
     // operator-sdk: "server", or client-side for "client", "none" and unset.
     let dry_run_option = match raw.dry_run_option.as_deref().map(str::trim) {
         None | Some("") | Some("client") | Some("none") => DryRun::Client,

@@ -397,3 +397,59 @@ fn dry_run_option_follows_operator_sdk() {
         "{message}"
     );
 }
+
+/// helm-operator-plugins runs each override, after `$VAR` expansion, as a Go template with
+/// sprig's functions (env and expandenv included) over nil data.
+#[cfg(feature = "chart-engine")]
+#[test]
+fn override_values_are_go_templates_after_env_expansion() {
+    let charts = Charts::new();
+    let watches = parse(&format!(
+        r#"- group: cache.example.com
+  version: v1
+  kind: Memcached
+  chart: {}
+  overrideValues:
+    image.tag: '{{{{ env "TAG" | default "latest" }}}}'
+    image.pullPolicy: '{{{{ env "PULL_POLICY" | default "IfNotPresent" }}}}'
+    image.repository: '{{{{ "$MEMCACHED_IMAGE" | trimPrefix "quay.io/" }}}}'
+    fullName: '{{{{ expandenv "mc-$TAG" | replace "." "-" }}}}'
+    plain: $TAG
+"#,
+        charts.path("memcached")
+    ))
+    .unwrap();
+    let values = &watches[0].override_values;
+    assert_eq!(values["image.tag"], "1.6.29");
+    assert_eq!(values["image.pullPolicy"], "IfNotPresent");
+    assert_eq!(values["image.repository"], "memcached");
+    assert_eq!(values["fullName"], "mc-1-6-29");
+    assert_eq!(values["plain"], "1.6.29");
+}
+
+#[cfg(feature = "chart-engine")]
+#[test]
+fn a_bad_override_template_names_the_key_and_go_error() {
+    let charts = Charts::new();
+    let message = entry_error(&format!(
+        "- group: cache.example.com\n  version: v1\n  kind: Memcached\n  chart: {}\n  overrideValues:\n    image.tag: '{{{{ nope }}}}'\n",
+        charts.path("memcached")
+    ));
+    assert!(
+        message.contains(
+            r#"overrideValues "image.tag": template: image.tag:1: function "nope" not defined"#
+        ),
+        "{message}"
+    );
+}
+
+#[cfg(not(feature = "chart-engine"))]
+#[test]
+fn override_templates_without_the_chart_engine_say_which_feature() {
+    let charts = Charts::new();
+    let message = entry_error(&format!(
+        "- group: cache.example.com\n  version: v1\n  kind: Memcached\n  chart: {}\n  overrideValues:\n    image.tag: '{{{{ env \"TAG\" }}}}'\n",
+        charts.path("memcached")
+    ));
+    assert!(message.contains("`chart-engine` feature"), "{message}");
+}
