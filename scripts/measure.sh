@@ -66,6 +66,6 @@ if [[ " $* " == *" --cold-build "* ]]; then
   }
   cold_build "with chart-engine" "$work/cold-with"
   sed -i 's/, features = \["chart-engine"\]//' "$project/Cargo.toml"
-  grep -q chart-engine "$project/Cargo.toml" && { echo "could not take chart-engine out" >&2; exit 1; }
+  grep -q 'features = \["chart-engine"\]' "$project/Cargo.toml" && { echo "could not take chart-engine out" >&2; exit 1; }
   cold_build "without chart-engine" "$work/cold-without"
 fi
