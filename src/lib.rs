@@ -15,6 +15,7 @@ pub mod model;
 pub mod project;
 pub mod prompt;
 pub mod rbac;
+pub mod rust_layout;
 pub mod scaffold;
 pub mod session;
 pub mod templates;

@@ -85,7 +85,9 @@ impl Default for Renderer {
 
 impl Renderer {
     pub fn new() -> Self {
-        Renderer { tera: Tera::new() }
+        let mut tera = Tera::new();
+        crate::rust_layout::tera::register(&mut tera);
+        Renderer { tera }
     }
 
     /// The bytes of `source`: rendered if it is a template, as embedded otherwise.

@@ -5,6 +5,7 @@ mod cli;
 mod conventions;
 mod crash;
 mod e2e;
+mod formatting;
 mod fuzz;
 mod helm_api;
 mod hostile;

@@ -148,6 +148,11 @@ impl ApiSpec {
         ctx.insert("version", self.version.as_str());
         ctx.insert("kind", self.kind.as_str());
         ctx.insert("kind_lower", &self.kind.lower());
+        // Port names are IANA service names: at most 15 characters.
+        ctx.insert(
+            "port_name",
+            &self.kind.lower().chars().take(15).collect::<String>(),
+        );
         ctx.insert("api_name", &self.api_name());
         ctx.insert("kind_snake", &self.kind.module());
         ctx.insert("kind_screaming", &self.kind.screaming());

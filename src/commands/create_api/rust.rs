@@ -6,7 +6,6 @@ mod crd;
 mod files;
 mod idents;
 mod image;
-mod lines;
 
 use std::io::Write;
 

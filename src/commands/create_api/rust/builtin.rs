@@ -96,7 +96,6 @@ impl BuiltinApi {
         let path = format!("src/controller/{module}.rs");
         tree.add(&path, text, Policy::User);
         files::register_controller(tree, spec, &module)?;
-        files::format_new(tree, &[&path])?;
         Ok(Resource {
             controller: true,
             domain: (!self.kind.group.is_empty()).then(|| "k8s.io".to_string()),

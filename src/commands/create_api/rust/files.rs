@@ -6,11 +6,11 @@ use super::RustApiSettings;
 use super::crd;
 use super::idents::TypeNames;
 use super::image::ImageOptions;
-use super::lines;
 use crate::commands::create_api::common::ApiSpec;
 use crate::error::Result;
 use crate::model::ProjectName;
 use crate::project::Project;
+use crate::rust_layout;
 use crate::scaffold::{EditOutcome, Policy, Tree, toml};
 use crate::templates::{self, Renderer};
 
@@ -96,15 +96,10 @@ impl<'a> RustApiFiles<'a> {
         let types = format!("{}/{}.rs", self.version_dir(), kind.module());
         let group_mod = format!("{}/mod.rs", self.group_dir());
         let version_mod = format!("{}/mod.rs", self.version_dir());
-        // Formatting is for files this command creates, never for a file of the user's.
-        let mut to_format = vec![types.clone()];
         for (path, template) in [
             (&group_mod, "group_mod.rs.tera"),
             (&version_mod, "version_mod.rs.tera"),
         ] {
-            if !tree.exists(path) {
-                to_format.push(path.clone());
-            }
             self.create_once(tree, renderer, path, template)?;
         }
 
@@ -126,7 +121,7 @@ impl<'a> RustApiFiles<'a> {
             "kinds",
             &format!(
                 "pub mod {snake};\n{}",
-                lines::use_list(
+                rust_layout::use_list(
                     "pub ",
                     &kind.module(),
                     &[
@@ -146,8 +141,6 @@ impl<'a> RustApiFiles<'a> {
         if outcome == EditOutcome::Applied {
             tree.edit(WORKSPACE, |_| Ok(updated))?;
         }
-        let to_format: Vec<&str> = to_format.iter().map(String::as_str).collect();
-        rustfmt(tree, &to_format)?;
 
         if !self.crd_needs_crdgen(tree) {
             let crd = crd::render(&self.context, renderer)?;
@@ -168,19 +161,16 @@ impl<'a> RustApiFiles<'a> {
     /// lib.rs, or of src/bin/crdgen.rs in projects that keep the list there.
     fn register_crd(&self, tree: &mut Tree) -> Result<()> {
         let spec = self.spec();
-        let in_crate = format!(
-            "{}::{}::{}::crd(),",
-            spec.group.module(),
-            spec.version,
-            spec.kind
-        );
+        let in_crate = format!("{}::{}::{}", spec.group.module(), spec.version, spec.kind);
         let lib = tree.read(API_LIB)?.unwrap_or_default();
-        if lib.contains("+rusty:scaffold:crds") {
-            tree.insert_at_marker(API_LIB, "crds", &in_crate)?;
+        let (file, path, text) = if lib.contains("+rusty:scaffold:crds") {
+            (API_LIB, in_crate, lib)
         } else {
-            let qualified = format!("{}::{in_crate}", self.api_crate);
-            tree.insert_at_marker(CRDGEN, "crds", &qualified)?;
-        }
+            let crdgen = tree.read(CRDGEN)?.unwrap_or_default();
+            (CRDGEN, format!("{}::{in_crate}", self.api_crate), crdgen)
+        };
+        let entry = rust_layout::crd_entry(marker_indent(&text, "crds"), &path);
+        tree.insert_at_marker(file, "crds", &entry)?;
         Ok(())
     }
 
@@ -203,7 +193,6 @@ impl<'a> RustApiFiles<'a> {
         let snake = spec.controller_module();
         tree.add(&format!("src/controller/{snake}.rs"), text, Policy::User);
         register_controller(tree, spec, &snake)?;
-        rustfmt(tree, &[&format!("src/controller/{snake}.rs")])?;
         Ok(())
     }
 
@@ -241,7 +230,7 @@ pub fn register_controller(tree: &mut Tree, spec: &ApiSpec, module: &str) -> Res
     tree.insert_at_marker(
         MAIN,
         "controllers",
-        &lines::call_statement(
+        &rust_layout::call_statement(
             indent,
             "manager.add_controller",
             &[
@@ -253,11 +242,6 @@ pub fn register_controller(tree: &mut Tree, spec: &ApiSpec, module: &str) -> Res
     Ok(())
 }
 
-/// Format files this command creates (never one of the user's).
-pub fn format_new(tree: &mut Tree, paths: &[&str]) -> Result<()> {
-    rustfmt(tree, paths)
-}
-
 /// The indentation (in spaces) of the scaffold marker `name` in `text`; 4 when absent
 /// (the insertion then fails on the missing marker anyway).
 fn marker_indent(text: &str, name: &str) -> usize {
@@ -265,55 +249,6 @@ fn marker_indent(text: &str, name: &str) -> usize {
     text.lines()
         .find(|line| line.trim_start().trim_start_matches('/').trim() == marker)
         .map_or(4, |line| line.len() - line.trim_start().len())
-}
-
-/// Format staged Rust files the way `cargo fmt` will (module lists sorted, long lines
-/// wrapped for the names of this API), so generated projects pass `cargo fmt --check`.
-/// The rustfmt processes run side by side: one after another they cost more than the rest
-/// of the command. (One process over temp files would not do: rustfmt then follows `mod`
-/// lines to files that are not there.) Without a working rustfmt the files stay as
-/// rendered: they still compile.
-fn rustfmt(tree: &mut Tree, paths: &[&str]) -> Result<()> {
-    let mut texts = Vec::with_capacity(paths.len());
-    for path in paths {
-        if let Some(text) = tree.read(path)? {
-            texts.push((*path, text));
-        }
-    }
-    let formatted: Vec<Option<String>> = std::thread::scope(|scope| {
-        let jobs: Vec<_> = texts
-            .iter()
-            .map(|(_, text)| scope.spawn(move || run_rustfmt(text)))
-            .collect();
-        jobs.into_iter()
-            .map(|job| job.join().ok().flatten())
-            .collect()
-    });
-    for ((path, before), after) in texts.iter().zip(formatted) {
-        if let Some(after) = after.filter(|after| after != before) {
-            tree.edit(path, |_| Ok(after))?;
-        }
-    }
-    Ok(())
-}
-
-fn run_rustfmt(text: &str) -> Option<String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("rustfmt")
-        .args(["--edition", "2024", "--emit", "stdout", "--quiet"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(text.as_bytes()).ok()?;
-    let output = child.wait_with_output().ok()?;
-    output
-        .status
-        .success()
-        .then(|| String::from_utf8(output.stdout).ok())
-        .flatten()
 }
 
 /// The project's crate name as Rust code spells it (`memcached_operator`).

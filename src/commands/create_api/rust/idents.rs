@@ -40,7 +40,7 @@ impl TypeNames {
     }
 
     /// `kind_type`, `kind_spec`, `kind_status` (the names in code) and `kind_import`,
-    /// `kind_spec_import` (what the `use` lines list).
+    /// `kind_status_import`, `kind_spec_import` (what the `use` lines list).
     pub fn insert_into(&self, context: &mut Context) {
         let kind = &self.kind;
         let local = self.alias.as_deref().unwrap_or(kind);
@@ -51,10 +51,8 @@ impl TypeNames {
             None => format!("{kind}{suffix}"),
             Some(alias) => format!("{kind}{suffix} as {alias}{suffix}"),
         };
-        context.insert(
-            "kind_import",
-            &format!("{}, {}", import(""), import("Status")),
-        );
+        context.insert("kind_import", &import(""));
+        context.insert("kind_status_import", &import("Status"));
         context.insert("kind_spec_import", &import("Spec"));
     }
 }
@@ -123,7 +121,7 @@ use k8s_openapi::api::core::v1::{
     Container, Pod,
 };
 use kube::runtime::finalizer::{Event as Finalizer, finalizer};
-use {{ api_crate }}::cache::v1::{ {{- kind_import }} };
+use {{ api_crate }}::cache::v1::{ {{- kind_import }}, {{ kind_status_import }} };
 pub struct Context {
 }
 mod tests {
@@ -167,7 +165,8 @@ mod tests {
     fn a_kind_that_is_free_keeps_its_name() {
         let context = names("Memcached");
         assert_eq!(get(&context, "kind_type"), "Memcached");
-        assert_eq!(get(&context, "kind_import"), "Memcached, MemcachedStatus");
+        assert_eq!(get(&context, "kind_import"), "Memcached");
+        assert_eq!(get(&context, "kind_status_import"), "MemcachedStatus");
         assert_eq!(get(&context, "kind_spec_import"), "MemcachedSpec");
     }
 
@@ -178,7 +177,11 @@ mod tests {
             assert_eq!(get(&context, "kind_type"), format!("WebApps{kind}"));
             assert_eq!(
                 get(&context, "kind_import"),
-                format!("{kind} as WebApps{kind}, {kind}Status as WebApps{kind}Status")
+                format!("{kind} as WebApps{kind}")
+            );
+            assert_eq!(
+                get(&context, "kind_status_import"),
+                format!("{kind}Status as WebApps{kind}Status")
             );
             assert_eq!(get(&context, "kind_spec"), format!("WebApps{kind}Spec"));
         }
