@@ -12,4 +12,5 @@ mod hostile;
 mod init;
 mod rbac;
 mod rust_api;
+mod shipping;
 mod tutorial;
