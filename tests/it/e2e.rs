@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::support::{rusty, transcript};
 
 /// Heavy cargo runs go one at a time, even when tests run in parallel.
-static CARGO: Mutex<()> = Mutex::new(());
+pub static CARGO: Mutex<()> = Mutex::new(());
 
 pub fn skip() -> bool {
     if std::env::var_os("RUSTY_SDK_SKIP_E2E").is_some() {

@@ -9,6 +9,7 @@ mod formatting;
 mod fuzz;
 mod helm_api;
 mod hostile;
+mod image;
 mod init;
 mod rbac;
 mod rust_api;

@@ -1,0 +1,254 @@
+//! The image build of a fresh scaffold, without a container engine: the Dockerfile's
+//! builder stage is replayed on the host with the paths it uses. The build context is
+//! what .dockerignore lets in, the runtime source is the named context `make docker-build`
+//! passes (placed where the Dockerfile copies it), `.cargo/config.toml` is written by the
+//! Dockerfile's own command, then its cargo build runs. The final stage must copy every
+//! file the operator reads.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::e2e::{must, project_dir, skip};
+use crate::support::rusty;
+
+/// Instructions of a Dockerfile, continuation lines joined, comments left out.
+fn instructions(dockerfile: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for line in dockerfile.lines() {
+        if line.trim_start().starts_with('#') && current.is_empty() {
+            continue;
+        }
+        match line.strip_suffix('\\') {
+            Some(head) => current.push_str(head),
+            None => {
+                current.push_str(line);
+                if !current.trim().is_empty() {
+                    out.push(current.trim().to_string());
+                }
+                current.clear();
+            }
+        }
+    }
+    out
+}
+
+/// The paths a `*` + `!path` .dockerignore lets into the build context.
+fn allowed(dockerignore: &str) -> Vec<String> {
+    let lines: Vec<&str> = dockerignore
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert_eq!(lines.first(), Some(&"*"), "{dockerignore}");
+    lines[1..]
+        .iter()
+        .map(|l| {
+            l.strip_prefix('!')
+                .expect("only exceptions after *")
+                .to_string()
+        })
+        .collect()
+}
+
+fn in_context(source: &str, allowed: &[String]) -> bool {
+    let source = source.trim_end_matches('/').trim_end_matches('*');
+    allowed
+        .iter()
+        .any(|a| source == a || source.starts_with(&format!("{a}/")))
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        }
+    } else {
+        std::fs::copy(from, to).unwrap();
+    }
+}
+
+/// The directory `make docker-build` passes as the `rusty-sdk-crates` context.
+fn runtime_context(root: &Path) -> Option<PathBuf> {
+    let output = Command::new("make")
+        .current_dir(root)
+        .args(["-n", "docker-build", "IMG=example.com/operator:v1"])
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let argument = text
+        .split_whitespace()
+        .skip_while(|word| *word != "--build-context")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no --build-context in `make -n docker-build`: {text}"));
+    let dir = argument
+        .strip_prefix("rusty-sdk-crates=")
+        .unwrap_or_else(|| panic!("unexpected build context {argument}"));
+    Some(PathBuf::from(dir))
+}
+
+#[test]
+fn the_builder_stage_builds_a_fresh_scaffold_from_its_build_context() {
+    if skip() {
+        return;
+    }
+    let (_dir, root) = project_dir("e2e-image");
+    for args in [
+        &[
+            "init",
+            "--plugins",
+            "hybrid.helm",
+            "--domain",
+            "example.com",
+            "-q",
+        ][..],
+        &[
+            "create",
+            "api",
+            "--plugins",
+            "helm",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+            "-q",
+        ],
+        &[
+            "create",
+            "api",
+            "--plugins",
+            "rust",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Backup",
+            "--resource",
+            "--controller",
+            "-q",
+        ],
+    ] {
+        rusty(&root).args(args).assert().success();
+    }
+    let Some(crates) = runtime_context(&root) else {
+        eprintln!("notice: make not found, skipping the image build check");
+        return;
+    };
+    assert!(
+        crates.join("runtime/Cargo.toml").is_file(),
+        "{}",
+        crates.display()
+    );
+
+    let dockerfile = std::fs::read_to_string(root.join("Dockerfile")).unwrap();
+    let allowed = allowed(&std::fs::read_to_string(root.join(".dockerignore")).unwrap());
+    let stage = tempfile::tempdir().unwrap();
+    let workspace = stage.path().join("workspace");
+    let crates_in_image = stage.path().join("rusty-sdk/crates");
+    std::fs::create_dir_all(&workspace).unwrap();
+    let mut stage_name = String::new();
+    let mut cargo_command = None;
+    let mut final_copies = Vec::new();
+    for instruction in instructions(&dockerfile) {
+        let (verb, rest) = instruction.split_once(' ').unwrap();
+        match verb {
+            "FROM" => stage_name = rest.rsplit(' ').next().unwrap().to_string(),
+            "COPY" if rest.starts_with("--from=rusty-sdk-crates / /rusty-sdk/crates/") => {
+                copy_tree(&crates, &crates_in_image);
+            }
+            "COPY" if rest.starts_with("--from=") => {}
+            "COPY" => {
+                let words: Vec<&str> = rest.split_whitespace().collect();
+                let (sources, dest) = words.split_at(words.len() - 1);
+                for source in sources {
+                    assert!(
+                        in_context(source, &allowed),
+                        "{source} is not in the build context"
+                    );
+                    if stage_name == "builder" {
+                        let from = root.join(source.trim_end_matches('*'));
+                        if from.exists() {
+                            let name = Path::new(source.trim_end_matches('/')).file_name().unwrap();
+                            let to = if dest[0].ends_with('/') && !source.ends_with('/') {
+                                workspace.join(dest[0]).join(name)
+                            } else {
+                                workspace.join(dest[0])
+                            };
+                            copy_tree(&from, &to);
+                        }
+                    } else {
+                        final_copies.push(source.trim_end_matches('/').to_string());
+                    }
+                }
+            }
+            "RUN" if rest.contains(".cargo/config.toml") => {
+                // The Dockerfile's own command, with the image's path mapped to the stage.
+                let command =
+                    rest.replace("/rusty-sdk/crates", &crates_in_image.display().to_string());
+                must(&workspace, "sh", &["-c", &command]);
+            }
+            "RUN" if rest.contains("cargo build") => {
+                let start = rest.find("cargo build").unwrap();
+                let end = rest[start..].find("&&").map_or(rest.len(), |i| start + i);
+                cargo_command = Some(rest[start..end].trim().to_string());
+            }
+            _ => {}
+        }
+    }
+    let config = std::fs::read_to_string(workspace.join(".cargo/config.toml")).unwrap();
+    assert!(
+        config.contains(&crates_in_image.join("runtime").display().to_string()),
+        "{config}"
+    );
+
+    let name = root.file_name().unwrap().to_string_lossy().into_owned();
+    let command = cargo_command.expect("the builder stage runs cargo build");
+    assert_eq!(command, format!("cargo build --release --bin {name}"));
+    // The same build in the dev profile, which shares the suite's build cache (a release
+    // build would compile every dependency again and outgrow the CI disk).
+    let _guard = crate::e2e::CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    must(&workspace, "cargo", &["build", "--quiet", "--bin", &name]);
+    assert!(crate::e2e::target_dir().join("debug").join(&name).is_file());
+
+    // What the operator reads at run time is in the runtime image.
+    for needed in ["watches.yaml", "helm-charts"] {
+        assert!(
+            final_copies.iter().any(|c| c == needed),
+            "{needed}: {final_copies:?}"
+        );
+    }
+    assert!(dockerfile.contains("COPY --from=helm /usr/local/bin/helm /usr/local/bin/helm"));
+    assert!(dockerfile.contains("COPY --from=builder /workspace/manager /manager"));
+}
+
+/// The library crates spell out the workspace's package fields (see their Cargo.toml);
+/// they must not drift from the workspace's.
+#[test]
+fn library_crates_declare_the_workspace_package_fields() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |path: String| -> toml_edit::DocumentMut {
+        std::fs::read_to_string(path).unwrap().parse().unwrap()
+    };
+    let workspace = read(format!("{root}/Cargo.toml"));
+    let fields = &workspace["workspace"]["package"];
+    for krate in ["runtime", "chart", "gotemplate"] {
+        let manifest = read(format!("{root}/crates/{krate}/Cargo.toml"));
+        for field in [
+            "version",
+            "edition",
+            "rust-version",
+            "license",
+            "repository",
+        ] {
+            assert_eq!(
+                manifest["package"][field].as_str(),
+                fields[field].as_str(),
+                "crates/{krate}: {field}"
+            );
+        }
+    }
+}
