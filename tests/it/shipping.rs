@@ -171,4 +171,30 @@ fn build_installer_writes_every_object_with_the_image() {
         .find(|o| o["kind"] == "CustomResourceDefinition")
         .unwrap();
     assert_eq!(crd["metadata"]["name"], "memcacheds.cache.example.com");
+    validate_against_kubernetes_schemas(&root.join("dist/install.yaml"), objects.len());
+}
+
+/// Every object against Kubernetes' own schemas, unknown fields refused.
+fn validate_against_kubernetes_schemas(file: &Path, objects: usize) {
+    let Ok(output) = Command::new("kubernetes-validate")
+        .args(["--strict", "--no-warn"])
+        .arg(file)
+        .output()
+    else {
+        eprintln!(
+            "notice: kubernetes-validate not found (pip install kubernetes-validate), skipping schema validation"
+        );
+        return;
+    };
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{text}");
+    assert_eq!(
+        text.matches(" passed for resource ").count(),
+        objects,
+        "{text}"
+    );
 }
