@@ -43,6 +43,13 @@ pub struct ManagerArgs {
     #[arg(long, default_value = "tls.key", value_name = "FILE")]
     pub metrics_cert_key: String,
 
+    /// Let the metrics server speak HTTP/2 (kubebuilder's flag). Off by default, as in
+    /// kubebuilder, since HTTP/2's stream reset floods (CVE-2023-44487) cost a server
+    /// more than HTTP/1.1 requests do; off, TLS clients are offered HTTP/1.1 only.
+    #[arg(long, default_value_t = false, action = clap::ArgAction::Set,
+          num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub enable_http2: bool,
+
     /// Address the /healthz and /readyz probes bind to; `0` disables them.
     #[arg(long, default_value = ":8081")]
     pub health_probe_bind_address: String,
@@ -85,6 +92,7 @@ impl Default for ManagerArgs {
             metrics_cert_key: "tls.key".into(),
             health_probe_bind_address: ":8081".into(),
             leader_elect: false,
+            enable_http2: false,
             leader_election_id: String::new(),
             leader_election_namespace: None,
             namespace: String::new(),
@@ -190,6 +198,9 @@ mod tests {
         assert!(parse(&["--leader-elect=true"]).unwrap().leader_elect);
         assert!(!parse(&["--leader-elect=false"]).unwrap().leader_elect);
         assert!(parse(&["--metrics-secure"]).unwrap().metrics_secure);
+        assert!(!parse(&[]).unwrap().enable_http2);
+        assert!(parse(&["--enable-http2"]).unwrap().enable_http2);
+        assert!(!parse(&["--enable-http2=false"]).unwrap().enable_http2);
         assert!(parse(&["--metrics-secure=maybe"]).is_err());
     }
 

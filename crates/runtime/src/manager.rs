@@ -206,6 +206,7 @@ impl Manager {
             self.args.metrics_cert_path.as_deref(),
             &self.args.metrics_cert_name,
             &self.args.metrics_cert_key,
+            self.args.enable_http2,
         )?;
         let authorizer: Arc<dyn MetricsAuthorizer> = Arc::new(CachingAuthorizer::new(
             KubeAuthorizer::new(self.client.clone()),

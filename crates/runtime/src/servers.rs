@@ -84,8 +84,13 @@ pub async fn serve(
         shutdown.await;
         stopper.graceful_shutdown(Some(DRAIN));
     });
+    // HTTP/2 only where ALPN offers it (`--enable-http2`): otherwise a client sending
+    // HTTP/2's preface without ALPN would still get it from hyper's auto-detection.
+    let http2 = tls.alpn_protocols.iter().any(|protocol| protocol == b"h2");
     let config = axum_server::tls_rustls::RustlsConfig::from_config(tls);
-    axum_server::tls_rustls::from_tcp_rustls(listener.into_std()?, config)?
+    let server = axum_server::tls_rustls::from_tcp_rustls(listener.into_std()?, config)?;
+    let server = if http2 { server } else { server.http1_only() };
+    server
         .handle(handle)
         .serve(router.into_make_service())
         .await
@@ -102,10 +107,16 @@ mod tests {
     use super::*;
     use crate::{ReconcileMetrics, metrics_server, tls};
 
-    /// A metrics server over TLS with a certificate from a cert dir, and a rustls client
-    /// that trusts exactly that certificate.
-    #[tokio::test]
-    async fn metrics_are_served_over_tls() {
+    /// A metrics server over TLS (HTTP/2 allowed or not) with a certificate from a cert
+    /// dir; returns its port, the certificate and the stop switch.
+    async fn tls_metrics_server(
+        http2: bool,
+    ) -> (
+        u16,
+        rcgen::CertifiedKey<rcgen::KeyPair>,
+        tokio::sync::watch::Sender<bool>,
+        tokio::task::JoinHandle<std::io::Result<()>>,
+    ) {
         let dir = tempfile::tempdir().unwrap();
         let generated = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
         std::fs::write(dir.path().join("tls.crt"), generated.cert.pem()).unwrap();
@@ -114,8 +125,7 @@ mod tests {
             generated.signing_key.serialize_pem(),
         )
         .unwrap();
-        let server_tls = tls::server_config(Some(dir.path()), "tls.crt", "tls.key").unwrap();
-
+        let server_tls = tls::server_config(Some(dir.path()), "tls.crt", "tls.key", http2).unwrap();
         let mut registry = Registry::default();
         ReconcileMetrics::new(&mut registry).record("memcached", true, 0.1);
         let router = metrics_server::router(Arc::new(registry), None);
@@ -123,23 +133,38 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         let (stop_tx, stop) = Shutdown::channel();
         let server = tokio::spawn(serve(listener, router, Some(server_tls), stop.wait()));
+        (port, generated, stop_tx, server)
+    }
 
+    /// A TLS connection that trusts exactly `cert`, offering `alpn`.
+    async fn connect(
+        port: u16,
+        cert: &rcgen::CertifiedKey<rcgen::KeyPair>,
+        alpn: &[&[u8]],
+    ) -> tokio_rustls::client::TlsStream<tokio::net::TcpStream> {
         let mut roots = rustls::RootCertStore::empty();
-        roots.add(generated.cert.der().clone()).unwrap();
+        roots.add(cert.cert.der().clone()).unwrap();
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let client_tls = rustls::ClientConfig::builder_with_provider(provider)
+        let mut client_tls = rustls::ClientConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
             .unwrap()
             .with_root_certificates(roots)
             .with_no_client_auth();
+        client_tls.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         let connector = tokio_rustls::TlsConnector::from(Arc::new(client_tls));
         let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await
             .unwrap();
-        let mut stream = connector
+        connector
             .connect(ServerName::try_from("localhost").unwrap(), tcp)
             .await
-            .unwrap();
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn metrics_are_served_over_tls() {
+        let (port, cert, stop_tx, server) = tls_metrics_server(false).await;
+        let mut stream = connect(port, &cert, &[]).await;
         stream
             .write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             .await
@@ -155,6 +180,57 @@ mod tests {
             "{response}"
         );
 
+        stop_tx.send(true).unwrap();
+        server.await.unwrap().unwrap();
+    }
+
+    /// HTTP/2's connection preface; an HTTP/2 server answers it with a SETTINGS frame.
+    const H2_PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0";
+
+    /// What the server sends back within a second of HTTP/2's preface (nothing if silent).
+    async fn answer_to_preface(
+        stream: &mut tokio_rustls::client::TlsStream<tokio::net::TcpStream>,
+    ) -> Vec<u8> {
+        stream.write_all(H2_PREFACE).await.unwrap();
+        let mut buffer = vec![0; 64];
+        let read =
+            tokio::time::timeout(std::time::Duration::from_secs(1), stream.read(&mut buffer));
+        let n = match read.await {
+            Ok(Ok(n)) => n,
+            Ok(Err(_)) | Err(_) => 0,
+        };
+        buffer.truncate(n);
+        buffer
+    }
+
+    /// Without `--enable-http2` (kubebuilder's default) neither ALPN nor a client that
+    /// speaks HTTP/2 without asking gets HTTP/2; with it, ALPN chooses h2.
+    #[tokio::test]
+    async fn http2_only_with_enable_http2() {
+        let (port, cert, stop_tx, server) = tls_metrics_server(false).await;
+        let mut stream = connect(port, &cert, &[b"h2", b"http/1.1"]).await;
+        assert_eq!(stream.get_ref().1.alpn_protocol(), Some(&b"http/1.1"[..]));
+        let answer = answer_to_preface(&mut stream).await;
+        // No SETTINGS frame: an HTTP/1.1 refusal or silence.
+        assert!(
+            answer.is_empty() || answer.starts_with(b"HTTP/1.1 "),
+            "{answer:?}"
+        );
+        drop(stream);
+        stop_tx.send(true).unwrap();
+        server.await.unwrap().unwrap();
+
+        let (port, cert, stop_tx, server) = tls_metrics_server(true).await;
+        let mut stream = connect(port, &cert, &[b"h2", b"http/1.1"]).await;
+        assert_eq!(stream.get_ref().1.alpn_protocol(), Some(&b"h2"[..]));
+        let answer = answer_to_preface(&mut stream).await;
+        // A frame header: 3 bytes of length, then type 4 (SETTINGS).
+        assert_eq!(
+            answer.get(3),
+            Some(&4),
+            "an HTTP/2 SETTINGS frame: {answer:?}"
+        );
+        drop(stream);
         stop_tx.send(true).unwrap();
         server.await.unwrap().unwrap();
     }

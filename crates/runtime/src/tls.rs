@@ -8,14 +8,14 @@ use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-/// Build the TLS configuration: load `tls.crt`/`tls.key` from `cert_dir`, or generate a
-/// self-signed certificate for `localhost` and this host when no directory is given.
 /// TLS for the metrics server: `cert_name` and `key_name` in `cert_dir`, or a self-signed
-/// certificate without a directory.
+/// certificate for `localhost` and this host without a directory. ALPN offers HTTP/2 only
+/// when `http2` is set (`--enable-http2`); the server follows what ALPN offers.
 pub fn server_config(
     cert_dir: Option<&Path>,
     cert_name: &str,
     key_name: &str,
+    http2: bool,
 ) -> anyhow::Result<Arc<ServerConfig>> {
     let (certs, key) = match cert_dir {
         Some(dir) => load_pem_pair(&dir.join(cert_name), &dir.join(key_name))?,
@@ -28,7 +28,11 @@ pub fn server_config(
         .with_no_client_auth()
         .with_single_cert(certs, key)
         .context("TLS: the metrics certificate and key do not form a usable pair")?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.alpn_protocols = if http2 {
+        vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
     Ok(Arc::new(config))
 }
 
@@ -79,7 +83,7 @@ mod tests {
 
     #[test]
     fn self_signed_certificate_is_generated_without_a_cert_dir() {
-        let config = server_config(None, "tls.crt", "tls.key").unwrap();
+        let config = server_config(None, "tls.crt", "tls.key", false).unwrap();
         assert_eq!(config.alpn_protocols, vec![b"http/1.1".to_vec()]);
     }
 
@@ -93,10 +97,10 @@ mod tests {
             generated.signing_key.serialize_pem(),
         )
         .unwrap();
-        server_config(Some(dir.path()), "cert.pem", "key.pem").unwrap();
+        server_config(Some(dir.path()), "cert.pem", "key.pem", false).unwrap();
         let err = format!(
             "{:#}",
-            server_config(Some(dir.path()), "tls.crt", "tls.key").unwrap_err()
+            server_config(Some(dir.path()), "tls.crt", "tls.key", false).unwrap_err()
         );
         assert!(err.contains("--metrics-cert-name"), "{err}");
     }
@@ -106,7 +110,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let err = format!(
             "{:#}",
-            server_config(Some(dir.path()), "tls.crt", "tls.key").unwrap_err()
+            server_config(Some(dir.path()), "tls.crt", "tls.key", false).unwrap_err()
         );
         assert!(
             err.contains("tls.crt") && err.contains("--metrics-cert-path"),
