@@ -96,6 +96,11 @@ pub struct InitArgs {
     /// [default: the runtime this rusty-sdk was built from]
     #[arg(long, value_name = "DIR")]
     pub runtime_path: Option<PathBuf>,
+    /// Scope the manager to its own namespace (kubebuilder's `--namespaced`): it watches
+    /// only there (WATCH_NAMESPACE from the pod's namespace) and its permissions are a
+    /// Role and RoleBinding there instead of a ClusterRole
+    #[arg(long)]
+    pub namespaced: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

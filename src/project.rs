@@ -26,6 +26,9 @@ pub struct Project {
     pub domain: Option<String>,
     #[serde(default, deserialize_with = "string_or_list")]
     pub layout: Vec<String>,
+    /// kubebuilder's `namespaced: true`: the manager is scoped to its own namespace.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub namespaced: bool,
     #[serde(default, skip_serializing_if = "Mapping::is_empty")]
     pub plugins: Mapping,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -31,6 +31,7 @@ pub struct InitSettings {
     pub owner: String,
     pub license: License,
     pub runtime_path: Option<PathBuf>,
+    pub namespaced: bool,
 }
 
 impl InitSettings {
@@ -60,6 +61,7 @@ impl InitSettings {
             owner,
             license: args.license,
             runtime_path: runtime_path(args.runtime_path.as_deref())?,
+            namespaced: args.namespaced,
         })
     }
 
@@ -81,6 +83,7 @@ impl InitSettings {
         ctx.insert("layout", self.layout.short_name());
         ctx.insert("has_helm", &self.layout.has_helm());
         ctx.insert("has_rust", &self.layout.has_rust());
+        ctx.insert("namespaced_manager", &self.namespaced);
         ctx.insert("runtime_version", RUNTIME_VERSION);
         ctx.insert("rusty_sdk_version", env!("CARGO_PKG_VERSION"));
         ctx.insert("leader_election_id", &self.leader_election_id());
@@ -104,6 +107,7 @@ impl InitSettings {
             layout: vec![self.layout.key().to_string()],
             project_name: Some(self.project_name.to_string()),
             repo: self.repo.as_ref().map(ToString::to_string),
+            namespaced: self.namespaced,
             version: "3".to_string(),
             ..Project::default()
         }
@@ -205,6 +209,10 @@ pub fn stage(settings: &InitSettings, root: &Path) -> Result<Tree> {
     let mut renderer = Renderer::new();
     for set in template_sets(settings.layout) {
         for source in templates::sources(set) {
+            // A namespaced manager's role is bound in role.yaml by a RoleBinding.
+            if settings.namespaced && source.output == "config/rbac/role_binding.yaml" {
+                continue;
+            }
             let bytes = renderer.produce(&source, &context)?;
             tree.add(&source.output, bytes, Policy::User);
         }

@@ -45,8 +45,9 @@ pub fn own_kinds(project: &Project) -> Vec<OwnKind> {
         .collect()
 }
 
-/// The runtime's permissions for this project. `helm` says whether it has Helm APIs.
-pub fn permissions(kinds: &[OwnKind], helm: bool) -> Vec<Permission> {
+/// The runtime's permissions for this project. `helm` says whether it has Helm APIs,
+/// `namespaced_manager` whether the manager is scoped to its own namespace.
+pub fn permissions(kinds: &[OwnKind], helm: bool, namespaced_manager: bool) -> Vec<Permission> {
     let mut out = Vec::new();
     for kind in kinds {
         let source = || Source::Base("own kind");
@@ -75,14 +76,18 @@ pub fn permissions(kinds: &[OwnKind], helm: bool) -> Vec<Permission> {
         &["create", "patch"],
         events(),
     ));
-    out.push(
-        Permission::new(
-            Target::resource("", "namespaces"),
-            &["get"],
-            Source::Base("namespaces"),
-        )
-        .cluster_scoped(true),
-    );
+    // operator-sdk's base rule. A manager scoped to its own namespace goes without: that
+    // namespace exists, and a cluster-scoped rule would need a ClusterRole.
+    if !namespaced_manager {
+        out.push(
+            Permission::new(
+                Target::resource("", "namespaces"),
+                &["get"],
+                Source::Base("namespaces"),
+            )
+            .cluster_scoped(true),
+        );
+    }
     if helm {
         out.push(Permission::new(
             Target::resource("", "secrets"),
@@ -124,7 +129,7 @@ mod tests {
     #[test]
     fn base_rules_cover_own_kinds_events_namespaces_and_helm_secrets() {
         let kinds = own_kinds(&project());
-        let with_helm = permissions(&kinds, true);
+        let with_helm = permissions(&kinds, true, false);
         let find = |perms: &[Permission], group: &str, resource: &str| {
             perms
                 .iter()
@@ -155,6 +160,8 @@ mod tests {
         assert!(find(&with_helm, "", "secrets").is_some());
         assert!(find(&with_helm, "coordination.k8s.io", "leases").is_none());
         assert!(find(&with_helm, "apps", "deployments").is_none());
-        assert!(find(&permissions(&kinds, false), "", "secrets").is_none());
+        assert!(find(&permissions(&kinds, false, false), "", "secrets").is_none());
+        // Scoped to its namespace, the manager needs no cluster-scoped rule of its own.
+        assert!(find(&permissions(&kinds, true, true), "", "namespaces").is_none());
     }
 }

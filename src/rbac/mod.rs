@@ -54,7 +54,7 @@ pub fn stage_role(tree: &mut Tree, project: &Project) -> Result<Vec<String>> {
 pub fn generate(tree: &Tree, project: &Project) -> Result<GeneratedRole> {
     let helm = helm_apis::helm_apis(tree, project)?;
     let own = own_kinds(project, &helm);
-    let mut permissions = base::permissions(&own, !helm.is_empty());
+    let mut permissions = base::permissions(&own, !helm.is_empty(), project.namespaced);
     let mut warnings = BTreeSet::new();
     for api in &helm {
         let (objects, switch_warnings) = chart_source::chart_objects(tree, &api.chart_dir)?;
@@ -70,7 +70,7 @@ pub fn generate(tree: &Tree, project: &Project) -> Result<GeneratedRole> {
     let scope = namespace_scope(project);
     let roles = merge::merge(permissions, scope.as_deref());
     Ok(GeneratedRole {
-        text: render::render(&roles, &project_name(tree, project)),
+        text: render::render(&roles, &project_name(tree, project), project.namespaced),
         warnings: warnings.into_iter().collect(),
     })
 }
@@ -96,10 +96,18 @@ fn own_kinds(project: &Project, helm: &[helm_apis::HelmApi]) -> Vec<OwnKind> {
     own
 }
 
-/// The namespace the operator is scoped to, if `generate rbac --namespace` recorded one.
+/// kustomize's placeholder for the manager's namespace: config/default sets the real one.
+pub const MANAGER_NAMESPACE: &str = "system";
+
+/// The namespace the operator is scoped to: the one `generate rbac --namespace` recorded,
+/// else the manager's own in a project made with `init --namespaced`.
 pub fn namespace_scope(project: &Project) -> Option<String> {
-    let data = project.plugins.get(PLUGIN_KEY)?;
-    data.get("namespace")?.as_str().map(str::to_string)
+    let recorded = project
+        .plugins
+        .get(PLUGIN_KEY)
+        .and_then(|data| data.get("namespace"))
+        .and_then(|ns| ns.as_str().map(str::to_string));
+    recorded.or_else(|| project.namespaced.then(|| MANAGER_NAMESPACE.to_string()))
 }
 
 /// Record (or with `None`, forget) the namespace the operator is scoped to.

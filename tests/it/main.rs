@@ -11,6 +11,7 @@ mod helm_api;
 mod hostile;
 mod image;
 mod init;
+mod namespaced;
 mod rbac;
 mod rust_api;
 mod shipping;

@@ -158,6 +158,7 @@ impl ApiSpec {
         ctx.insert("kind_screaming", &self.kind.screaming());
         ctx.insert("plural", &self.plural);
         ctx.insert("namespaced", &self.namespaced);
+        ctx.insert("namespaced_manager", &project.namespaced);
         ctx
     }
 

@@ -1,0 +1,207 @@
+//! `init --namespaced`: a manager scoped to its own namespace, as kubebuilder scaffolds it.
+//! It watches the namespace it runs in and its permissions are a Role and RoleBinding
+//! there: no ClusterRole for the manager unless a controller asks for a cluster-scoped
+//! resource.
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::rusty;
+
+fn run(root: &Path, args: &[&str]) {
+    let output = rusty(root).args(args).arg("-q").output().unwrap();
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn read(root: &Path, path: &str) -> String {
+    std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Every `kind`/`metadata.name` pair of a multi-document YAML text.
+fn objects(text: &str) -> Vec<(String, String)> {
+    serde_yaml::Deserializer::from_str(text)
+        .filter_map(|doc| {
+            let value: serde_yaml::Value = serde::Deserialize::deserialize(doc).ok()?;
+            Some((
+                value["kind"].as_str()?.to_string(),
+                value["metadata"]["name"].as_str()?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+fn namespaced_project(root: &Path) {
+    run(
+        root,
+        &[
+            "init",
+            "--plugins",
+            "hybrid.helm",
+            "--domain",
+            "example.com",
+            "--namespaced",
+        ],
+    );
+    run(
+        root,
+        &[
+            "create",
+            "api",
+            "--plugins",
+            "helm",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ],
+    );
+    run(
+        root,
+        &[
+            "create",
+            "api",
+            "--plugins",
+            "rust",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Backup",
+            "--resource",
+            "--controller",
+        ],
+    );
+}
+
+#[test]
+fn a_namespaced_manager_gets_a_role_and_watches_its_namespace() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("shop");
+    std::fs::create_dir(&root).unwrap();
+    namespaced_project(&root);
+
+    assert!(read(&root, "PROJECT").contains("\nnamespaced: true\n"));
+    let manager = read(&root, "config/manager/manager.yaml");
+    assert!(
+        manager.contains("- name: WATCH_NAMESPACE\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.namespace"),
+        "{manager}"
+    );
+    // No ClusterRoleBinding for the manager: role_binding.yaml is not scaffolded.
+    assert!(!root.join("config/rbac/role_binding.yaml").exists());
+    assert!(!read(&root, "config/rbac/kustomization.yaml").contains("\n- role_binding.yaml\n"));
+
+    let role = read(&root, "config/rbac/role.yaml");
+    assert_eq!(
+        objects(&role),
+        [
+            ("Role".to_string(), "manager-role".to_string()),
+            ("RoleBinding".to_string(), "manager-rolebinding".to_string())
+        ]
+    );
+    for granted in ["memcacheds", "deployments", "secrets", "backups"] {
+        assert!(
+            role.contains(&format!("  - {granted}\n")),
+            "{granted}:\n{role}"
+        );
+    }
+    // The base rule on namespaces (cluster-scoped) is not needed in one namespace.
+    assert!(!role.contains("- namespaces\n"), "{role}");
+    for api in ["memcached", "backup"] {
+        for role_of_users in ["admin", "editor", "viewer"] {
+            let text = read(
+                &root,
+                &format!("config/rbac/{api}_{role_of_users}_role.yaml"),
+            );
+            assert!(
+                text.contains("\nkind: Role\n"),
+                "{api} {role_of_users}:\n{text}"
+            );
+        }
+    }
+    let check = rusty(&root)
+        .args(["generate", "rbac", "--check"])
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+
+    if Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_err()
+    {
+        eprintln!("notice: kubectl not found, skipping `kubectl kustomize config/default`");
+        return;
+    }
+    let output = Command::new("kubectl")
+        .args(["kustomize", "config/default"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let built = objects(&String::from_utf8_lossy(&output.stdout));
+    assert!(
+        built.contains(&("Role".into(), "shop-manager-role".into())),
+        "{built:?}"
+    );
+    assert!(
+        built.contains(&("RoleBinding".into(), "shop-manager-rolebinding".into())),
+        "{built:?}"
+    );
+    let cluster_roles: Vec<&String> = built
+        .iter()
+        .filter(|(kind, _)| kind == "ClusterRole")
+        .map(|(_, name)| name)
+        .collect();
+    // Only the metrics endpoint's roles stay cluster-wide (TokenReview and
+    // SubjectAccessReview are cluster-scoped APIs), as in kubebuilder.
+    assert_eq!(
+        cluster_roles,
+        ["shop-metrics-auth-role", "shop-metrics-reader"]
+    );
+}
+
+#[test]
+fn a_cluster_scoped_marker_gets_its_own_bound_cluster_role() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("shop");
+    std::fs::create_dir(&root).unwrap();
+    namespaced_project(&root);
+    let controller = root.join("src/controller/backup.rs");
+    let text = read(&root, "src/controller/backup.rs").replacen(
+        "// +rusty:rbac:",
+        "// +rusty:rbac:groups=\"\",resources=nodes,verbs=get;list\n// +rusty:rbac:",
+        1,
+    );
+    std::fs::write(&controller, text).unwrap();
+    run(&root, &["generate", "rbac"]);
+    let role = read(&root, "config/rbac/role.yaml");
+    assert_eq!(
+        objects(&role),
+        [
+            ("ClusterRole".to_string(), "manager-role".to_string()),
+            (
+                "ClusterRoleBinding".to_string(),
+                "manager-rolebinding".to_string()
+            ),
+            ("Role".to_string(), "manager-role".to_string()),
+            ("RoleBinding".to_string(), "manager-rolebinding".to_string())
+        ]
+    );
+    let cluster_part = role.split("kind: ClusterRoleBinding").next().unwrap();
+    assert!(cluster_part.contains("- nodes\n"), "{role}");
+}
