@@ -60,6 +60,11 @@ pub enum Command {
     /// Regenerate files derived from the project
     #[command(subcommand)]
     Generate(GenerateCommand),
+    /// Change a setting of an existing project
+    #[command(after_help = "Examples:\n  \
+        rusty-sdk edit --namespaced          # scope the manager to its own namespace\n  \
+        rusty-sdk edit --namespaced=false    # watch every namespace again")]
+    Edit(EditArgs),
     /// Print rusty-sdk's version
     Version,
     /// Print a shell completion script
@@ -67,6 +72,15 @@ pub enum Command {
         /// The shell to complete for
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// Scope the manager to its own namespace (Role and RoleBinding, WATCH_NAMESPACE from
+    /// the pod), or with `=false` let it watch every namespace again (ClusterRole)
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
+          value_name = "BOOL")]
+    pub namespaced: Option<bool>,
 }
 
 #[derive(Debug, Args)]

@@ -84,6 +84,7 @@ fn dispatch(session: &Session, command: Command) -> Result<()> {
         Command::Generate(cli::GenerateCommand::Rbac(args)) => {
             commands::generate_rbac::run(session, &args)
         }
+        Command::Edit(args) => commands::edit::run(session, &args),
         Command::Version => {
             print_all(format!("rusty-sdk {}\n", env!("CARGO_PKG_VERSION")).as_bytes())
         }

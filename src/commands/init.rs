@@ -209,10 +209,6 @@ pub fn stage(settings: &InitSettings, root: &Path) -> Result<Tree> {
     let mut renderer = Renderer::new();
     for set in template_sets(settings.layout) {
         for source in templates::sources(set) {
-            // A namespaced manager's role is bound in role.yaml by a RoleBinding.
-            if settings.namespaced && source.output == "config/rbac/role_binding.yaml" {
-                continue;
-            }
             let bytes = renderer.produce(&source, &context)?;
             tree.add(&source.output, bytes, Policy::User);
         }

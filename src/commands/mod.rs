@@ -1,4 +1,5 @@
 //! One module per command; each validates its flags, stages changes and applies them.
 pub mod create_api;
+pub mod edit;
 pub mod generate_rbac;
 pub mod init;

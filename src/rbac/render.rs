@@ -15,8 +15,8 @@ const HEADER: &str = "\
 
 /// The whole file: the ClusterRole `manager-role`, then a Role and RoleBinding per namespace
 /// that has rules of its own. A manager scoped to its own namespace (`init --namespaced`)
-/// gets a ClusterRole only for cluster-scoped rules, bound here (its project has no
-/// role_binding.yaml).
+/// has its Role in that namespace bound by role_binding.yaml, and a ClusterRole only for
+/// cluster-scoped rules, bound here.
 pub fn render(roles: &RoleSet, project_name: &str, namespaced_manager: bool) -> String {
     let mut out = String::from(HEADER);
     if !namespaced_manager || !roles.cluster.is_empty() {
@@ -30,8 +30,10 @@ pub fn render(roles: &RoleSet, project_name: &str, namespaced_manager: bool) -> 
     for (namespace, rules) in &roles.namespaced {
         out.push_str("---\n");
         push_role(&mut out, "Role", Some(namespace), rules, project_name);
-        out.push_str("---\n");
-        push_binding(&mut out, namespace, project_name);
+        if !(namespaced_manager && namespace == super::MANAGER_NAMESPACE) {
+            out.push_str("---\n");
+            push_binding(&mut out, namespace, project_name);
+        }
     }
     out
 }

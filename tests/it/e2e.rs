@@ -161,7 +161,7 @@ pub fn kustomize(root: &Path, dir: &str) -> Option<String> {
     Some(must(root, "kubectl", &["kustomize", dir]))
 }
 
-fn init(root: &Path, layout: &str) {
+fn init(root: &Path, layout: &str, extra: &[&str]) {
     let output = rusty(root)
         .args([
             "init",
@@ -170,14 +170,15 @@ fn init(root: &Path, layout: &str) {
             "--repo",
             "github.com/example/memcached-operator",
         ])
+        .args(extra)
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", transcript(&output, root));
 }
 
-fn project(layout: &str, name: &str) -> (tempfile::TempDir, PathBuf) {
+fn project(layout: &str, name: &str, extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let (dir, root) = project_dir(name);
-    init(&root, layout);
+    init(&root, layout, extra);
     (dir, root)
 }
 
@@ -186,8 +187,14 @@ fn init_projects_build_test_and_lint() {
     if skip() {
         return;
     }
-    for layout in ["hybrid.helm", "helm", "rust"] {
-        let (_dir, root) = project(layout, &format!("e2e-init-{}", layout.replace('.', "-")));
+    // The rust one with a manager scoped to its namespace (`init --namespaced`).
+    for (layout, extra) in [
+        ("hybrid.helm", &[][..]),
+        ("helm", &[]),
+        ("rust", &["--namespaced"]),
+    ] {
+        let name = format!("e2e-init-{}", layout.replace('.', "-"));
+        let (_dir, root) = project(layout, &name, extra);
         check_project(&root);
     }
 }
@@ -308,7 +315,7 @@ fn built_operator_serves_health_and_stops_on_sigterm() {
     if skip() {
         return;
     }
-    let (_dir, root) = project("hybrid.helm", "e2e-smoke");
+    let (_dir, root) = project("hybrid.helm", "e2e-smoke", &[]);
     claim_name(&root);
     let binary = built_operator(&root);
     let help = must(&root, binary.to_str().unwrap(), &["--help"]);

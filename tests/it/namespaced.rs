@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::rusty;
+use crate::support::{read_tree, rusty};
 
 fn run(root: &Path, args: &[&str]) {
     let output = rusty(root).args(args).arg("-q").output().unwrap();
@@ -92,17 +92,17 @@ fn a_namespaced_manager_gets_a_role_and_watches_its_namespace() {
         manager.contains("- name: WATCH_NAMESPACE\n          valueFrom:\n            fieldRef:\n              fieldPath: metadata.namespace"),
         "{manager}"
     );
-    // No ClusterRoleBinding for the manager: role_binding.yaml is not scaffolded.
-    assert!(!root.join("config/rbac/role_binding.yaml").exists());
-    assert!(!read(&root, "config/rbac/kustomization.yaml").contains("\n- role_binding.yaml\n"));
-
+    // role_binding.yaml binds the Role; role.yaml holds only the Role.
+    let binding = read(&root, "config/rbac/role_binding.yaml");
+    assert_eq!(
+        objects(&binding),
+        [("RoleBinding".to_string(), "manager-rolebinding".to_string())]
+    );
+    assert!(binding.contains("  kind: Role\n"), "{binding}");
     let role = read(&root, "config/rbac/role.yaml");
     assert_eq!(
         objects(&role),
-        [
-            ("Role".to_string(), "manager-role".to_string()),
-            ("RoleBinding".to_string(), "manager-rolebinding".to_string())
-        ]
+        [("Role".to_string(), "manager-role".to_string())]
     );
     for granted in ["memcacheds", "deployments", "secrets", "backups"] {
         assert!(
@@ -199,9 +199,132 @@ fn a_cluster_scoped_marker_gets_its_own_bound_cluster_role() {
                 "manager-rolebinding".to_string()
             ),
             ("Role".to_string(), "manager-role".to_string()),
-            ("RoleBinding".to_string(), "manager-rolebinding".to_string())
         ]
     );
     let cluster_part = role.split("kind: ClusterRoleBinding").next().unwrap();
     assert!(cluster_part.contains("- nodes\n"), "{role}");
+}
+
+fn project_with_apis(root: &Path, namespaced: bool) {
+    let mut init = vec![
+        "init",
+        "--plugins",
+        "hybrid.helm",
+        "--domain",
+        "example.com",
+    ];
+    if namespaced {
+        init.push("--namespaced");
+    }
+    run(root, &init);
+    run(
+        root,
+        &[
+            "create",
+            "api",
+            "--plugins",
+            "helm",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Memcached",
+        ],
+    );
+    run(
+        root,
+        &[
+            "create",
+            "api",
+            "--plugins",
+            "rust",
+            "--group",
+            "cache",
+            "--version",
+            "v1",
+            "--kind",
+            "Backup",
+            "--resource",
+            "--controller",
+        ],
+    );
+}
+
+/// `edit --namespaced` leaves the project exactly as `init --namespaced` would have made it,
+/// `edit --namespaced=false` exactly as plain `init`; a second run changes nothing.
+#[test]
+fn edit_namespaced_switches_both_ways_to_what_init_writes() {
+    let plain = tempfile::tempdir().unwrap();
+    let scoped = tempfile::tempdir().unwrap();
+    let (plain, scoped) = (plain.path().join("shop"), scoped.path().join("shop"));
+    std::fs::create_dir(&plain).unwrap();
+    std::fs::create_dir(&scoped).unwrap();
+    project_with_apis(&plain, false);
+    project_with_apis(&scoped, true);
+    let (plain_tree, scoped_tree) = (read_tree(&plain), read_tree(&scoped));
+    assert_ne!(plain_tree, scoped_tree);
+
+    run(&plain, &["edit", "--namespaced"]);
+    assert_same_tree(&read_tree(&plain), &scoped_tree);
+    let again = rusty(&plain)
+        .args(["edit", "--namespaced"])
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    assert!(
+        !String::from_utf8_lossy(&again.stdout).contains("update"),
+        "{again:?}"
+    );
+    assert_same_tree(&read_tree(&plain), &scoped_tree);
+
+    run(&scoped, &["edit", "--namespaced=false"]);
+    assert_same_tree(&read_tree(&scoped), &plain_tree);
+}
+
+#[test]
+fn edit_leaves_hand_edited_text_alone_and_says_what_to_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("shop");
+    std::fs::create_dir(&root).unwrap();
+    project_with_apis(&root, false);
+    let manager = read(&root, "config/manager/manager.yaml").replace(
+        "          value: \"\"\n",
+        "          value: team-a,team-b\n",
+    );
+    std::fs::write(root.join("config/manager/manager.yaml"), &manager).unwrap();
+    let output = rusty(&root)
+        .args(["edit", "--namespaced"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("config/manager/manager.yaml was edited by hand")
+            && stderr.contains("metadata.namespace"),
+        "{stderr}"
+    );
+    assert_eq!(read(&root, "config/manager/manager.yaml"), manager);
+    assert!(read(&root, "PROJECT").contains("\nnamespaced: true\n"));
+
+    let nothing = rusty(&root).arg("edit").output().unwrap();
+    assert_eq!(nothing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&nothing.stderr).contains("--namespaced"));
+}
+
+fn assert_same_tree(
+    got: &std::collections::BTreeMap<String, Vec<u8>>,
+    want: &std::collections::BTreeMap<String, Vec<u8>>,
+) {
+    let paths = |tree: &std::collections::BTreeMap<String, Vec<u8>>| -> Vec<String> {
+        tree.keys().cloned().collect()
+    };
+    assert_eq!(paths(got), paths(want));
+    for (path, bytes) in want {
+        assert_eq!(
+            String::from_utf8_lossy(&got[path]),
+            String::from_utf8_lossy(bytes),
+            "{path}"
+        );
+    }
 }
