@@ -148,6 +148,9 @@ impl Object for TypedSlice {
 pub struct MapRef {
     shared: Arc<MapShared>,
     methods: Option<MapMethods>,
+    /// A map type other than `map[string]interface {}` (`map[string]string` from sprig's
+    /// `split`), for `%T`, `typeOf` and `%!(EXTRA ...)`.
+    type_name: Option<Arc<str>>,
 }
 
 #[derive(Default)]
@@ -202,6 +205,17 @@ impl MapRef {
                 depth: AtomicU32::new(d),
             }),
             methods: None,
+            type_name: None,
+        }
+    }
+
+    /// The same map seen as Go type `name` (`map[string]string`).
+    #[must_use]
+    pub fn with_type_name(&self, name: &str) -> Self {
+        Self {
+            shared: Arc::clone(&self.shared),
+            methods: None,
+            type_name: Some(name.into()),
         }
     }
 
@@ -211,6 +225,7 @@ impl MapRef {
         Self {
             shared: Arc::clone(&self.shared),
             methods: Some(methods),
+            type_name: None,
         }
     }
 
@@ -220,6 +235,7 @@ impl MapRef {
         Self {
             shared: Arc::clone(&self.shared),
             methods: None,
+            type_name: None,
         }
     }
 
@@ -394,7 +410,11 @@ impl Value {
             Value::String(_) => "string".into(),
             Value::List(_) => "[]interface {}".into(),
             Value::Map(m) if m.is_named() => "common.Values".into(),
-            Value::Map(_) => "map[string]interface {}".into(),
+            Value::Map(m) => m
+                .type_name
+                .as_deref()
+                .unwrap_or("map[string]interface {}")
+                .into(),
             Value::Function(_) => "func(...interface {}) (interface {}, error)".into(),
             Value::Object(o) => o.type_name().to_string(),
         }

@@ -113,7 +113,11 @@ fn numbered_parts(parts: Vec<&str>) -> Value {
         .enumerate()
         .map(|(i, p)| (format!("_{i}").into(), s(p)))
         .collect();
-    args::map(entries)
+    // sprig's split and splitn return Go's map[string]string.
+    match args::map(entries) {
+        Value::Map(map) => Value::Map(map.with_type_name("map[string]string")),
+        other => other,
+    }
 }
 
 /// Byte offsets as Go slices strings; the result is cut back to whole characters.
