@@ -89,7 +89,6 @@ impl BuiltinApi {
         context.insert("rbac_group", rbac_group);
         context.insert("plural", self.kind.plural);
         context.insert("api_name", &spec.api_name());
-        context.insert("resync_seconds", &300);
         context.insert("resync_minutes", &5);
         let text = renderer.render("api/builtin/controller.rs.tera", &context)?;
         let module = spec.controller_module();
