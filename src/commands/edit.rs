@@ -9,7 +9,6 @@ use std::path::Path;
 
 use crate::cli::EditArgs;
 use crate::error::{Error, Result};
-use crate::project::Project;
 use crate::rbac;
 use crate::scaffold::Tree;
 use crate::session::Session;
@@ -87,11 +86,7 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     {
         session.shell.warn(warning);
     }
-    save(session, tree, &project)
-}
-
-fn save(session: &Session, tree: Tree, project: &Project) -> Result<()> {
-    session.apply(tree, project).map(|_| ())
+    session.apply(tree, &project).map(|_| ())
 }
 
 fn watch_hint(namespaced: bool) -> &'static str {

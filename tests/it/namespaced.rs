@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{read_tree, rusty};
+use crate::support::{read_tree, rust_api_args, rusty};
 
 fn run(root: &Path, args: &[&str]) {
     let output = rusty(root).args(args).arg("-q").output().unwrap();
@@ -33,58 +33,12 @@ fn objects(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn namespaced_project(root: &Path) {
-    run(
-        root,
-        &[
-            "init",
-            "--plugins",
-            "hybrid.helm",
-            "--domain",
-            "example.com",
-            "--namespaced",
-        ],
-    );
-    run(
-        root,
-        &[
-            "create",
-            "api",
-            "--plugins",
-            "helm",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Memcached",
-        ],
-    );
-    run(
-        root,
-        &[
-            "create",
-            "api",
-            "--plugins",
-            "rust",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Backup",
-            "--resource",
-            "--controller",
-        ],
-    );
-}
-
 #[test]
 fn a_namespaced_manager_gets_a_role_and_watches_its_namespace() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("shop");
     std::fs::create_dir(&root).unwrap();
-    namespaced_project(&root);
+    project_with_apis(&root, true);
 
     assert!(read(&root, "PROJECT").contains("\nnamespaced: true\n"));
     let manager = read(&root, "config/manager/manager.yaml");
@@ -180,7 +134,7 @@ fn a_cluster_scoped_marker_gets_its_own_bound_cluster_role() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("shop");
     std::fs::create_dir(&root).unwrap();
-    namespaced_project(&root);
+    project_with_apis(&root, true);
     let controller = root.join("src/controller/backup.rs");
     let text = read(&root, "src/controller/backup.rs").replacen(
         "// +rusty:rbac:",
@@ -232,23 +186,8 @@ fn project_with_apis(root: &Path, namespaced: bool) {
             "Memcached",
         ],
     );
-    run(
-        root,
-        &[
-            "create",
-            "api",
-            "--plugins",
-            "rust",
-            "--group",
-            "cache",
-            "--version",
-            "v1",
-            "--kind",
-            "Backup",
-            "--resource",
-            "--controller",
-        ],
-    );
+    let rust = rust_api_args("cache", "v1", "Backup");
+    run(root, &rust.iter().map(String::as_str).collect::<Vec<_>>());
 }
 
 /// `edit --namespaced` leaves the project exactly as `init --namespaced` would have made it,
