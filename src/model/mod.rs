@@ -1,6 +1,7 @@
 //! Validated values the commands work with.
 pub mod names;
 pub mod plugin;
+pub mod plural;
 
 pub use names::{Domain, Group, Kind, ProjectName, Repo, Version};
 pub use plugin::{ApiPlugin, Layout};

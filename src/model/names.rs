@@ -317,7 +317,7 @@ impl Kind {
 
     /// The English plural of the lower-cased kind, as Kubernetes resource names use it.
     pub fn plural(&self) -> String {
-        pluralizer::pluralize(&self.lower(), 2, false)
+        super::plural::plural(&self.lower())
     }
 
     /// Build a kind from a chart name the way operator-sdk does (`my-app` -> `MyApp`).

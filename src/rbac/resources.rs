@@ -83,7 +83,7 @@ pub fn by_plural(group: &str, plural: &str) -> Option<&'static BuiltinKind> {
 /// The best guess at a kind's resource name when nothing says it: the lower-case English
 /// plural, which is what CRD authors almost always choose.
 pub fn guess_plural(kind: &str) -> String {
-    pluralizer::pluralize(&kind.to_lowercase(), 2, false)
+    crate::model::plural::plural(&kind.to_lowercase())
 }
 
 /// Every type of k8s-openapi 0.29 (feature v1_33) that implements `Resource`, sorted by
