@@ -1,14 +1,16 @@
 //! Writing a plan to disk, all or nothing, also against crashes: an intent journal (see
-//! [`journal`]) is fsynced before anything else is written; every file is written to a
-//! fsynced temporary sibling, then renamed into place with a backup of what it replaces
-//! (whose mode it keeps). Any failure, or SIGINT/SIGTERM, rolls the journal back; a crash
-//! leaves the journal for the next command to roll back.
+//! [`journal`]) is fsynced before anything else is written. A new file is written in
+//! place; a file that replaces one is written to a temporary sibling, then renamed into
+//! place with a backup of what it replaces (whose mode it keeps). Every file is fsynced
+//! before the first rename, every directory touched after the last. Any failure, or
+//! SIGINT/SIGTERM, rolls the journal back; a crash leaves the journal for the next command
+//! to roll back.
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::scaffold::faults::{self, CommitGuard};
-use crate::scaffold::journal::{self, Entry, Journal};
+use crate::scaffold::journal::{self, Entry, Journal, Replace};
 use crate::scaffold::plan::Plan;
 
 fn sibling(rel: &str, tag: &str) -> String {
@@ -39,11 +41,10 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
         missing_dirs(root, &change.path, &mut plan_journal.dirs)?;
         plan_journal.entries.push(Entry {
             target: change.path.clone(),
-            temp: sibling(&change.path, "tmp"),
-            backup: target
-                .symlink_metadata()
-                .is_ok()
-                .then(|| sibling(&change.path, "bak")),
+            replace: target.symlink_metadata().is_ok().then(|| Replace {
+                temp: sibling(&change.path, "tmp"),
+                backup: sibling(&change.path, "bak"),
+            }),
         });
     }
     let _guard = CommitGuard::enter();
@@ -93,29 +94,32 @@ fn write_all(root: &Path, writes: &[&crate::scaffold::Change], journal: &Journal
         faults::step(&dir)?;
         fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
     }
-    let mut temps = Vec::with_capacity(writes.len());
+    let mut files = Vec::with_capacity(writes.len());
     for (change, entry) in writes.iter().zip(&journal.entries) {
         let target = root.join(&entry.target);
-        let mode = fs::metadata(&target).ok().map(|m| m.permissions());
-        let temp = root.join(&entry.temp);
-        faults::step(&temp)?;
+        let (path, mode) = match &entry.replace {
+            Some(r) => (
+                root.join(&r.temp),
+                fs::metadata(&target).ok().map(|m| m.permissions()),
+            ),
+            None => (target.clone(), None),
+        };
+        faults::step(&path)?;
         let file =
-            journal::write_new(&temp, &change.after, mode).map_err(|e| retarget(e, &target))?;
-        temps.push((target, file));
+            journal::write_new(&path, &change.after, mode).map_err(|e| retarget(e, &target))?;
+        files.push((target, file));
     }
-    // Every temporary is durable before the first rename replaces anything.
-    journal::sync_files(&temps)?;
-    drop(temps);
-    journal.sync_parents(root)?;
+    // Every file is durable before the first rename replaces anything.
+    journal::sync_files(&files)?;
+    drop(files);
     // PROJECT is last in the plan, so it lands last.
     for entry in &journal.entries {
+        let Some(r) = &entry.replace else { continue };
         let target = root.join(&entry.target);
-        if let Some(b) = &entry.backup {
-            faults::step(&target)?;
-            fs::rename(&target, root.join(b)).map_err(|e| Error::io(&target, e))?;
-        }
         faults::step(&target)?;
-        fs::rename(root.join(&entry.temp), &target).map_err(|e| Error::io(&target, e))?;
+        fs::rename(&target, root.join(&r.backup)).map_err(|e| Error::io(&target, e))?;
+        faults::step(&target)?;
+        fs::rename(root.join(&r.temp), &target).map_err(|e| Error::io(&target, e))?;
     }
     journal.sync_parents(root)
 }

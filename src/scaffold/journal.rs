@@ -14,12 +14,19 @@ pub const FILE_NAME: &str = ".rusty-sdk-journal";
 const HEADER: &str = "rusty-sdk commit journal 1";
 const COMMITTED: &str = "committed";
 
-/// One planned write: where the file goes, its temporary, and where the old file is kept.
+/// One planned write: where the file goes and, when it replaces a file, the temporary it
+/// is written to and where the old file is kept. A new file is written in place: undoing
+/// it is removing it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub target: String,
+    pub replace: Option<Replace>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replace {
     pub temp: String,
-    pub backup: Option<String>,
+    pub backup: String,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -37,9 +44,12 @@ impl Journal {
             out.push_str(&format!("dir\t{d}\n"));
         }
         for e in &self.entries {
-            match &e.backup {
-                Some(b) => out.push_str(&format!("replace\t{}\t{}\t{b}\n", e.target, e.temp)),
-                None => out.push_str(&format!("new\t{}\t{}\n", e.target, e.temp)),
+            match &e.replace {
+                Some(r) => out.push_str(&format!(
+                    "replace\t{}\t{}\t{}\n",
+                    e.target, r.temp, r.backup
+                )),
+                None => out.push_str(&format!("new\t{}\n", e.target)),
             }
         }
         out
@@ -55,15 +65,17 @@ impl Journal {
             let fields: Vec<&str> = line.split('\t').collect();
             match fields.as_slice() {
                 ["dir", d] => journal.dirs.push(d.to_string()),
-                ["new", t, tmp] => journal.entries.push(Entry {
+                // Earlier versions also named a temporary for a new file.
+                ["new", t] | ["new", t, _] => journal.entries.push(Entry {
                     target: t.to_string(),
-                    temp: tmp.to_string(),
-                    backup: None,
+                    replace: None,
                 }),
                 ["replace", t, tmp, b] => journal.entries.push(Entry {
                     target: t.to_string(),
-                    temp: tmp.to_string(),
-                    backup: Some(b.to_string()),
+                    replace: Some(Replace {
+                        temp: tmp.to_string(),
+                        backup: b.to_string(),
+                    }),
                 }),
                 [COMMITTED] => journal.committed = true,
                 _ => return None,
@@ -107,17 +119,17 @@ impl Journal {
         let mut restored = 0;
         for e in self.entries.iter().rev() {
             let target = root.join(&e.target);
-            match &e.backup {
-                Some(b) => {
-                    let backup = root.join(b);
+            match &e.replace {
+                Some(r) => {
+                    let backup = root.join(&r.backup);
                     if backup.exists() {
                         fs::rename(&backup, &target).map_err(|err| Error::io(&target, err))?;
                         restored += 1;
                     }
+                    remove_if_exists(&root.join(&r.temp))?;
                 }
                 None => remove_if_exists(&target)?,
             }
-            remove_if_exists(&root.join(&e.temp))?;
         }
         for d in self.dirs.iter().rev() {
             // Not empty means something else lives there now: leave it.
@@ -129,22 +141,23 @@ impl Journal {
 
     /// Finish a commit whose files are all in place: drop the backups and temporaries.
     pub fn roll_forward(&self, root: &Path) -> Result<()> {
-        for e in &self.entries {
-            if let Some(b) = &e.backup {
-                faults::cleanup_step(&root.join(b))?;
-                remove_if_exists(&root.join(b))?;
-            }
-            remove_if_exists(&root.join(&e.temp))?;
+        for r in self.entries.iter().filter_map(|e| e.replace.as_ref()) {
+            faults::cleanup_step(&root.join(&r.backup))?;
+            remove_if_exists(&root.join(&r.backup))?;
+            remove_if_exists(&root.join(&r.temp))?;
         }
         Ok(())
     }
 
-    /// fsync every directory the journal touched, so renames and removals are durable.
+    /// fsync every directory the journal touched (those holding its files and those it
+    /// created directories in), so new names, renames and removals are durable.
     pub fn sync_parents(&self, root: &Path) -> Result<()> {
         let mut dirs: Vec<PathBuf> = self
             .entries
             .iter()
-            .filter_map(|e| root.join(&e.target).parent().map(Path::to_path_buf))
+            .map(|e| e.target.as_str())
+            .chain(self.dirs.iter().map(String::as_str))
+            .filter_map(|rel| root.join(rel).parent().map(Path::to_path_buf))
             .collect();
         dirs.push(root.to_path_buf());
         dirs.sort();
@@ -298,13 +311,14 @@ mod tests {
             entries: vec![
                 Entry {
                     target: "a/b/c".into(),
-                    temp: "a/b/.c.rusty-tmp-1".into(),
-                    backup: None,
+                    replace: None,
                 },
                 Entry {
                     target: "PROJECT".into(),
-                    temp: ".PROJECT.rusty-tmp-1".into(),
-                    backup: Some(".PROJECT.rusty-bak-1".into()),
+                    replace: Some(Replace {
+                        temp: ".PROJECT.rusty-tmp-1".into(),
+                        backup: ".PROJECT.rusty-bak-1".into(),
+                    }),
                 },
             ],
             committed: false,
@@ -313,5 +327,8 @@ mod tests {
         let done = format!("{}{COMMITTED}\n", journal.render());
         assert!(Journal::parse(&done).unwrap().committed);
         assert_eq!(Journal::parse("garbage\n"), None);
+        // A journal of an earlier version names a temporary for new files too.
+        let old = format!("{HEADER}\nnew\ta/b/c\ta/b/.c.rusty-tmp-1\n");
+        assert_eq!(Journal::parse(&old).unwrap().entries[0], journal.entries[0]);
     }
 }
