@@ -108,7 +108,9 @@ impl Renderer {
 
     fn render_str(&mut self, name: &str, text: &str, context: &Context) -> Result<String> {
         if !self.tera.contains_template(name) {
-            self.add_with_set(name, text)?;
+            self.tera
+                .add_raw_template(name, text)
+                .map_err(|e| Error::Internal(format!("template {name} does not parse: {e}")))?;
         }
         let used = self
             .tera
@@ -130,26 +132,22 @@ impl Renderer {
             .map_err(|e| Error::Internal(format!("template {name} does not render: {e}")))
     }
 
-    /// Add `name` together with every template of its set (`init/base`, `api/rust`, ...):
-    /// tera re-links all the templates it holds on each addition, so adding a command's
-    /// fifty templates one by one cost more than rendering them.
-    fn add_with_set(&mut self, name: &str, text: &str) -> Result<()> {
-        let set: String = name.split('/').take(2).collect::<Vec<_>>().join("/");
-        let mut batch = vec![(name.to_string(), text)];
-        if let Some(dir) = TEMPLATES.get_dir(&set) {
-            let mut files = Vec::new();
-            collect(dir, &set, &mut files);
-            batch.extend(files.into_iter().filter_map(|f| {
-                let fresh =
-                    f.is_template && f.name != name && !self.tera.contains_template(&f.name);
-                fresh.then(|| std::str::from_utf8(f.raw).ok().map(|t| (f.name, t)))?
-            }));
-        }
-        self.tera.add_raw_templates(batch).map_err(|e| {
-            Error::Internal(format!(
-                "template {name} (or one of {set}) does not parse: {e}"
-            ))
-        })
+    /// Add every template of `sources` in one go: tera re-links all the templates it holds
+    /// on each addition, so adding `init`'s fifty templates one by one cost more than
+    /// rendering them.
+    pub fn prepare(&mut self, sources: &[Source]) -> Result<()> {
+        let fresh: Vec<(&str, &str)> = sources
+            .iter()
+            .filter(|s| s.is_template && !self.tera.contains_template(&s.name))
+            .map(|s| {
+                std::str::from_utf8(s.raw)
+                    .map(|text| (s.name.as_str(), text))
+                    .map_err(|_| Error::Internal(format!("template {} is not UTF-8", s.name)))
+            })
+            .collect::<Result<_>>()?;
+        self.tera
+            .add_raw_templates(fresh)
+            .map_err(|e| Error::Internal(format!("templates do not parse: {e}")))
     }
 }
 

@@ -207,11 +207,14 @@ pub fn stage(settings: &InitSettings, root: &Path) -> Result<Tree> {
     let mut tree = Tree::new(root);
     let context = settings.context();
     let mut renderer = Renderer::new();
-    for set in template_sets(settings.layout) {
-        for source in templates::sources(set) {
-            let bytes = renderer.produce(&source, &context)?;
-            tree.add(&source.output, bytes, Policy::User);
-        }
+    let sources: Vec<_> = template_sets(settings.layout)
+        .into_iter()
+        .flat_map(templates::sources)
+        .collect();
+    renderer.prepare(&sources)?;
+    for source in &sources {
+        let bytes = renderer.produce(source, &context)?;
+        tree.add(&source.output, bytes, Policy::User);
     }
     // role.yaml is the RBAC generator's from the start, so `generate rbac --check` holds.
     crate::rbac::stage_role(&mut tree, &settings.project())?;

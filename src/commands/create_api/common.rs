@@ -299,9 +299,11 @@ pub fn stage_common(
     let context = spec.context(project);
     let stem = spec.api_name().replace('-', "_");
     let mut role_entries = String::new();
-    for source in templates::sources("api/common") {
+    let sources = templates::sources("api/common");
+    renderer.prepare(&sources)?;
+    for source in &sources {
         let path = source.output.replace("KIND", &stem);
-        let bytes = renderer.produce(&source, &context)?;
+        let bytes = renderer.produce(source, &context)?;
         tree.add(&path, bytes, Policy::User);
         if let Some(file) = path.strip_prefix("config/rbac/") {
             role_entries.push_str(&format!("- {file}\n"));
