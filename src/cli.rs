@@ -184,6 +184,10 @@ pub struct CreateApiArgs {
     /// Chart version (with --helm-chart) [default: latest]
     #[arg(long, value_name = "VERSION")]
     pub helm_chart_version: Option<String>,
+    /// Another project's CRD file: a controller for its kind, with Rust types generated
+    /// from its schema (implies --resource=false)
+    #[arg(long, value_name = "FILE")]
+    pub external_api_crd: Option<std::path::PathBuf>,
     /// kubebuilder's `make generate` afterwards; Rust needs no generated code, so this
     /// is accepted and changes nothing
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]

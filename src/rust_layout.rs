@@ -203,6 +203,10 @@ pub fn crd_entry(indent: usize, path: &str) -> String {
 /// `{visibility}use {path}::{items};` at the start of a line (rustfmt's "Mixed" layout:
 /// one line if it fits, else the items filled into lines inside the braces).
 pub fn use_list(visibility: &str, path: &str, items: &[&str]) -> String {
+    // rustfmt drops the braces around a single item.
+    if let [item] = items {
+        return format!("{visibility}use {path}::{item};");
+    }
     let one_line = format!("{visibility}use {path}::{{{}}};", items.join(", "));
     // rustfmt keeps two columns free on a one-line use list.
     if one_line.len() + 2 <= MAX_WIDTH {

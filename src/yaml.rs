@@ -18,6 +18,22 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     serde_yaml::from_str(text).map_err(|e| e.to_string())
 }
 
+/// Every document of a YAML stream (`---`-separated), at most `max` of them, with the
+/// bounds of [`from_str`]. An empty document is `null`.
+pub fn documents<T: DeserializeOwned>(text: &str, max: usize) -> Result<Vec<T>, String> {
+    check_flow_depth(text)?;
+    let mut out = Vec::new();
+    for document in serde_yaml::Deserializer::from_str(text) {
+        if out.len() == max {
+            return Err(format!(
+                "more than {max} YAML documents; no file of this kind has that many"
+            ));
+        }
+        out.push(T::deserialize(document).map_err(|e| e.to_string())?);
+    }
+    Ok(out)
+}
+
 /// [`from_str`] for bytes, which must be UTF-8.
 pub fn from_slice<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     let text = std::str::from_utf8(bytes).map_err(|e| {

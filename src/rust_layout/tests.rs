@@ -298,6 +298,8 @@ fn use_lists_and_call_statements() {
             "{}\n",
             use_list("", &path, &[&kind, &format!("{kind}Status")])
         ));
+        // An external type's import: one name, no braces.
+        texts.push(format!("{}\n", use_list("", &path, &[&kind])));
         let short = kind.chars().take(n % 7 + 1).collect::<String>();
         texts.push(format!(
             "{}\n",

@@ -5,6 +5,7 @@ mod cli;
 mod conventions;
 mod crash;
 mod e2e;
+mod external;
 mod formatting;
 mod fuzz;
 mod helm_api;

@@ -486,6 +486,7 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
         if layout == "hybrid.helm" {
             add_apis_with_names_that_clash(&root);
             add_controllers_for_builtin_kinds(&root);
+            crate::external::add_external_controller(&root);
         }
         check_project(&root);
         assert_crdgen_matches(&root);

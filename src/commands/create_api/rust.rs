@@ -3,6 +3,8 @@
 //! controller and their registrations) and `image` (kubebuilder's deploy-image options).
 pub(crate) mod builtin;
 mod crd;
+mod external;
+mod external_files;
 mod files;
 mod idents;
 mod image;
@@ -138,6 +140,9 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
     let mut input = stdin.lock();
     let mut answers = Answers::detect(session.interactive, &mut input);
     let mut stdout = std::io::stdout();
+    if let Some(file) = &args.external_api_crd {
+        return external_controller(session, args, file, project);
+    }
     let settings = RustApiSettings::from_args(args, &project, &mut answers, &mut stdout)?;
     let force = session.force;
     if settings.resource {
@@ -220,12 +225,57 @@ fn builtin_controller(
     project.upsert_resource(resource);
     super::common::apply(session, tree, &project)?;
     if !session.dry_run {
-        session.shell.note(
-            "Next: write your logic in `reconcile`, then run the controller against your cluster with:\n$ make run",
-        );
+        session.shell.note(WATCH_NEXT_STEPS);
     }
     Ok(())
 }
+
+/// A controller for a kind of another project's CRD: its Rust types under
+/// `api/src/external/`, the controller, its registration and PROJECT's `external: true`
+/// entry, as kubebuilder records controllers for external types.
+fn external_controller(
+    session: &Session,
+    args: &CreateApiArgs,
+    file: &std::path::Path,
+    mut project: Project,
+) -> Result<()> {
+    external::check_flags(args)?;
+    let crd = external::ExternalCrd::load(file, args)?;
+    let spec = ApiSpec::new(
+        &project,
+        Group::parse(crd.group_label())?,
+        Version::parse(&crd.version)?,
+        Kind::parse(&crd.kind)?,
+        Some(&crd.plural),
+        crd.namespaced,
+    )?;
+    if project
+        .find_resource(
+            spec.group.as_str(),
+            spec.version.as_str(),
+            spec.kind.as_str(),
+        )
+        .is_some()
+        && !session.force
+    {
+        return Err(Error::Project(format!(
+            "a controller for {} ({}/{}) is already in PROJECT; pass --force to re-scaffold it from {} (nothing was written)",
+            crd.kind, crd.api_group, crd.version, crd.source
+        )));
+    }
+    let mut tree = Tree::new(&session.root);
+    let mut renderer = Renderer::new();
+    let resource = external_files::stage_external(&mut tree, &mut renderer, &project, &spec, &crd)?;
+    project.upsert_resource(resource);
+    super::common::apply(session, tree, &project)?;
+    if !session.dry_run {
+        session.shell.note(WATCH_NEXT_STEPS);
+    }
+    Ok(())
+}
+
+/// What to do after scaffolding a controller for a type the project does not own.
+const WATCH_NEXT_STEPS: &str = "Next: write your logic in `reconcile`, then run the controller against your cluster with:\n$ make run";
 
 fn next_steps(settings: &RustApiSettings) -> String {
     let mut text = String::from(

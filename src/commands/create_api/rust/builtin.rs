@@ -75,36 +75,74 @@ impl BuiltinApi {
         renderer: &mut Renderer,
         spec: &ApiSpec,
     ) -> Result<Resource> {
-        let namespaced = self.kind.scope == Scope::Namespaced;
-        let mut context = Context::new();
-        context.insert("kind", self.kind.kind);
-        context.insert("api_version", &self.api_version());
-        context.insert("type_path", &type_path(self.kind.group, self.kind.version));
-        context.insert("namespaced", &namespaced);
         let rbac_group = if self.kind.group.is_empty() {
             "core"
         } else {
             self.kind.group
         };
-        context.insert("rbac_group", rbac_group);
-        context.insert("plural", self.kind.plural);
-        context.insert("api_name", &spec.api_name());
-        context.insert("resync_minutes", &5);
-        let text = renderer.render("api/builtin/controller.rs.tera", &context)?;
-        let module = spec.controller_module();
-        let path = format!("src/controller/{module}.rs");
-        tree.add(&path, text, Policy::User);
-        files::register_controller(tree, spec, &module)?;
+        let watched = WatchedType {
+            kind: self.kind.kind,
+            type_name: self.kind.kind.to_string(),
+            type_path: type_path(self.kind.group, self.kind.version),
+            api_version: self.api_version(),
+            namespaced: self.kind.scope == Scope::Namespaced,
+            rbac_group,
+            plural: self.kind.plural,
+            external: false,
+        };
+        stage_watch_controller(tree, renderer, spec, &watched)?;
         Ok(Resource {
             controller: true,
             domain: (!self.kind.group.is_empty()).then(|| "k8s.io".to_string()),
             group: spec.group.to_string(),
             kind: self.kind.kind.to_string(),
-            path: Some(type_path(self.kind.group, self.kind.version)),
+            path: Some(watched.type_path),
             version: self.kind.version.to_string(),
             ..Resource::default()
         })
     }
+}
+
+/// A type the project does not own, as the controller template needs it.
+pub struct WatchedType<'a> {
+    pub kind: &'a str,
+    /// The Rust type (`DnsEndpoint` for kind `DNSEndpoint`).
+    pub type_name: String,
+    /// The module that holds it.
+    pub type_path: String,
+    /// `apps/v1`, or `v1` for the core group.
+    pub api_version: String,
+    pub namespaced: bool,
+    /// The API group as RBAC rules name it (`core` for the core group).
+    pub rbac_group: &'a str,
+    pub plural: &'a str,
+    /// Another project's kind (from its CRD), not one of Kubernetes'.
+    pub external: bool,
+}
+
+/// Stage the controller of a type the project does not own (it watches, never deletes),
+/// its module line and its start in main.rs.
+pub fn stage_watch_controller(
+    tree: &mut Tree,
+    renderer: &mut Renderer,
+    spec: &ApiSpec,
+    watched: &WatchedType<'_>,
+) -> Result<()> {
+    let mut context = Context::new();
+    context.insert("kind", watched.kind);
+    context.insert("type_name", &watched.type_name);
+    context.insert("external", &watched.external);
+    context.insert("api_version", &watched.api_version);
+    context.insert("type_path", &watched.type_path);
+    context.insert("namespaced", &watched.namespaced);
+    context.insert("rbac_group", watched.rbac_group);
+    context.insert("plural", watched.plural);
+    context.insert("api_name", &spec.api_name());
+    context.insert("resync_minutes", &5);
+    let text = renderer.render("api/builtin/controller.rs.tera", &context)?;
+    let module = spec.controller_module();
+    tree.add(&format!("src/controller/{module}.rs"), text, Policy::User);
+    files::register_controller(tree, spec, &module)
 }
 
 /// The error for `--resource=false` when the kind is neither the project's nor built in.

@@ -15,7 +15,7 @@ use crate::scaffold::{EditOutcome, Policy, Tree, toml};
 use crate::templates::{self, Renderer};
 
 const TEMPLATES: &str = "api/rust";
-const API_LIB: &str = "api/src/lib.rs";
+pub const API_LIB: &str = "api/src/lib.rs";
 const CRDGEN: &str = "src/bin/crdgen.rs";
 const CONTROLLER_MOD: &str = "src/controller/mod.rs";
 const MAIN: &str = "src/main.rs";
@@ -134,13 +134,7 @@ impl<'a> RustApiFiles<'a> {
             ),
         )?;
         self.register_crd(tree)?;
-        // The types live in the api crate: if a user took it out of the workspace, a new
-        // resource puts it back (a no-op in every project `init` wrote).
-        let manifest = tree.read(WORKSPACE)?.unwrap_or_default();
-        let (outcome, updated) = toml::ensure_workspace_member(WORKSPACE, &manifest, "api")?;
-        if outcome == EditOutcome::Applied {
-            tree.edit(WORKSPACE, |_| Ok(updated))?;
-        }
+        ensure_api_member(tree)?;
 
         if !self.crd_needs_crdgen(tree) {
             let crd = crd::render(&self.context, renderer)?;
@@ -217,6 +211,17 @@ impl<'a> RustApiFiles<'a> {
     }
 }
 
+/// The types live in the api crate: if a user took it out of the workspace, a new type
+/// puts it back (a no-op in every project `init` wrote).
+pub fn ensure_api_member(tree: &mut Tree) -> Result<()> {
+    let manifest = tree.read(WORKSPACE)?.unwrap_or_default();
+    let (outcome, updated) = toml::ensure_workspace_member(WORKSPACE, &manifest, "api")?;
+    if outcome == EditOutcome::Applied {
+        tree.edit(WORKSPACE, |_| Ok(updated))?;
+    }
+    Ok(())
+}
+
 /// Declare the controller module `module` and start it from main.rs, each line laid out
 /// as rustfmt would.
 pub fn register_controller(tree: &mut Tree, spec: &ApiSpec, module: &str) -> Result<()> {
@@ -252,7 +257,7 @@ fn marker_indent(text: &str, name: &str) -> usize {
 }
 
 /// The project's crate name as Rust code spells it (`memcached_operator`).
-fn crate_ident(project: &Project) -> String {
+pub fn crate_ident(project: &Project) -> String {
     let name = project.project_name.as_deref().unwrap_or("operator");
     ProjectName::parse(name).map_or_else(|_| name.replace('-', "_"), |n| n.snake())
 }
