@@ -81,6 +81,16 @@ pub struct EditArgs {
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
           value_name = "BOOL")]
     pub namespaced: Option<bool>,
+    /// `helm/v2-alpha` (kubebuilder's key; `helm-chart` for short): write a Helm chart of
+    /// the operator to dist/chart from dist/install.yaml (`make build-installer`)
+    #[arg(long, value_name = "PLUGIN")]
+    pub plugins: Option<String>,
+    /// With --plugins=helm/v2-alpha: the kustomize output to make the chart from
+    #[arg(long, value_name = "FILE", requires = "plugins")]
+    pub manifests: Option<String>,
+    /// With --plugins=helm/v2-alpha: the folder the chart goes in (as <DIR>/chart)
+    #[arg(long, value_name = "DIR", requires = "plugins")]
+    pub output_dir: Option<String>,
 }
 
 #[derive(Debug, Args)]

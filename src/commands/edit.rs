@@ -37,9 +37,22 @@ const BINDING_CLUSTER: [&str; 2] = ["kind: ClusterRoleBinding\n", "  kind: Clust
 const BINDING_OWN: [&str; 2] = ["kind: RoleBinding\n", "  kind: Role\n"];
 
 pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
+    if let Some(plugin) = args.plugins.as_deref() {
+        if !super::helm_chart::PLUGIN_KEYS.contains(&plugin) {
+            return Err(Error::invalid(format!(
+                "unknown plugin {plugin:?} for --plugins; `edit` takes helm/v2-alpha (a Helm chart of the operator in dist/chart)"
+            )));
+        }
+        if args.namespaced.is_some() {
+            return Err(Error::invalid(
+                "--plugins and --namespaced are two edits; run them one after the other",
+            ));
+        }
+        return super::helm_chart::run(session, args);
+    }
     let Some(namespaced) = args.namespaced else {
         return Err(Error::invalid(
-            "nothing to edit: pass --namespaced (scope the manager to its namespace) or --namespaced=false",
+            "nothing to edit: pass --namespaced (scope the manager to its namespace), --namespaced=false, or --plugins=helm/v2-alpha (a Helm chart of the operator)",
         ));
     };
     let mut project = session.load_project()?;

@@ -2,4 +2,5 @@
 pub mod create_api;
 pub mod edit;
 pub mod generate_rbac;
+pub mod helm_chart;
 pub mod init;

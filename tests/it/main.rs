@@ -9,6 +9,7 @@ mod external;
 mod formatting;
 mod fuzz;
 mod helm_api;
+mod helm_chart;
 mod hostile;
 mod image;
 mod init;

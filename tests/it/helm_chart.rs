@@ -1,0 +1,225 @@
+//! `edit --plugins=helm/v2-alpha`: a Helm chart of the operator made from dist/install.yaml
+//! (issue 14). The chart is rendered with the project's own chart engine and compared,
+//! object by object, with the install file it came from.
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::support::{read_tree, rusty, transcript};
+
+fn tool_missing(tool: &str) -> bool {
+    let missing = Command::new(tool).arg("--version").output().is_err()
+        && Command::new(tool).arg("version").output().is_err();
+    if missing {
+        eprintln!("notice: {tool} not found, skipping the Helm chart of the operator");
+    }
+    missing
+}
+
+/// A hybrid project with a Helm and a Rust API, and its dist/install.yaml.
+fn project_with_installer(dir: &Path) -> std::path::PathBuf {
+    let root = dir.join("hc-operator");
+    let run = |args: &str| {
+        let output = rusty(dir)
+            .arg("-C")
+            .arg(&root)
+            .args(args.split_whitespace())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+    };
+    run("init --plugins hybrid.helm --domain example.com --repo github.com/example/hc-operator");
+    run("create api --plugins helm --group cache --version v1 --kind Memcached");
+    run(
+        "create api --plugins rust --group cache --version v1 --kind Backup --resource --controller",
+    );
+    // What `make build-installer` writes, without building crdgen for the Rust API.
+    let install = crate::e2e::kustomize(&root, "config/default").unwrap();
+    std::fs::create_dir_all(root.join("dist")).unwrap();
+    std::fs::write(root.join("dist/install.yaml"), install).unwrap();
+    root
+}
+
+fn edit(root: &Path, extra: &[&str]) -> std::process::Output {
+    rusty(root)
+        .args(["edit", "--plugins=helm/v2-alpha"])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// The objects of install.yaml, keyed by kind and name.
+fn install_objects(root: &Path) -> BTreeMap<String, Value> {
+    let text = std::fs::read_to_string(root.join("dist/install.yaml")).unwrap();
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|doc| serde_json::to_value(serde_yaml::Value::deserialize(doc).unwrap()).unwrap())
+        .map(|o| (key(&o), o))
+        .collect()
+}
+
+use serde::Deserialize;
+
+fn key(object: &Value) -> String {
+    format!(
+        "{}/{}",
+        object["kind"].as_str().unwrap(),
+        object["metadata"]["name"].as_str().unwrap()
+    )
+}
+
+/// The chart rendered by our engine with `values` (merged over values.yaml).
+fn render(root: &Path, values: &Value, namespace: &str) -> BTreeMap<String, Value> {
+    let chart = rusty_sdk_chart::Chart::load(&root.join("dist/chart")).unwrap();
+    let opts = rusty_sdk_chart::RenderOptions {
+        release_name: "hc".into(),
+        namespace: namespace.into(),
+        ..rusty_sdk_chart::RenderOptions::default()
+    };
+    let rendered = rusty_sdk_chart::render(&chart, values, &opts).unwrap();
+    rusty_sdk_chart::split_manifests(&rendered)
+        .unwrap()
+        .into_iter()
+        .map(|m| (key(&m.object), m.object))
+        .collect()
+}
+
+#[test]
+fn the_chart_renders_the_install_files_objects_and_its_switches_work() {
+    if tool_missing("kubectl") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = project_with_installer(dir.path());
+    let output = edit(&root, &[]);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let mut install = install_objects(&root);
+    let namespace = install
+        .remove("Namespace/hc-operator-system")
+        .expect("the install file's namespace");
+    let namespace = namespace["metadata"]["name"].as_str().unwrap().to_string();
+
+    // Defaults: every object of install.yaml, CRDs kept on uninstall.
+    let mut objects = render(&root, &json!({}), &namespace);
+    for (name, object) in &mut objects {
+        if name.starts_with("CustomResourceDefinition/") {
+            let annotations = object["metadata"]["annotations"].as_object_mut().unwrap();
+            assert_eq!(
+                annotations.remove("helm.sh/resource-policy"),
+                Some(json!("keep")),
+                "{name}"
+            );
+            if annotations.is_empty() {
+                object["metadata"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("annotations");
+            }
+        }
+    }
+    assert_eq!(
+        objects.keys().collect::<Vec<_>>(),
+        install.keys().collect::<Vec<_>>()
+    );
+    for (name, object) in &install {
+        assert_eq!(
+            &objects[name], object,
+            "{name} differs from dist/install.yaml"
+        );
+    }
+
+    // Every switch on: the same objects and a ServiceMonitor; CRDs and RBAC off: none of them.
+    let all_on = render(&root, &json!({"prometheus": {"enable": true}}), &namespace);
+    assert_eq!(all_on.len(), install.len() + 1);
+    let monitor = &all_on["ServiceMonitor/hc-operator-controller-manager-metrics-monitor"];
+    assert_eq!(monitor["spec"]["endpoints"][0]["port"], "https");
+    let off = render(
+        &root,
+        &json!({"crd": {"enable": false}, "rbac": {"enable": false}}),
+        &namespace,
+    );
+    assert!(
+        off.keys()
+            .all(|k| !k.starts_with("CustomResourceDefinition/") && !k.contains("Role")),
+        "{:?}",
+        off.keys()
+    );
+    assert!(off.contains_key("Deployment/hc-operator-controller-manager"));
+
+    // Another release namespace and image: every namespaced object and binding follows.
+    let values =
+        json!({"manager": {"image": {"repository": "r.io/x", "tag": "v2"}, "replicas": 2}});
+    let moved = render(&root, &values, "elsewhere");
+    let deployment = &moved["Deployment/hc-operator-controller-manager"];
+    assert_eq!(deployment["metadata"]["namespace"], "elsewhere");
+    assert_eq!(deployment["spec"]["replicas"], 2);
+    assert_eq!(
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"],
+        "r.io/x:v2"
+    );
+    let binding = &moved["ClusterRoleBinding/hc-operator-manager-rolebinding"];
+    assert_eq!(binding["subjects"][0]["namespace"], "elsewhere");
+    assert!(!serde_json::to_string(&moved).unwrap().contains(&namespace));
+
+    // The Makefile can deploy it.
+    let makefile = std::fs::read_to_string(root.join("Makefile")).unwrap();
+    assert!(makefile.contains("\nhelm-deploy:") && makefile.contains("\nhelm-uninstall:"));
+    let project = std::fs::read_to_string(root.join("PROJECT")).unwrap();
+    assert!(
+        project.contains(
+            "helm.kubebuilder.io/v2-alpha:\n    manifests: dist/install.yaml\n    output: dist\n"
+        ),
+        "{project}"
+    );
+}
+
+#[test]
+fn regenerating_keeps_values_edits_and_a_missing_install_file_is_an_error() {
+    if tool_missing("kubectl") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = project_with_installer(dir.path());
+    let install = std::fs::read(root.join("dist/install.yaml")).unwrap();
+    std::fs::remove_file(root.join("dist/install.yaml")).unwrap();
+    let before = read_tree(&root);
+    let output = edit(&root, &[]);
+    let text = transcript(&output, &root);
+    assert!(!output.status.success(), "{text}");
+    assert!(
+        text.contains("dist/install.yaml not found; run `make build-installer` first"),
+        "{text}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr)
+            .trim_end()
+            .lines()
+            .count(),
+        1,
+        "{text}"
+    );
+    assert!(read_tree(&root) == before, "a failed edit wrote files");
+
+    std::fs::write(root.join("dist/install.yaml"), &install).unwrap();
+    assert!(edit(&root, &[]).status.success());
+    let first = read_tree(&root);
+    // Twice: nothing changes.
+    assert!(edit(&root, &[]).status.success());
+    assert!(read_tree(&root) == first);
+    // The user's values survive a forced regeneration; the templates are rewritten.
+    let values = root.join("dist/chart/values.yaml");
+    let edited = std::fs::read_to_string(&values)
+        .unwrap()
+        .replace("replicas: 1", "replicas: 3");
+    std::fs::write(&values, &edited).unwrap();
+    let manager = root.join("dist/chart/templates/manager/controller-manager.yaml");
+    std::fs::write(&manager, "broken\n").unwrap();
+    let output = edit(&root, &["--force"]);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    assert_eq!(std::fs::read_to_string(&values).unwrap(), edited);
+    assert_eq!(
+        std::fs::read(&manager).unwrap(),
+        first["dist/chart/templates/manager/controller-manager.yaml"]
+    );
+}
