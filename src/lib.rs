@@ -20,6 +20,7 @@ pub mod scaffold;
 pub mod session;
 pub mod templates;
 pub mod ui;
+pub mod versions;
 pub mod yaml;
 
 use cli::{Cli, Command};
@@ -85,9 +86,7 @@ fn dispatch(session: &Session, command: Command) -> Result<()> {
             commands::generate_rbac::run(session, &args)
         }
         Command::Edit(args) => commands::edit::run(session, &args),
-        Command::Version => {
-            print_all(format!("rusty-sdk {}\n", env!("CARGO_PKG_VERSION")).as_bytes())
-        }
+        Command::Version => print_all(versions::line().as_bytes()),
         Command::Completion { shell } => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "rusty-sdk", &mut script);

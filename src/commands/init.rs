@@ -12,6 +12,7 @@ use crate::project::{self, Project};
 use crate::scaffold::{Policy, Tree, toml};
 use crate::session::Session;
 use crate::templates::{self, Renderer};
+use crate::versions;
 
 /// The runtime source this rusty-sdk was built from (the workspace's `crates/runtime`).
 const BUILT_RUNTIME: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/runtime");
@@ -19,8 +20,6 @@ pub const RUNTIME_CRATE: &str = "rusty-sdk-runtime";
 pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The only file that may differ between machines for the same command.
 pub const LOCAL_LINK: &str = ".cargo/config.toml";
-/// The helm binary the hybrid and helm images carry.
-pub const HELM_VERSION: &str = "v4.2.4";
 
 /// Validated `init` settings.
 pub struct InitSettings {
@@ -88,7 +87,9 @@ impl InitSettings {
         ctx.insert("rusty_sdk_version", env!("CARGO_PKG_VERSION"));
         ctx.insert("leader_election_id", &self.leader_election_id());
         ctx.insert("image", "controller:latest");
-        ctx.insert("helm_version", HELM_VERSION);
+        ctx.insert("helm_version", versions::HELM);
+        ctx.insert("kube_version", versions::KUBE);
+        ctx.insert("k8s_openapi_version", versions::K8S_OPENAPI);
         ctx.insert(
             "license",
             match self.license {
@@ -97,7 +98,7 @@ impl InitSettings {
             },
         );
         ctx.insert("owner", &self.owner);
-        ctx.insert("k8s_version_feature", "v1_33");
+        ctx.insert("k8s_version_feature", versions::K8S_FEATURE);
         ctx
     }
 

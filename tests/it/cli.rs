@@ -65,14 +65,51 @@ fn bad_init_flags_are_one_line_errors_with_exit_1() {
 }
 
 #[test]
-fn version_command() {
+fn version_names_what_generated_projects_pin() {
     let text = run_in_temp(&["version"]);
-    assert_eq!(
-        text,
-        format!(
-            "exit: 0\n--- stdout\nrusty-sdk {}\n--- stderr\n",
-            env!("CARGO_PKG_VERSION")
-        )
+    let line = format!(
+        "rusty-sdk version: \"{}\", commit: \"",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(
+        text.starts_with(&format!("exit: 0\n--- stdout\n{line}")),
+        "{text}"
+    );
+    for part in [
+        "kube version: \"5.0.0\"",
+        "k8s-openapi version: \"0.29.0\"",
+        "kubernetes version: \"1.33\"",
+        "helm version: \"v4.",
+        "rustc version: \"1.",
+    ] {
+        assert!(text.contains(part), "{part} missing: {text}");
+    }
+    // The versions printed are the ones init writes.
+    let dir = tempfile::tempdir().unwrap();
+    rusty(dir.path())
+        .args(["-q", "-C", "p", "init", "--plugins", "hybrid.helm"])
+        .assert()
+        .success();
+    let manifest = std::fs::read_to_string(dir.path().join("p/Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("kube = { version = \"5.0.0\""),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains("k8s-openapi = { version = \"0.29.0\""),
+        "{manifest}"
+    );
+    let dockerfile = std::fs::read_to_string(dir.path().join("p/Dockerfile")).unwrap();
+    let helm = text
+        .split("helm version: \"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert!(
+        dockerfile.contains(&format!("ARG HELM_VERSION={helm}")),
+        "{dockerfile}"
     );
 }
 
