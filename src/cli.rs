@@ -212,6 +212,35 @@ pub enum GenerateCommand {
         rusty-sdk generate rbac --check            # in CI: fail when role.yaml is out of date\n  \
         rusty-sdk generate rbac --namespace memcached-system")]
     Rbac(RbacArgs),
+    /// Write an OLM bundle (bundle/ and bundle.Dockerfile) from `kubectl kustomize
+    /// config/manifests` on stdin, as operator-sdk's `generate bundle`
+    #[command(after_help = "Examples:\n  \
+        make bundle VERSION=0.1.0                  # runs the pipe below after make manifests\n  \
+        kubectl kustomize config/manifests | rusty-sdk generate bundle --version 0.1.0\n  \
+        rusty-sdk generate bundle --version 0.2.0 --channels alpha,stable --default-channel stable --manifests out.yaml")]
+    Bundle(BundleArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BundleArgs {
+    /// The bundle's semantic version (the CSV's spec.version)
+    #[arg(long)]
+    pub version: String,
+    /// Comma-separated channels the bundle belongs to [default: alpha]
+    #[arg(long)]
+    pub channels: Option<String>,
+    /// The package's default channel [default: the first of --channels]
+    #[arg(long)]
+    pub default_channel: Option<String>,
+    /// The OLM package name [default: the project name]
+    #[arg(long)]
+    pub package: Option<String>,
+    /// Where the bundle goes [default: bundle]
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<String>,
+    /// Read the manifests from this file instead of standard input
+    #[arg(long, value_name = "FILE")]
+    pub manifests: Option<String>,
 }
 
 #[derive(Debug, Args)]

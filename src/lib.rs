@@ -85,6 +85,9 @@ fn dispatch(session: &Session, command: Command) -> Result<()> {
         Command::Generate(cli::GenerateCommand::Rbac(args)) => {
             commands::generate_rbac::run(session, &args)
         }
+        Command::Generate(cli::GenerateCommand::Bundle(args)) => {
+            commands::generate_bundle::run(session, &args)
+        }
         Command::Edit(args) => commands::edit::run(session, &args),
         Command::Version => print_all(versions::line().as_bytes()),
         Command::Completion { shell } => {

@@ -1,6 +1,8 @@
 //! One module per command; each validates its flags, stages changes and applies them.
 pub mod create_api;
 pub mod edit;
+pub mod generate_bundle;
 pub mod generate_rbac;
 pub mod helm_chart;
 pub mod init;
+pub mod kustomize_output;

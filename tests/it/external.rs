@@ -2,7 +2,7 @@
 //! Rust types kopium generates from the CRD's schema (issue 15).
 use std::path::{Path, PathBuf};
 
-use crate::support::{read_tree, rusty, snapshot_settings, transcript};
+use crate::support::{assert_refused, read_tree, rusty, snapshot_settings, transcript};
 
 fn crd_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -148,11 +148,6 @@ fn bad_external_crds_and_flags_are_one_line_errors_that_write_nothing() {
             .args(&args)
             .output()
             .unwrap();
-        let text = transcript(&output, &root);
-        assert!(!output.status.success(), "{text}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{text}");
-        assert!(stderr.contains(expected), "{args:?}: {text}");
-        assert!(read_tree(&root) == before, "{args:?} wrote files");
+        assert_refused(&output, &root, expected, &before);
     }
 }

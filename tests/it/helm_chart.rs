@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::support::{read_tree, rusty, transcript};
+use crate::support::{read_tree, rusty, scaffold, transcript};
 
 fn tool_missing(tool: &str) -> bool {
     let missing = Command::new(tool).arg("--version").output().is_err()
@@ -21,19 +21,14 @@ fn tool_missing(tool: &str) -> bool {
 /// A hybrid project with a Helm and a Rust API, and its dist/install.yaml.
 fn project_with_installer(dir: &Path) -> std::path::PathBuf {
     let root = dir.join("hc-operator");
-    let run = |args: &str| {
-        let output = rusty(dir)
-            .arg("-C")
-            .arg(&root)
-            .args(args.split_whitespace())
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{}", transcript(&output, &root));
-    };
-    run("init --plugins hybrid.helm --domain example.com --repo github.com/example/hc-operator");
-    run("create api --plugins helm --group cache --version v1 --kind Memcached");
-    run(
-        "create api --plugins rust --group cache --version v1 --kind Backup --resource --controller",
+    scaffold(
+        dir,
+        &root,
+        &[
+            "init --plugins hybrid.helm --domain example.com --repo github.com/example/hc-operator",
+            "create api --plugins helm --group cache --version v1 --kind Memcached",
+            "create api --plugins rust --group cache --version v1 --kind Backup --resource --controller",
+        ],
     );
     // What `make build-installer` writes, without building crdgen for the Rust API.
     let install = crate::e2e::kustomize(&root, "config/default").unwrap();

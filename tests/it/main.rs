@@ -1,6 +1,7 @@
 //! All integration tests compile into this one binary (faster to build and link).
 mod support;
 
+mod bundle;
 mod cli;
 mod conventions;
 mod crash;

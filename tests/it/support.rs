@@ -69,3 +69,35 @@ pub fn rust_api_args(group: &str, version: &str, kind: &str) -> Vec<String> {
     .map(String::from)
     .to_vec()
 }
+
+/// The command failed with one line of error mentioning `expected`, and wrote nothing
+/// (`root` still reads as `before`).
+pub fn assert_refused(
+    output: &std::process::Output,
+    root: &Path,
+    expected: &str,
+    before: &BTreeMap<String, Vec<u8>>,
+) {
+    let text = transcript(output, root);
+    assert!(!output.status.success(), "{text}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{text}");
+    assert!(stderr.contains(expected), "expected {expected:?}: {text}");
+    assert!(
+        read_tree(root) == *before,
+        "a refused command wrote files: {text}"
+    );
+}
+
+/// Run each whitespace-separated rusty-sdk command line in `root`, which `dir` holds.
+pub fn scaffold(dir: &Path, root: &Path, commands: &[&str]) {
+    for args in commands {
+        let output = rusty(dir)
+            .arg("-C")
+            .arg(root)
+            .args(args.split_whitespace())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", transcript(&output, root));
+    }
+}

@@ -11,10 +11,9 @@
 mod files;
 mod template;
 
-use std::path::Path;
-
 use serde_json::Value;
 
+use super::kustomize_output;
 use crate::cli::EditArgs;
 use crate::error::{Error, Result};
 use crate::project::Project;
@@ -30,23 +29,12 @@ pub const PLUGIN_KEYS: [&str; 3] = [
     "helm-chart",
 ];
 const PROJECT_PLUGIN: &str = "helm.kubebuilder.io/v2-alpha";
-/// More objects than this in install.yaml are refused (a real operator has a few dozen).
-const MAX_OBJECTS: usize = 2_000;
-/// A larger install.yaml is refused before reading.
-const MAX_BYTES: u64 = 32 << 20;
-
-/// One object of install.yaml and where its template goes.
-struct Placed {
-    kind: String,
-    name: String,
-    object: Value,
-}
 
 pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     let mut project = session.load_project()?;
     let manifests = args.manifests.as_deref().unwrap_or("dist/install.yaml");
     let output = args.output_dir.as_deref().unwrap_or("dist");
-    let objects = read_manifests(&session.root.join(manifests), manifests)?;
+    let objects = kustomize_output::read_file(&session.root.join(manifests), manifests)?;
     let namespace = objects
         .iter()
         .find(|o| o.kind == "Namespace")
@@ -113,48 +101,6 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// Every object of the install file, read with the bounds every input gets.
-fn read_manifests(path: &Path, shown: &str) -> Result<Vec<Placed>> {
-    let missing = || {
-        Error::invalid(format!(
-            "{shown} not found; run `make build-installer` first (it writes the CRDs, RBAC and manager from config/default), or pass --manifests"
-        ))
-    };
-    let size = std::fs::metadata(path).map_err(|_| missing())?.len();
-    if size > MAX_BYTES {
-        return Err(Error::invalid(format!(
-            "{shown}: {size} bytes, more than the {MAX_BYTES} an install file may have"
-        )));
-    }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::invalid(format!("{shown}: cannot read it as text ({e})")))?;
-    let documents: Vec<yaml::Value> = yaml::documents(&text, MAX_OBJECTS)
-        .map_err(|e| Error::invalid(format!("{shown}: not valid YAML: {e}")))?;
-    let mut out = Vec::new();
-    for document in documents.into_iter().filter(|d| !d.is_null()) {
-        let object =
-            serde_json::to_value(&document).map_err(|e| Error::invalid(format!("{shown}: {e}")))?;
-        let field = |pointer: &str| {
-            object
-                .pointer(pointer)
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        };
-        let (Some(kind), Some(name)) = (field("/kind"), field("/metadata/name")) else {
-            return Err(Error::invalid(format!(
-                "{shown}: a document without kind or metadata.name; regenerate it with `make build-installer`"
-            )));
-        };
-        out.push(Placed { kind, name, object });
-    }
-    if out.is_empty() {
-        return Err(Error::invalid(format!(
-            "{shown} holds no objects; run `make build-installer` to write it"
-        )));
-    }
-    Ok(out)
 }
 
 /// PROJECT records the plugin and its settings, as kubebuilder does.

@@ -1,0 +1,250 @@
+//! The ClusterServiceVersion: the user's base (config/manifests/bases), whose every field is
+//! kept, completed with what the kustomize output says (install strategy, permissions,
+//! owned CRDs, examples, version).
+use serde_json::{Map, Value, json};
+
+use super::BundleSettings;
+use crate::commands::kustomize_output::Object;
+
+/// The base `generate bundle` writes when the project has none: the fields a user fills
+/// in, and OLM's install modes for the project's scope (its own namespace with
+/// `init --namespaced`, else every namespace).
+pub fn default_base(package: &str, display: &str, namespaced: bool) -> Value {
+    json!({
+        "apiVersion": "operators.coreos.com/v1alpha1",
+        "kind": "ClusterServiceVersion",
+        "metadata": {
+            "annotations": {"alm-examples": "[]", "capabilities": "Basic Install"},
+            "name": format!("{package}.v0.0.0"),
+            "namespace": "placeholder",
+        },
+        "spec": {
+            "apiservicedefinitions": {},
+            "customresourcedefinitions": {},
+            "description": format!("{display} operator"),
+            "displayName": display,
+            "icon": [{"base64data": "", "mediatype": ""}],
+            "install": {"spec": {"deployments": null}, "strategy": ""},
+            "installModes": [
+                {"supported": namespaced, "type": "OwnNamespace"},
+                {"supported": false, "type": "SingleNamespace"},
+                {"supported": false, "type": "MultiNamespace"},
+                {"supported": !namespaced, "type": "AllNamespaces"},
+            ],
+            "keywords": [package],
+            "links": [{"name": display, "url": format!("https://{package}.domain")}],
+            "maintainers": [{"email": "your@email.com", "name": "Maintainer Name"}],
+            "maturity": "alpha",
+            "provider": {"name": "Provider Name", "url": "https://your.domain"},
+            "version": "0.0.0",
+        },
+    })
+}
+
+/// The CSV of the bundle: `base` with the generated fields set.
+pub fn build(base: &Value, objects: &[Object], settings: &BundleSettings) -> Value {
+    let mut csv = base.clone();
+    let sa = service_account(objects);
+    csv["metadata"]["name"] = json!(format!("{}.v{}", settings.package, settings.version));
+    csv["spec"]["version"] = json!(settings.version);
+    let examples: Vec<&Value> = objects
+        .iter()
+        .filter(|o| owned_kind(objects, &o.object).is_some())
+        .map(|o| &o.object)
+        .collect();
+    csv["metadata"]["annotations"]["alm-examples"] =
+        json!(serde_json::to_string_pretty(&examples).unwrap_or_else(|_| "[]".into()));
+    csv["spec"]["customresourcedefinitions"]["owned"] = json!(owned_crds(base, objects));
+    let (cluster, namespaced) = permissions(objects, &sa);
+    let deployments: Vec<Value> = objects
+        .iter()
+        .filter(|o| o.kind == "Deployment")
+        .map(|o| {
+            json!({
+                "label": o.object.pointer("/metadata/labels").cloned().unwrap_or(json!({})),
+                "name": o.name,
+                "spec": o.object["spec"],
+            })
+        })
+        .collect();
+    let mut install = Map::new();
+    if !cluster.is_empty() {
+        install.insert("clusterPermissions".into(), json!(cluster));
+    }
+    install.insert("deployments".into(), json!(deployments));
+    if !namespaced.is_empty() {
+        install.insert("permissions".into(), json!(namespaced));
+    }
+    csv["spec"]["install"] = json!({"spec": install, "strategy": "deployment"});
+    csv
+}
+
+fn service_account(objects: &[Object]) -> String {
+    objects
+        .iter()
+        .find(|o| o.kind == "Deployment")
+        .and_then(|o| o.object.pointer("/spec/template/spec/serviceAccountName"))
+        .and_then(Value::as_str)
+        .unwrap_or("default")
+        .to_string()
+}
+
+/// The CRD of the project that `object` is an instance of (a sample), if any.
+pub fn owned_kind<'a>(objects: &'a [Object], object: &Value) -> Option<&'a Object> {
+    let api_version = object["apiVersion"].as_str()?;
+    let (group, version) = api_version.split_once('/')?;
+    let kind = object["kind"].as_str()?;
+    objects
+        .iter()
+        .filter(|o| o.kind == "CustomResourceDefinition")
+        .find(|crd| {
+            crd.object["spec"]["group"] == group
+                && crd.object["spec"]["names"]["kind"] == kind
+                && crd.object["spec"]["versions"]
+                    .as_array()
+                    .is_some_and(|vs| vs.iter().any(|v| v["name"] == version))
+        })
+}
+
+/// Every served version of every CRD, with the base's entry for it (display name,
+/// description, descriptors the user wrote) kept, else the schema's description.
+fn owned_crds(base: &Value, objects: &[Object]) -> Vec<Value> {
+    let edited = base
+        .pointer("/spec/customresourcedefinitions/owned")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut owned = Vec::new();
+    for crd in objects
+        .iter()
+        .filter(|o| o.kind == "CustomResourceDefinition")
+    {
+        let kind = crd.object["spec"]["names"]["kind"].clone();
+        for version in crd.object["spec"]["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let entry = edited
+                .iter()
+                .find(|e| e["name"] == crd.name.as_str() && e["version"] == version["name"]);
+            let mut out = entry.cloned().unwrap_or_else(|| {
+                json!({
+                    "description": version
+                        .pointer("/schema/openAPIV3Schema/description")
+                        .cloned()
+                        .unwrap_or(json!("")),
+                    "displayName": kind,
+                })
+            });
+            out["kind"] = kind.clone();
+            out["name"] = json!(crd.name);
+            out["version"] = version["name"].clone();
+            owned.push(out);
+        }
+    }
+    owned
+}
+
+/// The rules bound to the manager's service account: (clusterPermissions, permissions).
+fn permissions(objects: &[Object], sa: &str) -> (Vec<Value>, Vec<Value>) {
+    let rules_of = |kind: &str, name: &str| -> Vec<Value> {
+        objects
+            .iter()
+            .find(|o| o.kind == kind && o.name == name)
+            .and_then(|o| o.object["rules"].as_array().cloned())
+            .unwrap_or_default()
+    };
+    let (mut cluster, mut namespaced) = (Vec::new(), Vec::new());
+    for binding in objects.iter().filter(|o| bound_to(o, sa)) {
+        let role_kind = binding.object["roleRef"]["kind"].as_str().unwrap_or("");
+        let role = binding.object["roleRef"]["name"].as_str().unwrap_or("");
+        let rules = rules_of(role_kind, role);
+        if binding.kind == "ClusterRoleBinding" {
+            cluster.extend(rules);
+        } else {
+            namespaced.extend(rules);
+        }
+    }
+    let wrap = |rules: Vec<Value>| -> Vec<Value> {
+        if rules.is_empty() {
+            Vec::new()
+        } else {
+            vec![json!({"rules": rules, "serviceAccountName": sa})]
+        }
+    };
+    (wrap(cluster), wrap(namespaced))
+}
+
+/// A binding of the manager's service account, which OLM creates from the CSV.
+pub fn bound_to(object: &Object, sa: &str) -> bool {
+    matches!(object.kind.as_str(), "RoleBinding" | "ClusterRoleBinding")
+        && object.object["subjects"].as_array().is_some_and(|s| {
+            s.iter()
+                .any(|s| s["kind"] == "ServiceAccount" && s["name"] == sa)
+        })
+}
+
+/// Roles that the CSV's permissions already carry.
+pub fn consumed_role(objects: &[Object], object: &Object) -> bool {
+    let sa = service_account(objects);
+    matches!(object.kind.as_str(), "Role" | "ClusterRole")
+        && objects.iter().filter(|o| bound_to(o, &sa)).any(|b| {
+            b.object["roleRef"]["kind"] == object.kind.as_str()
+                && b.object["roleRef"]["name"] == object.name.as_str()
+        })
+}
+
+/// OLM's rules that can be checked offline; each broken one is a line of the error.
+pub fn validate(csv: &Value, objects: &[Object], settings: &BundleSettings) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (pointer, what) in [
+        ("/metadata/name", "metadata.name"),
+        ("/spec/displayName", "spec.displayName"),
+        ("/spec/description", "spec.description"),
+        ("/spec/provider/name", "spec.provider.name"),
+    ] {
+        if csv
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .is_none_or(str::is_empty)
+        {
+            problems.push(format!("the CSV has no {what}; set it in the base CSV"));
+        }
+    }
+    if semver::Version::parse(&settings.version).is_err() {
+        problems.push(format!(
+            "--version {:?} is not a semantic version (e.g. 0.1.0)",
+            settings.version
+        ));
+    }
+    let modes = csv["spec"]["installModes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if !modes.iter().any(|m| m["supported"] == true) {
+        problems.push(
+            "no install mode is supported; set one of spec.installModes to true in the base CSV"
+                .into(),
+        );
+    }
+    if csv.pointer("/spec/install/spec/deployments/0").is_none() {
+        problems.push("no Deployment in the manifests: the CSV cannot install the manager".into());
+    }
+    for owned in csv["spec"]["customresourcedefinitions"]["owned"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        if !objects
+            .iter()
+            .any(|o| o.kind == "CustomResourceDefinition" && owned["name"] == o.name.as_str())
+        {
+            problems.push(format!(
+                "the CSV owns {} but the manifests have no such CRD",
+                owned["name"]
+            ));
+        }
+    }
+    problems
+}

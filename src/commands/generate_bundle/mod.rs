@@ -1,0 +1,246 @@
+//! `rusty-sdk generate bundle`: an OLM bundle (operator-sdk's `generate bundle`) from the
+//! kustomize output of config/manifests, on stdin (`make bundle` pipes it) or `--manifests`.
+//!
+//! The ClusterServiceVersion starts from the user's base,
+//! `config/manifests/bases/<package>.clusterserviceversion.yaml` (written on the first run,
+//! then never touched), so every field edited there survives regeneration; the install
+//! strategy, permissions, owned CRDs, examples and version are filled in from the manifests.
+mod csv;
+
+use std::io::IsTerminal;
+
+use serde_json::Value;
+
+use super::kustomize_output::{self, Object};
+use crate::cli::BundleArgs;
+use crate::error::{Error, Result};
+use crate::scaffold::{Policy, Tree};
+use crate::session::Session;
+use crate::yaml;
+
+pub struct BundleSettings {
+    pub package: String,
+    pub version: String,
+    pub channels: String,
+    pub default_channel: String,
+    pub output_dir: String,
+}
+
+pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
+    let project = session.load_project()?;
+    let package = args
+        .package
+        .clone()
+        .or_else(|| project.project_name.clone())
+        .unwrap_or_else(|| "operator".into());
+    crate::model::ProjectName::parse(&package).map_err(|_| {
+        Error::invalid(format!(
+            "invalid --package {package:?}: an OLM package name is a DNS-1123 label (e.g. memcached-operator)"
+        ))
+    })?;
+    if semver::Version::parse(&args.version).is_err() {
+        return Err(Error::invalid(format!(
+            "invalid --version {:?}: a bundle's version is a semantic version (e.g. 0.1.0)",
+            args.version
+        )));
+    }
+    let channels = args.channels.clone().unwrap_or_else(|| "alpha".into());
+    let first = channels.split(',').next().unwrap_or("alpha").to_string();
+    let default_channel = args.default_channel.clone().unwrap_or(first);
+    if !channels.split(',').any(|c| c == default_channel) {
+        return Err(Error::invalid(format!(
+            "--default-channel {default_channel:?} is not one of --channels {channels:?}; add it there or pick one of them"
+        )));
+    }
+    let settings = BundleSettings {
+        package,
+        version: args.version.clone(),
+        channels,
+        default_channel,
+        output_dir: args.output_dir.clone().unwrap_or_else(|| "bundle".into()),
+    };
+    let objects = match &args.manifests {
+        Some(file) => kustomize_output::read_file(&session.root.join(file), file)?,
+        None if std::io::stdin().is_terminal() => {
+            return Err(Error::invalid(
+                "no manifests: pipe them in (`kubectl kustomize config/manifests | rusty-sdk generate bundle --version 0.1.0`, which `make bundle` does) or pass --manifests FILE",
+            ));
+        }
+        None => kustomize_output::read_stdin("standard input")?,
+    };
+
+    let mut tree = Tree::new(&session.root);
+    let base_path = format!(
+        "config/manifests/bases/{}.clusterserviceversion.yaml",
+        settings.package
+    );
+    let base = match tree.read(&base_path)? {
+        Some(text) => yaml::from_str::<yaml::Value>(&text)
+            .map_err(|e| {
+                Error::invalid(format!(
+                    "{base_path}: not valid YAML ({e}); fix it or delete it to start again"
+                ))
+            })
+            .and_then(|v| {
+                serde_json::to_value(v).map_err(|e| Error::invalid(format!("{base_path}: {e}")))
+            })?,
+        None => {
+            let display = heck::ToTitleCase::to_title_case(settings.package.as_str());
+            let base = csv::default_base(&settings.package, &display, project.namespaced);
+            tree.add(&base_path, print(&base)?, Policy::User);
+            base
+        }
+    };
+    let csv = csv::build(&base, &objects, &settings);
+    let problems = csv::validate(&csv, &objects, &settings);
+    if !problems.is_empty() {
+        return Err(Error::invalid(format!(
+            "the bundle would not pass OLM's checks: {} (nothing was written)",
+            problems.join("; ")
+        )));
+    }
+    stage_bundle(&mut tree, &csv, &objects, &settings)?;
+    session.apply(tree, &project).map(|_| ())?;
+    if !session.dry_run {
+        session.shell.note(&format!(
+            "Next: edit {base_path} (description, icon, keywords, install modes...), run `make bundle` again, then:\n$ make bundle-build bundle-push BUNDLE_IMG=<registry>/<bundle-image>:v{}",
+            settings.version
+        ));
+    }
+    Ok(())
+}
+
+fn print(value: &Value) -> Result<String> {
+    yaml::to_string(value).map_err(|e| Error::Internal(format!("cannot print the bundle: {e}")))
+}
+
+/// bundle/manifests, bundle/metadata, the scorecard tests and bundle.Dockerfile.
+fn stage_bundle(
+    tree: &mut Tree,
+    csv: &Value,
+    objects: &[Object],
+    s: &BundleSettings,
+) -> Result<()> {
+    let out = &s.output_dir;
+    tree.add(
+        &format!("{out}/manifests/{}.clusterserviceversion.yaml", s.package),
+        print(csv)?,
+        Policy::Tool,
+    );
+    let sa = csv
+        .pointer("/spec/install/spec/deployments/0/spec/template/spec/serviceAccountName")
+        .and_then(Value::as_str)
+        .unwrap_or("default");
+    for object in objects {
+        let (group, version) = match object.object["apiVersion"]
+            .as_str()
+            .unwrap_or("")
+            .split_once('/')
+        {
+            Some((g, v)) => (g.to_string(), v.to_string()),
+            None => (
+                String::new(),
+                object.object["apiVersion"]
+                    .as_str()
+                    .unwrap_or("")
+                    .to_string(),
+            ),
+        };
+        let kind = object.kind.as_str();
+        let carried_by_csv = matches!(
+            kind,
+            "Namespace" | "ServiceAccount" | "Deployment" | "ClusterServiceVersion"
+        ) || csv::bound_to(object, sa)
+            || csv::consumed_role(objects, object)
+            || csv::owned_kind(objects, &object.object).is_some();
+        if kind == "Configuration" && group == "scorecard.operatorframework.io" {
+            tree.add(
+                &format!("{out}/tests/scorecard/config.yaml"),
+                print(&object.object)?,
+                Policy::Tool,
+            );
+            continue;
+        }
+        if carried_by_csv {
+            continue;
+        }
+        let mut manifest = object.object.clone();
+        // OLM installs every object into the namespace of the operator group.
+        if let Some(meta) = manifest["metadata"].as_object_mut() {
+            meta.remove("namespace");
+        }
+        let file = if kind == "CustomResourceDefinition" {
+            format!(
+                "{}_{}.yaml",
+                manifest["spec"]["group"].as_str().unwrap_or(""),
+                manifest["spec"]["names"]["plural"]
+                    .as_str()
+                    .unwrap_or(&object.name)
+            )
+        } else {
+            let api = if group.is_empty() {
+                version
+            } else {
+                format!("{group}_{version}")
+            };
+            format!("{}_{api}_{}.yaml", object.name, kind.to_lowercase())
+        };
+        tree.add(
+            &format!("{out}/manifests/{file}"),
+            print(&manifest)?,
+            Policy::Tool,
+        );
+    }
+    let labels = [
+        (
+            "operators.operatorframework.io.bundle.mediatype.v1",
+            "registry+v1",
+        ),
+        (
+            "operators.operatorframework.io.bundle.manifests.v1",
+            "manifests/",
+        ),
+        (
+            "operators.operatorframework.io.bundle.metadata.v1",
+            "metadata/",
+        ),
+        (
+            "operators.operatorframework.io.bundle.package.v1",
+            s.package.as_str(),
+        ),
+        (
+            "operators.operatorframework.io.bundle.channels.v1",
+            s.channels.as_str(),
+        ),
+        (
+            "operators.operatorframework.io.bundle.channel.default.v1",
+            s.default_channel.as_str(),
+        ),
+        (
+            "operators.operatorframework.io.test.mediatype.v1",
+            "scorecard+v1",
+        ),
+        (
+            "operators.operatorframework.io.test.config.v1",
+            "tests/scorecard/",
+        ),
+    ];
+    let mut annotations = String::from("annotations:\n");
+    let mut dockerfile = String::from(
+        "FROM scratch\n\n# The bundle's metadata, as labels too (metadata/annotations.yaml).\n",
+    );
+    for (key, value) in labels {
+        annotations.push_str(&format!("  {key}: {value}\n"));
+        dockerfile.push_str(&format!("LABEL {key}={value}\n"));
+    }
+    dockerfile.push_str(&format!(
+        "\nCOPY {out}/manifests /manifests/\nCOPY {out}/metadata /metadata/\nCOPY {out}/tests/scorecard /tests/scorecard/\n"
+    ));
+    tree.add(
+        &format!("{out}/metadata/annotations.yaml"),
+        annotations,
+        Policy::Tool,
+    );
+    tree.add("bundle.Dockerfile", dockerfile, Policy::Tool);
+    Ok(())
+}

@@ -1,0 +1,199 @@
+//! `generate bundle`: the OLM bundle from config/manifests (issue 14). The CSV is checked
+//! against the project's role, CRDs and samples, and regenerated after user edits.
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{assert_refused, read_tree, rusty, scaffold, snapshot_settings, transcript};
+
+/// A hybrid project with a Helm API and `kubectl kustomize config/manifests` in a file,
+/// or `None` without kubectl.
+fn project(dir: &Path) -> Option<PathBuf> {
+    let root = dir.join("bundled-operator");
+    scaffold(
+        dir,
+        &root,
+        &[
+            "init --plugins hybrid.helm --domain example.com --repo github.com/example/bundled-operator",
+            "create api --plugins helm --group cache --version v1 --kind Memcached",
+        ],
+    );
+    let manifests = crate::e2e::kustomize(&root, "config/manifests")?;
+    std::fs::write(root.join("manifests.yaml"), manifests).unwrap();
+    Some(root)
+}
+
+fn bundle(root: &Path, extra: &str) -> std::process::Output {
+    rusty(root)
+        .args(["generate", "bundle", "--manifests", "manifests.yaml"])
+        .args(extra.split_whitespace())
+        .output()
+        .unwrap()
+}
+
+fn yaml_file(path: &Path) -> Value {
+    let value: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    serde_json::to_value(value).unwrap()
+}
+
+const CSV: &str = "bundle/manifests/bundled-operator.clusterserviceversion.yaml";
+const BASE: &str = "config/manifests/bases/bundled-operator.clusterserviceversion.yaml";
+
+#[test]
+fn the_bundle_carries_the_role_crds_and_samples_and_keeps_user_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(root) = project(dir.path()) else {
+        return;
+    };
+    let output = bundle(&root, "--version 0.1.0");
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let csv = yaml_file(&root.join(CSV));
+    assert_eq!(csv["metadata"]["name"], "bundled-operator.v0.1.0");
+    assert_eq!(csv["spec"]["version"], "0.1.0");
+    let owned = &csv["spec"]["customresourcedefinitions"]["owned"][0];
+    assert_eq!(owned["name"], "memcacheds.cache.example.com");
+    assert_eq!(
+        (owned["kind"].as_str(), owned["version"].as_str()),
+        (Some("Memcached"), Some("v1"))
+    );
+    // The manager's rules are role.yaml's, granted to its service account by OLM.
+    let role = yaml_file(&root.join("config/rbac/role.yaml"));
+    let cluster = &csv["spec"]["install"]["spec"]["clusterPermissions"][0];
+    assert_eq!(
+        cluster["serviceAccountName"],
+        "bundled-operator-controller-manager"
+    );
+    let rules = cluster["rules"].as_array().unwrap();
+    for rule in role["rules"].as_array().unwrap() {
+        assert!(
+            rules.contains(rule),
+            "{rule} missing from clusterPermissions"
+        );
+    }
+    let deployment = &csv["spec"]["install"]["spec"]["deployments"][0];
+    assert_eq!(deployment["name"], "bundled-operator-controller-manager");
+    let examples: Value = serde_json::from_str(
+        csv["metadata"]["annotations"]["alm-examples"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(examples[0]["kind"], "Memcached");
+    let files = read_tree(&root);
+    assert!(files.contains_key("bundle/manifests/cache.example.com_memcacheds.yaml"));
+    assert!(files.contains_key("bundle/manifests/bundled-operator-metrics-reader_rbac.authorization.k8s.io_v1_clusterrole.yaml"));
+    assert!(
+        !files
+            .keys()
+            .any(|f| f.starts_with("bundle/manifests/") && f.contains("_serviceaccount"))
+    );
+    assert!(files.contains_key("bundle/tests/scorecard/config.yaml"));
+    let text = |path: &str| String::from_utf8_lossy(&files[path]).into_owned();
+    snapshot_settings().bind(|| {
+        insta::assert_snapshot!(
+            "bundle_annotations.yaml",
+            text("bundle/metadata/annotations.yaml")
+        );
+        insta::assert_snapshot!("bundle_bundle.Dockerfile", text("bundle.Dockerfile"));
+        insta::assert_snapshot!("bundle_base_csv.yaml", text(BASE));
+    });
+
+    // Twice: nothing changes.
+    assert!(bundle(&root, "--version 0.1.0").status.success());
+    assert!(read_tree(&root) == files);
+
+    // The user's edits to the base survive the next version's bundle.
+    let edited = text(BASE)
+        .replace(
+            "description: Bundled Operator operator",
+            "description: Runs memcached for you.",
+        )
+        .replace("- bundled-operator\n", "- memcached\n  - cache\n")
+        .replace("base64data: ''", "base64data: PHN2Zz48L3N2Zz4=")
+        .replace("mediatype: ''", "mediatype: image/svg+xml")
+        .replace(
+            "supported: false\n    type: OwnNamespace",
+            "supported: true\n    type: OwnNamespace",
+        );
+    assert_ne!(
+        edited,
+        text(BASE),
+        "the base changed shape; update the edits above"
+    );
+    std::fs::write(root.join(BASE), &edited).unwrap();
+    let output = bundle(
+        &root,
+        "--version 0.2.0 --channels alpha,stable --default-channel stable",
+    );
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let csv = yaml_file(&root.join(CSV));
+    assert_eq!(csv["spec"]["version"], "0.2.0");
+    assert_eq!(csv["spec"]["description"], "Runs memcached for you.");
+    assert_eq!(
+        csv["spec"]["keywords"],
+        serde_json::json!(["memcached", "cache"])
+    );
+    assert_eq!(csv["spec"]["icon"][0]["mediatype"], "image/svg+xml");
+    assert_eq!(
+        csv["spec"]["installModes"][0],
+        serde_json::json!({"supported": true, "type": "OwnNamespace"})
+    );
+    assert_eq!(std::fs::read_to_string(root.join(BASE)).unwrap(), edited);
+    let annotations =
+        std::fs::read_to_string(root.join("bundle/metadata/annotations.yaml")).unwrap();
+    assert!(
+        annotations.contains("channels.v1: alpha,stable\n")
+            && annotations.contains("channel.default.v1: stable\n")
+    );
+}
+
+#[test]
+fn invalid_bundles_are_one_line_errors_that_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(root) = project(dir.path()) else {
+        return;
+    };
+    let before = read_tree(&root);
+    for (args, expected) in [
+        ("--version 1.0", "invalid --version \"1.0\""),
+        (
+            "--version 0.1.0 --channels alpha --default-channel stable",
+            "--default-channel \"stable\" is not one of --channels",
+        ),
+        (
+            "--version 0.1.0 --package Bad_Name",
+            "invalid --package \"Bad_Name\"",
+        ),
+        (
+            "--version 0.1.0 --manifests missing.yaml",
+            "missing.yaml not found",
+        ),
+    ] {
+        let output = rusty(&root)
+            .args(["generate", "bundle"])
+            .args(args.split_whitespace())
+            .args(if args.contains("--manifests") {
+                vec![]
+            } else {
+                vec!["--manifests", "manifests.yaml"]
+            })
+            .output()
+            .unwrap();
+        assert_refused(&output, &root, expected, &before);
+    }
+    // A base that supports no install mode fails OLM's checks, and says which.
+    assert!(bundle(&root, "--version 0.1.0").status.success());
+    let base = std::fs::read_to_string(root.join(BASE)).unwrap();
+    std::fs::write(
+        root.join(BASE),
+        base.replace("supported: true", "supported: false"),
+    )
+    .unwrap();
+    let written = read_tree(&root);
+    let output = bundle(&root, "--version 0.1.1");
+    let text = transcript(&output, &root);
+    assert!(!output.status.success(), "{text}");
+    assert!(text.contains("no install mode is supported"), "{text}");
+    assert!(read_tree(&root) == written);
+}
