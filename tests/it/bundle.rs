@@ -46,6 +46,10 @@ fn the_bundle_carries_the_role_crds_and_samples_and_keeps_user_edits() {
     let Some(root) = project(dir.path()) else {
         return;
     };
+    let before = read_tree(&root);
+    let output = bundle(&root, "--version 0.1.0 --dry-run");
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    assert!(read_tree(&root) == before, "--dry-run wrote files");
     let output = bundle(&root, "--version 0.1.0");
     assert!(output.status.success(), "{}", transcript(&output, &root));
     let csv = yaml_file(&root.join(CSV));

@@ -87,8 +87,30 @@ fn the_chart_renders_the_install_files_objects_and_its_switches_work() {
     }
     let dir = tempfile::tempdir().unwrap();
     let root = project_with_installer(dir.path());
+    // --dry-run plans every file and writes none.
+    let before = read_tree(&root);
+    let output = edit(&root, &["--dry-run"]);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("create  dist/chart/values.yaml"));
+    assert!(read_tree(&root) == before, "--dry-run wrote files");
     let output = edit(&root, &[]);
     assert!(output.status.success(), "{}", transcript(&output, &root));
+    let files = read_tree(&root);
+    crate::support::snapshot_settings().bind(|| {
+        for path in [
+            "dist/chart/values.yaml",
+            "dist/chart/Chart.yaml",
+            "dist/chart/templates/manager/controller-manager.yaml",
+            "dist/chart/templates/crd/memcacheds.cache.example.com.yaml",
+            "dist/chart/templates/prometheus/monitor.yaml",
+        ] {
+            let name = format!(
+                "helm_chart_{}",
+                path.trim_start_matches("dist/chart/").replace('/', "__")
+            );
+            insta::assert_snapshot!(name, String::from_utf8_lossy(&files[path]));
+        }
+    });
     let mut install = install_objects(&root);
     let namespace = install
         .remove("Namespace/hc-operator-system")
