@@ -25,7 +25,7 @@ for i in $(seq "$runs"); do
   helm_times+=("$(time_ms "$bin" -q -C "$dir" create api --plugins helm --group cache --version v1 --kind Memcached)")
   rust_times+=("$(time_ms "$bin" -q -C "$dir" create api --plugins rust --group cache --version v1 --kind MemcachedBackup --resource --controller)")
 done
-echo "rusty-sdk $("$bin" version | cut -d' ' -f2), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "rusty-sdk $("$bin" version | sed 's/^rusty-sdk version: "\([^"]*\)".*/\1/'), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
 printf 'init --plugins hybrid.helm           median %s\n' "$(printf '%s\n' "${init_times[@]}" | median)"
 printf 'create api --plugins helm (starter)  median %s\n' "$(printf '%s\n' "${helm_times[@]}" | median)"
 printf 'create api --plugins rust            median %s\n' "$(printf '%s\n' "${rust_times[@]}" | median)"
