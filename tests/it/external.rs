@@ -105,6 +105,12 @@ fn bad_external_crds_and_flags_are_one_line_errors_that_write_nothing() {
     let before = read_tree(&root);
     let not_a_crd = dir.path().join("deployment.yaml");
     std::fs::write(&not_a_crd, "apiVersion: apps/v1\nkind: Deployment\n").unwrap();
+    let template = dir.path().join("template.yaml");
+    std::fs::write(
+        &template,
+        "{{- if .Values.crds.create }}\napiVersion: apiextensions.k8s.io/v1\n",
+    )
+    .unwrap();
     let beta = dir.path().join("beta.yaml");
     std::fs::write(
         &beta,
@@ -137,6 +143,7 @@ fn bad_external_crds_and_flags_are_one_line_errors_that_write_nothing() {
             vec![not_a_crd.display().to_string()],
             "no CustomResourceDefinition in it",
         ),
+        (vec![template.display().to_string()], "not valid YAML ("),
         (
             vec![beta.display().to_string()],
             "which Kubernetes no longer serves",

@@ -159,7 +159,8 @@ fn read_bounded(path: &Path) -> Result<String> {
 /// Every `CustomResourceDefinition` document of `text`; another kind of document is skipped,
 /// a v1beta1 CRD is refused.
 fn custom_resource_definitions(text: &str) -> std::result::Result<Vec<Json>, String> {
-    let documents: Vec<yaml::Value> = yaml::documents(text, MAX_DOCUMENTS)?;
+    let documents: Vec<yaml::Value> = yaml::documents(text, MAX_DOCUMENTS)
+        .map_err(|e| format!("not valid YAML ({e}); pass a CRD file, not a template"))?;
     let mut crds = Vec::new();
     for document in documents {
         let json = serde_json::to_value(&document).map_err(|e| e.to_string())?;
