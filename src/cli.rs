@@ -60,10 +60,11 @@ pub enum Command {
     /// Regenerate files derived from the project
     #[command(subcommand)]
     Generate(GenerateCommand),
-    /// Change a setting of an existing project
+    /// Change a setting of an existing project, or add a Helm chart of the operator
     #[command(after_help = "Examples:\n  \
         rusty-sdk edit --namespaced          # scope the manager to its own namespace\n  \
-        rusty-sdk edit --namespaced=false    # watch every namespace again")]
+        rusty-sdk edit --namespaced=false    # watch every namespace again\n  \
+        rusty-sdk edit --plugins=helm/v2-alpha   # a Helm chart of the operator in dist/chart")]
     Edit(EditArgs),
     /// Print rusty-sdk's version
     Version,
