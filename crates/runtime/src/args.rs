@@ -50,6 +50,29 @@ pub struct ManagerArgs {
           num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub enable_http2: bool,
 
+    /// Port the webhook server listens on, on every interface; it listens only when the
+    /// operator registers webhooks.
+    #[arg(long, default_value_t = 9443, value_name = "PORT")]
+    pub webhook_port: u16,
+
+    /// Directory holding the webhook server's certificate and key (kubebuilder's flag and
+    /// controller-runtime's default directory); files replaced there are served without a
+    /// restart.
+    #[arg(
+        long,
+        default_value = "/tmp/k8s-webhook-server/serving-certs",
+        value_name = "DIR"
+    )]
+    pub webhook_cert_path: PathBuf,
+
+    /// File name of the certificate in `--webhook-cert-path`.
+    #[arg(long, default_value = "tls.crt", value_name = "FILE")]
+    pub webhook_cert_name: String,
+
+    /// File name of the private key in `--webhook-cert-path`.
+    #[arg(long, default_value = "tls.key", value_name = "FILE")]
+    pub webhook_cert_key: String,
+
     /// Address the /healthz and /readyz probes bind to; `0` disables them.
     #[arg(long, default_value = ":8081")]
     pub health_probe_bind_address: String,
@@ -90,6 +113,10 @@ impl Default for ManagerArgs {
             metrics_cert_path: None,
             metrics_cert_name: "tls.crt".into(),
             metrics_cert_key: "tls.key".into(),
+            webhook_port: 9443,
+            webhook_cert_path: PathBuf::from("/tmp/k8s-webhook-server/serving-certs"),
+            webhook_cert_name: "tls.crt".into(),
+            webhook_cert_key: "tls.key".into(),
             health_probe_bind_address: ":8081".into(),
             leader_elect: false,
             enable_http2: false,

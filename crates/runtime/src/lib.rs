@@ -17,6 +17,7 @@ mod run;
 mod servers;
 mod signals;
 pub mod tls;
+pub mod webhook;
 pub mod workqueue;
 
 pub use args::{LogFormat, ManagerArgs};

@@ -5,6 +5,8 @@
 //! 1. `/healthz` and `/readyz` listen on `--health-probe-bind-address`; `/metrics` on
 //!    `--metrics-bind-address` (HTTPS + TokenReview/SubjectAccessReview, or plain HTTP
 //!    with `--metrics-secure=false`). Both serve on every replica, leader or not.
+//!    Webhooks registered with [`Manager::add_webhooks`] are served over HTTPS on
+//!    `--webhook-port` (every replica serves them) before the manager reports ready.
 //! 2. With `--leader-elect` the manager stands by until it holds the Lease. `/readyz` is
 //!    200 while standing by (a standby replica is healthy, as in controller-runtime) and
 //!    once controllers run; it is 503 before that and again once shutdown begins.
@@ -39,6 +41,7 @@ use crate::health::{self, Readiness};
 use crate::leader::LeaderElectionConfig;
 use crate::metrics::ReconcileMetrics;
 use crate::run::{self, Servers};
+use crate::webhook::{self, CertReloader, WebhookMetrics, Webhooks};
 use crate::{metrics_server, tls};
 
 type MetricsSecurity = (
@@ -67,7 +70,11 @@ pub struct Manager {
     stop_controllers: watch::Sender<bool>,
     shutdown: Shutdown,
     controllers: Vec<PendingController>,
+    webhooks: Webhooks,
 }
+
+/// How often the webhook certificate files are checked for a renewal.
+const CERT_CHECK_INTERVAL: Duration = Duration::from_secs(5);
 
 impl Manager {
     /// Load the kube config (KUBECONFIG, ~/.kube/config or in-cluster) and build a client.
@@ -107,6 +114,7 @@ impl Manager {
             stop_controllers,
             shutdown,
             controllers: Vec::new(),
+            webhooks: Webhooks::new(),
         })
     }
 
@@ -147,10 +155,18 @@ impl Manager {
         });
     }
 
+    /// Serve `webhooks` (admission and conversion) once the manager runs; may be called
+    /// more than once. A path registered twice fails `run`.
+    pub fn add_webhooks(&mut self, webhooks: Webhooks) {
+        self.webhooks = std::mem::take(&mut self.webhooks).merge(webhooks);
+    }
+
     /// Serve probes and metrics, wait for leadership when `--leader-elect`, start every
     /// controller, and run until SIGTERM/SIGINT (then Ok once controllers stopped) or
     /// until a controller fails or leadership is lost (then Err).
-    pub async fn run(self) -> anyhow::Result<()> {
+    pub async fn run(mut self) -> anyhow::Result<()> {
+        let webhook_metrics =
+            (!self.webhooks.is_empty()).then(|| WebhookMetrics::new(&mut self.registry));
         let signals = crate::signals::StopSignals::install()?;
         let readiness = Readiness::default();
         let mut servers = Servers::default();
@@ -167,8 +183,13 @@ impl Manager {
         if let Some(address) = self.metrics_address {
             let listener = bind(address, "metrics-bind-address").await?;
             let (tls, authorizer) = self.metrics_security()?;
-            let router = metrics_server::router(Arc::new(self.registry), authorizer);
+            let router =
+                metrics_server::router(Arc::new(std::mem::take(&mut self.registry)), authorizer);
             servers.spawn("metrics", listener, router, tls);
+        }
+        if let Some(metrics) = webhook_metrics {
+            let shutdown = self.shutdown.clone();
+            serve_webhooks(&self.webhooks, &self.args, shutdown, &mut servers, metrics).await?;
         }
         let leader_election = self.args.leader_elect.then(|| {
             LeaderElectionConfig::resolve(
@@ -213,6 +234,33 @@ impl Manager {
         ));
         Ok((Some(tls), Some(authorizer)))
     }
+}
+
+/// Listen on `--webhook-port` with the certificate of `--webhook-cert-path`, and follow
+/// renewals of that certificate until shutdown.
+async fn serve_webhooks(
+    webhooks: &Webhooks,
+    args: &ManagerArgs,
+    shutdown: Shutdown,
+    servers: &mut Servers,
+    metrics: WebhookMetrics,
+) -> anyhow::Result<()> {
+    let router = webhooks.router(metrics)?;
+    let certs = Arc::new(CertReloader::load(
+        &args.webhook_cert_path,
+        &args.webhook_cert_name,
+        &args.webhook_cert_key,
+    )?);
+    let tls = webhook::server_config(certs.clone(), args.enable_http2)?;
+    let address = SocketAddr::from(([0, 0, 0, 0], args.webhook_port));
+    let listener = TcpListener::bind(address).await.with_context(|| {
+        format!("--webhook-port: cannot listen on {address} (is the port in use? pick another)")
+    })?;
+    tracing::info!(port = args.webhook_port, paths = ?webhooks,
+                   "serving webhooks");
+    servers.spawn("webhook", listener, router, Some(tls));
+    tokio::spawn(certs.watch(CERT_CHECK_INTERVAL, shutdown.wait()));
+    Ok(())
 }
 
 /// Say once, naming it, when the API server cannot be reached: kube-runtime's own retries

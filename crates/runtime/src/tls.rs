@@ -28,12 +28,17 @@ pub fn server_config(
         .with_no_client_auth()
         .with_single_cert(certs, key)
         .context("TLS: the metrics certificate and key do not form a usable pair")?;
-    config.alpn_protocols = if http2 {
+    config.alpn_protocols = alpn_protocols(http2);
+    Ok(Arc::new(config))
+}
+
+/// What a server offers in ALPN: HTTP/2 only when `http2` is set (`--enable-http2`).
+pub(crate) fn alpn_protocols(http2: bool) -> Vec<Vec<u8>> {
+    if http2 {
         vec![b"h2".to_vec(), b"http/1.1".to_vec()]
     } else {
         vec![b"http/1.1".to_vec()]
-    };
-    Ok(Arc::new(config))
+    }
 }
 
 type CertAndKey = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);

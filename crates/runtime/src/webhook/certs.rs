@@ -1,0 +1,216 @@
+//! The webhook server's certificate, read from `--webhook-cert-path` and read again when
+//! the files change: cert-manager renews a certificate by rewriting its Secret, and the
+//! kubelet swaps the mounted files in place, so a renewed certificate is served without a
+//! restart.
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::{Duration, SystemTime};
+
+use anyhow::Context as _;
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use rustls::server::{ClientHello, ResolvesServerCert};
+use rustls::sign::CertifiedKey;
+
+/// What identifies one version of a file: a kubelet update replaces the file (a new inode
+/// behind the same symlink), an in-place rewrite changes its time or length.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct FileStamp {
+    modified: Option<SystemTime>,
+    len: u64,
+    #[cfg(unix)]
+    inode: u64,
+}
+
+impl FileStamp {
+    fn of(path: &Path) -> std::io::Result<FileStamp> {
+        let metadata = std::fs::metadata(path)?;
+        Ok(FileStamp {
+            modified: metadata.modified().ok(),
+            len: metadata.len(),
+            #[cfg(unix)]
+            inode: std::os::unix::fs::MetadataExt::ino(&metadata),
+        })
+    }
+}
+
+/// A certificate and key pair on disk, served to every TLS handshake and reloaded when
+/// either file changes (see [`CertReloader::watch`]).
+#[derive(Debug)]
+pub struct CertReloader {
+    cert_path: PathBuf,
+    key_path: PathBuf,
+    provider: Arc<CryptoProvider>,
+    current: RwLock<Arc<CertifiedKey>>,
+    stamps: Mutex<(FileStamp, FileStamp)>,
+}
+
+impl CertReloader {
+    /// Read `cert_name` and `key_name` in `dir`; an error names the files and the flags.
+    pub fn load(dir: &Path, cert_name: &str, key_name: &str) -> anyhow::Result<CertReloader> {
+        let cert_path = dir.join(cert_name);
+        let key_path = dir.join(key_name);
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let stamps = stamps(&cert_path, &key_path)?;
+        let key = certified_key(&cert_path, &key_path, &provider)?;
+        Ok(CertReloader {
+            cert_path,
+            key_path,
+            provider,
+            current: RwLock::new(Arc::new(key)),
+            stamps: Mutex::new(stamps),
+        })
+    }
+
+    /// The pair served now.
+    pub fn current(&self) -> Arc<CertifiedKey> {
+        self.current
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Read the files again if they changed since the last read. `Ok(true)` when a new
+    /// pair is served; on error (a half-written pair, say) the previous pair stays.
+    pub fn reload_if_changed(&self) -> anyhow::Result<bool> {
+        let now = stamps(&self.cert_path, &self.key_path)?;
+        let mut seen = self.stamps.lock().unwrap_or_else(PoisonError::into_inner);
+        if *seen == now {
+            return Ok(false);
+        }
+        let key = certified_key(&self.cert_path, &self.key_path, &self.provider)?;
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(key);
+        *seen = now;
+        Ok(true)
+    }
+
+    /// Check the files every `every` until `stop` resolves, logging each reload and each
+    /// failure to reload.
+    pub async fn watch(self: Arc<Self>, every: Duration, stop: impl Future<Output = ()>) {
+        let check = async {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            loop {
+                ticks.tick().await;
+                match self.reload_if_changed() {
+                    Ok(true) => tracing::info!(cert = %self.cert_path.display(),
+                                               "webhook certificate reloaded"),
+                    Ok(false) => {}
+                    Err(error) => tracing::warn!(%error,
+                        "webhook certificate not reloaded; the previous one is still served"),
+                }
+            }
+        };
+        tokio::select! {
+            () = check => {}
+            () = stop => {}
+        }
+    }
+}
+
+impl ResolvesServerCert for CertReloader {
+    fn resolve(&self, _hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.current())
+    }
+}
+
+fn stamps(cert_path: &Path, key_path: &Path) -> anyhow::Result<(FileStamp, FileStamp)> {
+    let stamp = |path: &Path| {
+        FileStamp::of(path).with_context(|| {
+            format!(
+                "--webhook-cert-path: cannot read {} (mount the webhook certificate there, or name the files with --webhook-cert-name and --webhook-cert-key)",
+                path.display()
+            )
+        })
+    };
+    Ok((stamp(cert_path)?, stamp(key_path)?))
+}
+
+fn certified_key(
+    cert_path: &Path,
+    key_path: &Path,
+    provider: &CryptoProvider,
+) -> anyhow::Result<CertifiedKey> {
+    let certs = CertificateDer::pem_file_iter(cert_path)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .with_context(|| {
+            format!(
+                "--webhook-cert-path: {} holds no readable PEM certificate",
+                cert_path.display()
+            )
+        })?;
+    if certs.is_empty() {
+        anyhow::bail!(
+            "--webhook-cert-path: {} holds no PEM certificate",
+            cert_path.display()
+        );
+    }
+    let key = PrivateKeyDer::from_pem_file(key_path).with_context(|| {
+        format!(
+            "--webhook-cert-path: {} holds no readable PEM private key",
+            key_path.display()
+        )
+    })?;
+    CertifiedKey::from_der(certs, key, provider).with_context(|| {
+        format!(
+            "--webhook-cert-path: {} and {} do not form a usable certificate and key pair",
+            cert_path.display(),
+            key_path.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_pair(dir: &Path, name: &str) -> rcgen::CertifiedKey<rcgen::KeyPair> {
+        let pair = rcgen::generate_simple_self_signed(vec![name.to_string()]).unwrap();
+        std::fs::write(dir.join("tls.crt"), pair.cert.pem()).unwrap();
+        std::fs::write(dir.join("tls.key"), pair.signing_key.serialize_pem()).unwrap();
+        pair
+    }
+
+    #[test]
+    fn a_replaced_pair_is_served_after_a_reload() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = write_pair(dir.path(), "first.svc");
+        let reloader = CertReloader::load(dir.path(), "tls.crt", "tls.key").unwrap();
+        assert_eq!(reloader.current().cert[0], *first.cert.der());
+        assert!(
+            !reloader.reload_if_changed().unwrap(),
+            "nothing changed yet"
+        );
+
+        let second = write_pair(dir.path(), "second.svc");
+        assert!(reloader.reload_if_changed().unwrap());
+        assert_eq!(reloader.current().cert[0], *second.cert.der());
+    }
+
+    #[test]
+    fn a_broken_pair_keeps_the_previous_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = write_pair(dir.path(), "first.svc");
+        let reloader = CertReloader::load(dir.path(), "tls.crt", "tls.key").unwrap();
+        // A key that does not belong to the certificate, as in the middle of an update.
+        let other = rcgen::KeyPair::generate().unwrap();
+        std::fs::write(dir.path().join("tls.key"), other.serialize_pem()).unwrap();
+        let error = format!("{:#}", reloader.reload_if_changed().unwrap_err());
+        assert!(error.contains("do not form a usable"), "{error}");
+        assert_eq!(reloader.current().cert[0], *first.cert.der());
+    }
+
+    #[test]
+    fn missing_files_name_the_path_and_the_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = format!(
+            "{:#}",
+            CertReloader::load(dir.path(), "tls.crt", "tls.key").unwrap_err()
+        );
+        assert!(
+            error.contains("tls.crt") && error.contains("--webhook-cert-name"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,243 @@
+//! Admission (defaulting, validating) and conversion webhooks, served by the manager over
+//! HTTPS on `--webhook-port` with the certificate in `--webhook-cert-path`.
+//!
+//! An operator registers its handlers by path, the path its webhook configuration or CRD
+//! names, and hands them to [`Manager::add_webhooks`](crate::Manager::add_webhooks):
+//!
+//! ```no_run
+//! # use kube::core::admission::{AdmissionRequest, AdmissionResponse};
+//! # use kube::core::DynamicObject;
+//! use rusty_sdk_runtime::webhook::Webhooks;
+//!
+//! async fn validate(request: AdmissionRequest<DynamicObject>) -> AdmissionResponse {
+//!     AdmissionResponse::from(&request)
+//! }
+//!
+//! let webhooks = Webhooks::new().admission("/validate-example-com-v1-widget", validate);
+//! ```
+//!
+//! Every request answers with HTTP 200 and a review: a body that is not a review of the
+//! expected kind is answered with a review that refuses it (code 400) and says why, as
+//! controller-runtime does, so the API server reports the reason to the user.
+mod certs;
+mod metrics;
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use futures::future::BoxFuture;
+use kube::Resource;
+use kube::core::Status;
+use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview};
+use kube::core::conversion::{ConversionRequest, ConversionResponse, ConversionReview};
+use serde::de::DeserializeOwned;
+
+pub use certs::CertReloader;
+pub use metrics::WebhookMetrics;
+
+/// Request bodies above this size are refused before they are read whole: an object is at
+/// most 1.5 MiB in etcd, and a review carries it twice (controller-runtime's limit too).
+pub const MAX_REQUEST_BYTES: usize = 7 * 1024 * 1024;
+
+/// What a handler gets (the request body) and gives (the review to answer with).
+type Handler = Arc<dyn Fn(Bytes) -> BoxFuture<'static, serde_json::Value> + Send + Sync>;
+
+/// The webhooks of an operator, by path.
+#[derive(Clone, Default)]
+pub struct Webhooks {
+    routes: Vec<(String, Handler)>,
+}
+
+impl std::fmt::Debug for Webhooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.paths()).finish()
+    }
+}
+
+impl Webhooks {
+    /// No webhooks yet.
+    pub fn new() -> Self {
+        Webhooks::default()
+    }
+
+    /// Serve a mutating or validating admission webhook for objects of type `K` at `path`.
+    /// The handler answers with `AdmissionResponse::from(&request)` to allow, `.deny(..)`
+    /// to refuse, `.with_patch(..)` to default fields.
+    #[must_use]
+    pub fn admission<K, F, Fut>(mut self, path: impl Into<String>, handler: F) -> Self
+    where
+        K: Resource + DeserializeOwned + Send + 'static,
+        F: Fn(AdmissionRequest<K>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = AdmissionResponse> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        let route: Handler = Arc::new(move |body: Bytes| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let response = match decode_admission::<K>(&body) {
+                    Ok(request) => handler(request).await,
+                    Err(reason) => refused_admission(&reason),
+                };
+                to_json(&response.into_review())
+            })
+        });
+        self.routes.push((path.into(), route));
+        self
+    }
+
+    /// Serve a conversion webhook at `path` (the path the CRD's `spec.conversion` names).
+    /// The handler converts every object of the request to its desired version.
+    #[must_use]
+    pub fn conversion<F>(mut self, path: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(ConversionRequest) -> ConversionResponse + Send + Sync + 'static,
+    {
+        let handler = Arc::new(handler);
+        let route: Handler = Arc::new(move |body: Bytes| {
+            let response = match decode_conversion(&body) {
+                Ok(request) => handler(request),
+                Err(reason) => ConversionResponse::invalid(Status::failure(&reason, "BadRequest")),
+            };
+            let review = to_json(&response.into_review());
+            Box::pin(std::future::ready(review))
+        });
+        self.routes.push((path.into(), route));
+        self
+    }
+
+    /// Add every webhook of `other`.
+    #[must_use]
+    pub fn merge(mut self, other: Webhooks) -> Self {
+        self.routes.extend(other.routes);
+        self
+    }
+
+    /// True when no webhook is registered (the manager then serves none).
+    pub fn is_empty(&self) -> bool {
+        self.routes.is_empty()
+    }
+
+    /// The registered paths, in registration order.
+    pub fn paths(&self) -> impl Iterator<Item = &str> {
+        self.routes.iter().map(|(path, _)| path.as_str())
+    }
+
+    /// Every path starts with `/` and is registered once.
+    pub fn check(&self) -> anyhow::Result<()> {
+        let mut seen = BTreeSet::new();
+        for path in self.paths() {
+            if !path.starts_with('/') || path.contains(['{', '}', '*']) {
+                anyhow::bail!(
+                    "webhook path {path:?} is not a plain absolute path: use the path of the webhook configuration, e.g. \"/validate-example-com-v1-widget\""
+                );
+            }
+            if !seen.insert(path) {
+                anyhow::bail!(
+                    "webhook path {path:?} is registered twice: give each webhook its own path"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The HTTP routes: one POST route per webhook, instrumented with `metrics`.
+    pub fn router(&self, metrics: WebhookMetrics) -> anyhow::Result<Router> {
+        self.check()?;
+        let mut router = Router::new();
+        for (path, handler) in &self.routes {
+            let state = Route {
+                path: path.clone(),
+                handler: handler.clone(),
+                metrics: metrics.clone(),
+            };
+            router = router.route(path, post(serve).with_state(state));
+        }
+        Ok(router.layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES)))
+    }
+}
+
+/// TLS for the webhook server: the pair `certs` serves now, HTTP/2 only with `http2`.
+pub fn server_config(
+    certs: Arc<CertReloader>,
+    http2: bool,
+) -> anyhow::Result<Arc<rustls::ServerConfig>> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|error| anyhow::anyhow!("TLS: no default protocol version: {error}"))?
+        .with_no_client_auth()
+        .with_cert_resolver(certs);
+    config.alpn_protocols = crate::tls::alpn_protocols(http2);
+    Ok(Arc::new(config))
+}
+
+#[derive(Clone)]
+struct Route {
+    path: String,
+    handler: Handler,
+    metrics: WebhookMetrics,
+}
+
+async fn serve(State(route): State<Route>, headers: HeaderMap, body: Bytes) -> Response {
+    let in_flight = route.metrics.start(&route.path);
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json"));
+    let response = if json {
+        let review = (route.handler)(body).await;
+        (
+            [(header::CONTENT_TYPE, "application/json")],
+            review.to_string(),
+        )
+            .into_response()
+    } else {
+        (
+            StatusCode::BAD_REQUEST,
+            "a webhook request must have Content-Type application/json",
+        )
+            .into_response()
+    };
+    in_flight.finish(response.status().as_u16());
+    response
+}
+
+fn decode_admission<K>(body: &[u8]) -> Result<AdmissionRequest<K>, String>
+where
+    K: Resource + DeserializeOwned,
+{
+    let review: AdmissionReview<K> = serde_json::from_slice(body)
+        .map_err(|error| format!("the body is not an AdmissionReview of this kind: {error}"))?;
+    review
+        .try_into()
+        .map_err(|_| "the AdmissionReview has no request".to_string())
+}
+
+fn decode_conversion(body: &[u8]) -> Result<ConversionRequest, String> {
+    let review: ConversionReview = serde_json::from_slice(body)
+        .map_err(|error| format!("the body is not a ConversionReview: {error}"))?;
+    ConversionRequest::from_review(review).map_err(|error| error.to_string())
+}
+
+/// The answer to a body that is no admission request: refused, with code 400.
+fn refused_admission(reason: &str) -> AdmissionResponse {
+    let mut response = AdmissionResponse::invalid(reason);
+    response.result.code = 400;
+    response
+}
+
+fn to_json(review: &impl serde::Serialize) -> serde_json::Value {
+    // A review of kube's own types always serializes; fall back to an empty object rather
+    // than panic in a server.
+    serde_json::to_value(review).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;
