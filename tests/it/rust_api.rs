@@ -474,7 +474,8 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
         return;
     }
     // Namespaced, cluster-scoped, and deploy-image with every image flag, in both layouts
-    // that take Rust APIs.
+    // that take Rust APIs; the rust one also has a Widget, a kind with nothing of Memcached
+    // about it, under the default controller.
     for (layout, name) in [
         ("rust", "e2e-rust-three-apis"),
         ("hybrid.helm", "e2e-hybrid-three-apis"),
@@ -483,6 +484,14 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
         created(&root, BACKUP, "y\ny\n");
         created(&root, CLUSTER_SCOPED, "");
         created(&root, IMAGE, "");
+        if layout == "rust" {
+            let widget = rust_api_args("toys", "v1", "Widget");
+            created(
+                &root,
+                &widget.iter().map(String::as_str).collect::<Vec<_>>(),
+                "",
+            );
+        }
         if layout == "hybrid.helm" {
             add_apis_with_names_that_clash(&root);
             add_controllers_for_builtin_kinds(&root);
@@ -492,6 +501,62 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
         assert_crdgen_matches(&root);
         kustomize(&root, "config/samples");
     }
+}
+
+/// The default controller fits any kind: it runs no workload of its own (the Deployment
+/// example is deploy-image's), keeps a finalizer, reports `Available` and publishes events.
+#[test]
+fn the_default_controller_runs_no_workload() {
+    let (_dir, root) = project("rust");
+    let args = rust_api_args("toys", "v1", "Widget");
+    created(
+        &root,
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        "",
+    );
+    let tree = read_tree(&root);
+    let text = |path: &str| String::from_utf8_lossy(&tree[path]).into_owned();
+    let controller = text("src/controller/widget.rs");
+    for absent in [
+        "memcached:",
+        "11211",
+        "Deployment {",
+        "Pod",
+        "resources=deployments",
+    ] {
+        assert!(!controller.contains(absent), "{absent} in\n{controller}");
+    }
+    for present in [
+        "const FINALIZER: &str = \"toys.my.domain/finalizer\";",
+        "const AVAILABLE: &str = \"Available\";",
+        "Patch::Apply(patch)",
+        "\"Reconciled\"",
+        "\"Deleting\"",
+        "// TODO(user): your logic here.",
+    ] {
+        assert!(
+            controller.contains(present),
+            "{present} missing from\n{controller}"
+        );
+    }
+    let types = text("api/src/toys/v1/widget.rs");
+    assert!(
+        !types.contains("size") && !types.contains("nodes"),
+        "{types}"
+    );
+    assert!(types.contains("pub foo: Option<String>,"), "{types}");
+    let sample = text("config/samples/toys_v1_widget.yaml");
+    assert!(
+        sample.ends_with("spec:\n  # TODO(user): the fields of your Widget's spec\n  foo: bar\n"),
+        "{sample}"
+    );
+    let crd = text("config/crd/bases/toys.my.domain_widgets.yaml");
+    assert!(
+        crd.contains(
+            "description: An example field; replace it with the fields your resource needs."
+        ),
+        "the CRD's descriptions are the doc comments':\n{crd}"
+    );
 }
 
 /// Controllers for Kubernetes' own kinds, namespaced and cluster-scoped.
@@ -591,14 +656,15 @@ fn a_controller_for_a_builtin_kind_watches_it_without_a_crd() {
 }
 
 /// Names a user may pick that the generated code itself uses: a keyword group and kind, kinds
-/// named like the Kubernetes types and the kube-rs items a controller imports (the deploy-image
-/// one imports `Condition`), and a kind that already exists in another group. They must build.
+/// named like the Kubernetes types and the kube-rs items a controller imports (`Client`, and
+/// `Deployment` beside the deploy-image controller, which imports k8s-openapi's), and a kind
+/// that already exists in another group. They must build.
 fn add_apis_with_names_that_clash(root: &Path) {
     let api = |group: &str, kind: &str| rust_api_args(group, "v1", kind);
     for (group, kind) in [
         ("fn", "Type"),
-        ("apps", "Deployment"),
         ("cache", "Client"),
+        ("cache", "Condition"),
         ("web", "MemcachedBackup"),
     ] {
         let args = api(group, kind);
@@ -608,11 +674,11 @@ fn add_apis_with_names_that_clash(root: &Path) {
             "",
         );
     }
-    let mut condition = api("cache", "Condition");
-    condition.extend(["--image".into(), "memcached:1.6.26-alpine".into()]);
+    let mut deployment = api("apps", "Deployment");
+    deployment.extend(["--image".into(), "memcached:1.6.26-alpine".into()]);
     created(
         root,
-        &condition.iter().map(String::as_str).collect::<Vec<_>>(),
+        &deployment.iter().map(String::as_str).collect::<Vec<_>>(),
         "",
     );
     let main = std::fs::read_to_string(root.join("src/main.rs")).unwrap();
@@ -623,12 +689,20 @@ fn add_apis_with_names_that_clash(root: &Path) {
     ] {
         assert!(main.contains(line), "{line} missing from main.rs:\n{main}");
     }
-    let deployment = std::fs::read_to_string(root.join("src/controller/deployment.rs")).unwrap();
-    assert!(
-        deployment
-            .contains("Deployment as AppsDeployment, DeploymentStatus as AppsDeploymentStatus"),
-        "{deployment}"
-    );
+    for (file, import) in [
+        (
+            "deployment",
+            "Deployment as AppsDeployment, DeploymentStatus as AppsDeploymentStatus",
+        ),
+        (
+            "client",
+            "Client as CacheClient, ClientStatus as CacheClientStatus",
+        ),
+    ] {
+        let path = root.join(format!("src/controller/{file}.rs"));
+        let controller = std::fs::read_to_string(path).unwrap();
+        assert!(controller.contains(import), "{controller}");
+    }
 }
 
 /// Needs the runtime's Helm reconciler (`rusty_sdk_runtime::helm`), which the hybrid

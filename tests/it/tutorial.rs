@@ -128,7 +128,6 @@ fn tutorial_role_grants_what_both_apis_need() {
         pair("", "serviceaccounts"),
         pair("networking.k8s.io", "ingresses"),
         pair("autoscaling", "horizontalpodautoscalers"),
-        pair("", "pods"),
         pair("", "events"),
         pair("", "secrets"),
     ];
