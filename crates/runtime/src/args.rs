@@ -16,6 +16,17 @@ pub enum LogFormat {
     Json,
 }
 
+/// Where the webhook server's certificate comes from.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WebhookCertMode {
+    /// Files in `--webhook-cert-path`, such as cert-manager's Secret mounted there.
+    #[default]
+    Files,
+    /// A CA and certificate the operator makes and keeps in a Secret, injecting the CA
+    /// into its webhook configurations and CRDs: no cert-manager needed.
+    SelfSigned,
+}
+
 /// The manager's flags. Flatten into the operator's own `clap::Parser`.
 #[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
 pub struct ManagerArgs {
@@ -73,6 +84,22 @@ pub struct ManagerArgs {
     #[arg(long, default_value = "tls.key", value_name = "FILE")]
     pub webhook_cert_key: String,
 
+    /// Where the webhook certificate comes from: `files` in `--webhook-cert-path`
+    /// (cert-manager), or `self-signed` (the operator makes its own CA, keeps it in a
+    /// Secret and injects it into its webhook configurations and CRDs).
+    #[arg(long, value_enum, default_value_t = WebhookCertMode::Files)]
+    pub webhook_cert_mode: WebhookCertMode,
+
+    /// The Service the API server reaches the webhooks through (self-signed mode); empty
+    /// means `<manager name>-webhook-service`, the name kubebuilder's manifests give it.
+    #[arg(long, default_value = "", value_name = "NAME")]
+    pub webhook_service_name: String,
+
+    /// The Secret that keeps the self-signed CA and certificate, in the manager's
+    /// namespace; empty means `<manager name>-webhook-server-cert`.
+    #[arg(long, default_value = "", value_name = "NAME")]
+    pub webhook_cert_secret: String,
+
     /// Address the /healthz and /readyz probes bind to; `0` disables them.
     #[arg(long, default_value = ":8081")]
     pub health_probe_bind_address: String,
@@ -117,6 +144,9 @@ impl Default for ManagerArgs {
             webhook_cert_path: PathBuf::from("/tmp/k8s-webhook-server/serving-certs"),
             webhook_cert_name: "tls.crt".into(),
             webhook_cert_key: "tls.key".into(),
+            webhook_cert_mode: WebhookCertMode::Files,
+            webhook_service_name: String::new(),
+            webhook_cert_secret: String::new(),
             health_probe_bind_address: ":8081".into(),
             leader_elect: false,
             enable_http2: false,

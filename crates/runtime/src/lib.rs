@@ -20,7 +20,7 @@ pub mod tls;
 pub mod webhook;
 pub mod workqueue;
 
-pub use args::{LogFormat, ManagerArgs};
+pub use args::{LogFormat, ManagerArgs, WebhookCertMode};
 pub use context::{ControllerContext, Shutdown, WatchScope};
 pub use manager::Manager;
 pub use metrics::ReconcileMetrics;

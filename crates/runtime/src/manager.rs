@@ -33,6 +33,7 @@ use prometheus_client::registry::Registry;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
+use crate::args::WebhookCertMode;
 use crate::args::{ManagerArgs, parse_bind_address};
 use crate::auth::{KubeAuthorizer, MetricsAuthorizer};
 use crate::auth_cache::CachingAuthorizer;
@@ -41,6 +42,7 @@ use crate::health::{self, Readiness};
 use crate::leader::LeaderElectionConfig;
 use crate::metrics::ReconcileMetrics;
 use crate::run::{self, Servers};
+use crate::webhook::self_signed::{self, SelfSignedConfig};
 use crate::webhook::{self, CertReloader, WebhookMetrics, Webhooks};
 use crate::{metrics_server, tls};
 
@@ -189,7 +191,8 @@ impl Manager {
         }
         if let Some(metrics) = webhook_metrics {
             let shutdown = self.shutdown.clone();
-            serve_webhooks(&self.webhooks, &self.args, shutdown, &mut servers, metrics).await?;
+            let certs = webhook_certs(&self.name, &self.client, &self.args, shutdown).await?;
+            serve_webhooks(&self.webhooks, &self.args, certs, &mut servers, metrics).await?;
         }
         let leader_election = self.args.leader_elect.then(|| {
             LeaderElectionConfig::resolve(
@@ -241,16 +244,11 @@ impl Manager {
 async fn serve_webhooks(
     webhooks: &Webhooks,
     args: &ManagerArgs,
-    shutdown: Shutdown,
+    certs: Arc<CertReloader>,
     servers: &mut Servers,
     metrics: WebhookMetrics,
 ) -> anyhow::Result<()> {
     let router = webhooks.router(metrics)?;
-    let certs = Arc::new(CertReloader::load(
-        &args.webhook_cert_path,
-        &args.webhook_cert_name,
-        &args.webhook_cert_key,
-    )?);
     let tls = webhook::server_config(certs.clone(), args.enable_http2)?;
     let address = SocketAddr::from(([0, 0, 0, 0], args.webhook_port));
     let listener = TcpListener::bind(address).await.with_context(|| {
@@ -259,8 +257,43 @@ async fn serve_webhooks(
     tracing::info!(port = args.webhook_port, paths = ?webhooks,
                    "serving webhooks");
     servers.spawn("webhook", listener, router, Some(tls));
-    tokio::spawn(certs.watch(CERT_CHECK_INTERVAL, shutdown.wait()));
     Ok(())
+}
+
+/// The webhook certificate, from `--webhook-cert-path` (followed for renewals until
+/// shutdown) or made by the operator itself (`--webhook-cert-mode=self-signed`).
+async fn webhook_certs(
+    name: &str,
+    client: &Client,
+    args: &ManagerArgs,
+    shutdown: Shutdown,
+) -> anyhow::Result<Arc<CertReloader>> {
+    match args.webhook_cert_mode {
+        WebhookCertMode::Files => {
+            let certs = Arc::new(CertReloader::load(
+                &args.webhook_cert_path,
+                &args.webhook_cert_name,
+                &args.webhook_cert_key,
+            )?);
+            tokio::spawn(certs.clone().watch(CERT_CHECK_INTERVAL, shutdown.wait()));
+            Ok(certs)
+        }
+        WebhookCertMode::SelfSigned => {
+            let or_default = |value: &str, suffix: &str| match value {
+                "" => format!("{name}-{suffix}"),
+                given => given.to_string(),
+            };
+            let config = SelfSignedConfig {
+                namespace: std::env::var("POD_NAMESPACE")
+                    .ok()
+                    .filter(|namespace| !namespace.is_empty())
+                    .unwrap_or_else(|| client.default_namespace().to_string()),
+                service: or_default(&args.webhook_service_name, "webhook-service"),
+                secret: or_default(&args.webhook_cert_secret, "webhook-server-cert"),
+            };
+            self_signed::start(client.clone(), config, shutdown.wait()).await
+        }
+    }
 }
 
 /// Say once, naming it, when the API server cannot be reached: kube-runtime's own retries

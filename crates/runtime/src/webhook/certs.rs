@@ -1,7 +1,8 @@
 //! The webhook server's certificate, read from `--webhook-cert-path` and read again when
 //! the files change: cert-manager renews a certificate by rewriting its Secret, and the
 //! kubelet swaps the mounted files in place, so a renewed certificate is served without a
-//! restart.
+//! restart. In the self-signed mode the pair is set in memory instead (the manager's root
+//! file system is read-only).
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, SystemTime};
@@ -35,14 +36,20 @@ impl FileStamp {
     }
 }
 
-/// A certificate and key pair on disk, served to every TLS handshake and reloaded when
-/// either file changes (see [`CertReloader::watch`]).
+/// The certificate and key pair served to every TLS handshake: files on disk reloaded when
+/// either changes (see [`CertReloader::watch`]), or a pair held in memory and replaced with
+/// [`CertReloader::set_pem`].
 #[derive(Debug)]
 pub struct CertReloader {
-    cert_path: PathBuf,
-    key_path: PathBuf,
+    files: Option<Files>,
     provider: Arc<CryptoProvider>,
     current: RwLock<Arc<CertifiedKey>>,
+}
+
+#[derive(Debug)]
+struct Files {
+    cert_path: PathBuf,
+    key_path: PathBuf,
     stamps: Mutex<(FileStamp, FileStamp)>,
 }
 
@@ -55,12 +62,32 @@ impl CertReloader {
         let stamps = stamps(&cert_path, &key_path)?;
         let key = certified_key(&cert_path, &key_path, &provider)?;
         Ok(CertReloader {
-            cert_path,
-            key_path,
+            files: Some(Files {
+                cert_path,
+                key_path,
+                stamps: Mutex::new(stamps),
+            }),
             provider,
             current: RwLock::new(Arc::new(key)),
-            stamps: Mutex::new(stamps),
         })
+    }
+
+    /// Serve the PEM pair `cert` and `key`, held in memory.
+    pub fn from_pem(cert: &str, key: &str) -> anyhow::Result<CertReloader> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let key = pem_pair(cert, key, &provider)?;
+        Ok(CertReloader {
+            files: None,
+            provider,
+            current: RwLock::new(Arc::new(key)),
+        })
+    }
+
+    /// Serve the PEM pair `cert` and `key` from the next handshake on.
+    pub fn set_pem(&self, cert: &str, key: &str) -> anyhow::Result<()> {
+        let key = pem_pair(cert, key, &self.provider)?;
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(key);
+        Ok(())
     }
 
     /// The pair served now.
@@ -73,13 +100,17 @@ impl CertReloader {
 
     /// Read the files again if they changed since the last read. `Ok(true)` when a new
     /// pair is served; on error (a half-written pair, say) the previous pair stays.
+    /// A pair held in memory never changes here.
     pub fn reload_if_changed(&self) -> anyhow::Result<bool> {
-        let now = stamps(&self.cert_path, &self.key_path)?;
-        let mut seen = self.stamps.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(files) = &self.files else {
+            return Ok(false);
+        };
+        let now = stamps(&files.cert_path, &files.key_path)?;
+        let mut seen = files.stamps.lock().unwrap_or_else(PoisonError::into_inner);
         if *seen == now {
             return Ok(false);
         }
-        let key = certified_key(&self.cert_path, &self.key_path, &self.provider)?;
+        let key = certified_key(&files.cert_path, &files.key_path, &self.provider)?;
         *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(key);
         *seen = now;
         Ok(true)
@@ -94,8 +125,7 @@ impl CertReloader {
             loop {
                 ticks.tick().await;
                 match self.reload_if_changed() {
-                    Ok(true) => tracing::info!(cert = %self.cert_path.display(),
-                                               "webhook certificate reloaded"),
+                    Ok(true) => tracing::info!("webhook certificate reloaded"),
                     Ok(false) => {}
                     Err(error) => tracing::warn!(%error,
                         "webhook certificate not reloaded; the previous one is still served"),
@@ -125,6 +155,16 @@ fn stamps(cert_path: &Path, key_path: &Path) -> anyhow::Result<(FileStamp, FileS
         })
     };
     Ok((stamp(cert_path)?, stamp(key_path)?))
+}
+
+fn pem_pair(cert: &str, key: &str, provider: &CryptoProvider) -> anyhow::Result<CertifiedKey> {
+    let certs = CertificateDer::pem_slice_iter(cert.as_bytes())
+        .collect::<Result<Vec<_>, _>>()
+        .context("the webhook certificate is not PEM")?;
+    let key = PrivateKeyDer::from_pem_slice(key.as_bytes())
+        .context("the webhook private key is not PEM")?;
+    CertifiedKey::from_der(certs, key, provider)
+        .context("the webhook certificate and key do not form a usable pair")
 }
 
 fn certified_key(

@@ -19,8 +19,10 @@
 //! Every request answers with HTTP 200 and a review: a body that is not a review of the
 //! expected kind is answered with a review that refuses it (code 400) and says why, as
 //! controller-runtime does, so the API server reports the reason to the user.
+mod ca_injection;
 mod certs;
 mod metrics;
+pub mod self_signed;
 
 use std::collections::BTreeSet;
 use std::future::Future;
