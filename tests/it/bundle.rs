@@ -126,6 +126,18 @@ fn the_bundle_carries_the_role_crds_and_samples_and_keeps_user_edits() {
         "the base changed shape; update the edits above"
     );
     std::fs::write(root.join(BASE), &edited).unwrap();
+    // --diff shows what the next bundle changes in the CSV, and writes nothing.
+    let before = read_tree(&root);
+    let output = bundle(&root, "--version 0.2.0 --dry-run --diff");
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let diff = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        diff.contains("-  description: Bundled Operator operator")
+            && diff.contains("+  description: Runs memcached for you.")
+            && diff.contains("+  version: 0.2.0"),
+        "{diff}"
+    );
+    assert!(read_tree(&root) == before, "--dry-run --diff wrote files");
     let output = bundle(
         &root,
         "--version 0.2.0 --channels alpha,stable --default-channel stable",

@@ -232,6 +232,17 @@ fn regenerating_keeps_values_edits_and_a_missing_install_file_is_an_error() {
     std::fs::write(&values, &edited).unwrap();
     let manager = root.join("dist/chart/templates/manager/controller-manager.yaml");
     std::fs::write(&manager, "broken\n").unwrap();
+    // --diff shows the template being restored, and writes nothing.
+    let before = read_tree(&root);
+    let output = edit(&root, &["--force", "--dry-run", "--diff"]);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let diff = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        diff.contains("-broken") && diff.contains("+  replicas: {{ .Values.manager.replicas }}"),
+        "{diff}"
+    );
+    assert!(!diff.contains("replicas: 3"), "values.yaml is kept: {diff}");
+    assert!(read_tree(&root) == before, "--dry-run --diff wrote files");
     let output = edit(&root, &["--force"]);
     assert!(output.status.success(), "{}", transcript(&output, &root));
     assert_eq!(std::fs::read_to_string(&values).unwrap(), edited);
