@@ -27,7 +27,7 @@ pub use builtins::{html_escape, js_escape, query_escape};
 pub use error::Error;
 pub use exec::Context;
 pub use signature::{GoType, Signature};
-pub use text::{is_print, rune_u};
+pub use text::{go_lossy, is_print, rune_u};
 pub use value::{MapEntries, MapMethods, MapRef, Object, TypedSlice, Value, ValueFunc};
 
 /// The engine's error type under the name the chart crate's functions use.
