@@ -732,8 +732,9 @@ impl<'t> State<'_, '_, 't> {
                         self.error(format!("nil pointer evaluating {}.{name}", o.type_name()))
                     );
                 }
-                match o.field(name) {
-                    Some(v) => {
+                match o.field_result(name) {
+                    Some(Err(e)) => Err(self.error(e)),
+                    Some(Ok(v)) => {
                         if has_args {
                             return Err(self.error(format!(
                                 "{name} has arguments but cannot be invoked as function"
