@@ -97,6 +97,12 @@ fn is_alphanumeric(c: char) -> bool {
     c == '_' || c.is_alphabetic() || c.is_numeric()
 }
 
+/// `text.starts_with(prefix)` for the short delimiters, without a call to memcmp.
+fn starts_with(text: &str, prefix: &str) -> bool {
+    let (text, prefix) = (text.as_bytes(), prefix.as_bytes());
+    text.len() >= prefix.len() && prefix.iter().zip(text).all(|(a, b)| a == b)
+}
+
 fn keyword(word: &str) -> Option<Kind> {
     Some(match word {
         "." => Kind::Dot,
@@ -129,9 +135,11 @@ pub(crate) fn lex<'s>(input: &'s str, opts: &LexOptions<'_>) -> Vec<Item<'s>> {
     let mut l = Lexer {
         input,
         opts,
+        left: memchr::memmem::Finder::new(opts.left),
         pos: 0,
         start: 0,
-        items: Vec::new(),
+        // About one item per eight bytes of a typical chart template.
+        items: Vec::with_capacity(input.len() / 8),
         paren_depth: 0,
         line_at: (0, 1),
     };
@@ -142,6 +150,8 @@ pub(crate) fn lex<'s>(input: &'s str, opts: &LexOptions<'_>) -> Vec<Item<'s>> {
 struct Lexer<'s, 'o> {
     input: &'s str,
     opts: &'o LexOptions<'o>,
+    /// Finds the left delimiter.
+    left: memchr::memmem::Finder<'o>,
     pos: usize,
     start: usize,
     items: Vec<Item<'s>>,
@@ -155,10 +165,18 @@ type Step = Result<(), ()>;
 impl<'s> Lexer<'s, '_> {
     fn line_of(&mut self, pos: usize) -> usize {
         let (at, line) = self.line_at;
+        let newlines = |b: &[u8]| {
+            // Most steps are a token or two inside an action: a plain loop beats memchr.
+            if b.len() < 64 {
+                b.iter().filter(|c| **c == b'\n').count()
+            } else {
+                memchr::memchr_iter(b'\n', b).count()
+            }
+        };
         let line = if pos >= at {
-            line + self.input[at..pos].bytes().filter(|b| *b == b'\n').count()
+            line + newlines(&self.input.as_bytes()[at..pos])
         } else {
-            1 + self.input[..pos].bytes().filter(|b| *b == b'\n').count()
+            1 + newlines(&self.input.as_bytes()[..pos])
         };
         self.line_at = (pos, line);
         line
@@ -251,15 +269,15 @@ impl<'s> Lexer<'s, '_> {
 
     fn at_right_delim(&self) -> (bool, bool) {
         let rest = self.rest();
-        if Self::has_right_trim_marker(rest) && rest[2..].starts_with(self.opts.right) {
+        if Self::has_right_trim_marker(rest) && starts_with(&rest[2..], self.opts.right) {
             return (true, true);
         }
-        (rest.starts_with(self.opts.right), false)
+        (starts_with(rest, self.opts.right), false)
     }
 
     fn text(&mut self, inside: &mut bool) -> Step {
         let left = self.opts.left;
-        if let Some(x) = self.rest().find(left) {
+        if let Some(x) = self.left.find(self.rest().as_bytes()) {
             if x > 0 {
                 self.pos += x;
                 let delim_end = self.pos + left.len();
@@ -445,7 +463,7 @@ impl<'s> Lexer<'s, '_> {
             None => true,
             Some(c) if is_space(c) => true,
             Some('.' | ',' | '|' | ':' | ')' | '(') => true,
-            _ => self.rest().starts_with(self.opts.right),
+            _ => starts_with(self.rest(), self.opts.right),
         }
     }
 

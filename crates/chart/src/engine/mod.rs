@@ -74,10 +74,18 @@ pub fn render(
         let text = set
             .execute(&r.name, &data)
             .map_err(|e| errors::exec_error(&r.name, &e))?;
-        // Helm's workaround for Go printing <no value> under missingkey=zero.
-        out.insert(r.name.clone(), text.replace("<no value>", ""));
+        out.insert(r.name.clone(), blank_no_value(text));
     }
     Ok(out)
+}
+
+/// Helm's workaround for Go printing `<no value>` under missingkey=zero: every
+/// occurrence blanked. Most texts have none and are kept as they are.
+pub(crate) fn blank_no_value(text: String) -> String {
+    if memchr::memmem::find(text.as_bytes(), b"<no value>").is_none() {
+        return text;
+    }
+    text.replace("<no value>", "")
 }
 
 /// Gather the templates of `chart` and its subcharts with the objects each renders with;

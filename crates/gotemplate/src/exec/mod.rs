@@ -3,8 +3,8 @@
 //! Go's error texts and positions.
 mod call;
 
+use crate::HashMap;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::ast::{Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree, Variable};
@@ -85,9 +85,13 @@ impl<'s> Context<'_, 's> {
     /// nested includes per template name) and return its new value.
     pub fn count(&self, name: &str, delta: isize) -> usize {
         let mut counters = self.run.shared.counters.borrow_mut();
-        let c = counters.entry(name.to_string()).or_insert(0);
-        *c = c.saturating_add_signed(delta);
-        *c
+        if let Some(c) = counters.get_mut(name) {
+            *c = c.saturating_add_signed(delta);
+            return *c;
+        }
+        let c = 0usize.saturating_add_signed(delta);
+        counters.insert(name.to_string(), c);
+        c
     }
 }
 
