@@ -152,7 +152,7 @@ fn import_values(chart: &mut Chart) {
     }
     let mut merged = cvals.as_object().cloned().unwrap_or_default();
     coalesce_tables(&mut merged, &imported, true);
-    chart.values = Value::Object(merged);
+    chart.values = std::sync::Arc::new(Value::Object(merged));
 }
 
 fn go_string(v: &Value) -> String {
