@@ -60,14 +60,14 @@ impl Kind {
     }
 }
 
-/// One token: its kind, where it starts, its text (or error message) and its line.
+/// One token: its kind, where it starts and its text (or error message). Its line is
+/// counted from `pos` only when a parse error needs it.
 #[derive(Clone, Debug)]
 pub(crate) struct Item<'s> {
     pub kind: Kind,
     pub pos: usize,
     /// The token's text, borrowed from the source (an error's message is owned).
     pub val: std::borrow::Cow<'s, str>,
-    pub line: usize,
 }
 
 impl std::fmt::Display for Item<'_> {
@@ -141,7 +141,6 @@ pub(crate) fn lex<'s>(input: &'s str, opts: &LexOptions<'_>) -> Vec<Item<'s>> {
         // About one item per eight bytes of a typical chart template.
         items: Vec::with_capacity(input.len() / 8),
         paren_depth: 0,
-        line_at: (0, 1),
     };
     l.run();
     l.items
@@ -156,32 +155,11 @@ struct Lexer<'s, 'o> {
     start: usize,
     items: Vec<Item<'s>>,
     paren_depth: i32,
-    /// Cached (offset, line at offset) so line numbers cost linear time overall.
-    line_at: (usize, usize),
 }
 
 type Step = Result<(), ()>;
 
 impl<'s> Lexer<'s, '_> {
-    fn line_of(&mut self, pos: usize) -> usize {
-        let (at, line) = self.line_at;
-        let newlines = |b: &[u8]| {
-            // Most steps are a token or two inside an action: a plain loop beats memchr.
-            if b.len() < 64 {
-                b.iter().filter(|c| **c == b'\n').count()
-            } else {
-                memchr::memchr_iter(b'\n', b).count()
-            }
-        };
-        let line = if pos >= at {
-            line + newlines(&self.input.as_bytes()[at..pos])
-        } else {
-            1 + newlines(&self.input.as_bytes()[..pos])
-        };
-        self.line_at = (pos, line);
-        line
-    }
-
     fn rest(&self) -> &str {
         &self.input[self.pos..]
     }
@@ -217,12 +195,10 @@ impl<'s> Lexer<'s, '_> {
     }
 
     fn emit_at(&mut self, kind: Kind, start: usize, end: usize) {
-        let line = self.line_of(start);
         self.items.push(Item {
             kind,
             pos: start,
             val: std::borrow::Cow::Borrowed(&self.input[start..end]),
-            line,
         });
     }
 
@@ -232,12 +208,10 @@ impl<'s> Lexer<'s, '_> {
     }
 
     fn error(&mut self, message: String) -> Step {
-        let line = self.line_of(self.start);
         self.items.push(Item {
             kind: Kind::Error,
             pos: self.start,
             val: std::borrow::Cow::Owned(message),
-            line,
         });
         Err(())
     }
