@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::ast::{
-    Action, Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree, Variable,
+    Action, Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Text, Tree, Variable,
     is_empty_tree,
 };
 use crate::lex::{self, Item, Kind, LexOptions};
@@ -275,7 +275,10 @@ impl<'a> Parser<'a> {
     fn text_or_action(&mut self) -> PResult<Parsed> {
         let token = self.next_non_space();
         match token.kind {
-            Kind::Text => Ok(Parsed::Node(Node::Text(token.val.to_string()))),
+            Kind::Text => {
+                let range = token.pos..token.pos + token.val.len();
+                Ok(Parsed::Node(Node::Text(Text::new(&self.source, range))))
+            }
             Kind::LeftDelim => {
                 self.action_pos = Some(token.pos);
                 let result = self.action();
