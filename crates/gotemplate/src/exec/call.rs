@@ -43,7 +43,7 @@ impl<'t> State<'_, '_, 't> {
         fin: Option<Slot>,
     ) -> R<Slot> {
         self.at = At::Arg(node);
-        let func = self.set().func(name).cloned();
+        let func = self.set().func(name);
         let explicit = if args.is_empty() { &[][..] } else { &args[1..] };
         let func = match func {
             Some(f) => f,
@@ -57,7 +57,7 @@ impl<'t> State<'_, '_, 't> {
                 }
             },
         };
-        let signature = self.set().signature(name).cloned();
+        let signature = self.set().signature(name);
         let (values, slots) = match &signature {
             Some(sig) => self.typed_args(dot, name, sig, explicit, fin)?,
             None => self.untyped_args(dot, explicit, fin)?,
@@ -72,10 +72,7 @@ impl<'t> State<'_, '_, 't> {
         match result {
             Ok(v) => {
                 self.check_size(name, &v, cmd.map_or(At::Arg(node), At::Cmd))?;
-                Ok(typed_result(
-                    v,
-                    signature.as_deref().and_then(Signature::result),
-                ))
+                Ok(typed_result(v, signature.and_then(|s| s.result())))
             }
             Err(e) => Err(self.function_error(node, name, cmd, &slots, e)),
         }

@@ -219,11 +219,14 @@ struct State<'r, 's, 't> {
     at: At<'t>,
 }
 
-impl<'t> State<'_, '_, 't> {
-    fn set(&self) -> &Templates {
+impl<'s> State<'_, 's, '_> {
+    /// The template set, borrowed for the whole execution (not just from `self`).
+    fn set(&self) -> &'s Templates {
         self.run.set
     }
+}
 
+impl<'t> State<'_, '_, 't> {
     /// Go's state.errorf: the message with the template, position and node.
     fn error(&self, message: impl std::fmt::Display) -> Error {
         Error::Template {
