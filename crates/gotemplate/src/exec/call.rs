@@ -43,9 +43,9 @@ impl<'t> State<'_, '_, 't> {
         fin: Option<Slot>,
     ) -> R<Slot> {
         self.at = At::Arg(node);
-        let func = self.set().func(name);
+        let found = self.set().func(name);
         let explicit = if args.is_empty() { &[][..] } else { &args[1..] };
-        let func = match func {
+        let (func, signature) = match found {
             Some(f) => f,
             None => match builtins::lookup(name) {
                 Some(b) => return self.eval_builtin(dot, node, b, name, cmd, explicit, fin),
@@ -57,7 +57,6 @@ impl<'t> State<'_, '_, 't> {
                 }
             },
         };
-        let signature = self.set().signature(name);
         let (values, slots) = match &signature {
             Some(sig) => self.typed_args(dot, name, sig, explicit, fin)?,
             None => self.untyped_args(dot, explicit, fin)?,
