@@ -694,10 +694,11 @@ impl<'t> State<'_, '_, 't> {
             }
             return Ok(Slot::concrete(Value::Nil));
         }
-        let typ = receiver.type_name();
+        // Go's type name, for errors only (it is built as a string).
+        let typ = || receiver.type_name();
         let has_args = args.len() > 1 || fin.is_some();
         match &receiver.v {
-            Value::Nil => Err(self.error(format!("nil pointer evaluating {typ}.{name}"))),
+            Value::Nil => Err(self.error(format!("nil pointer evaluating {}.{name}", typ()))),
             Value::Map(m) => {
                 if m.is_named()
                     && let Some(result) =
@@ -749,10 +750,12 @@ impl<'t> State<'_, '_, 't> {
                         }
                         Ok(Slot::concrete(v))
                     }
-                    None => Err(self.error(format!("can't evaluate field {name} in type {typ}"))),
+                    None => {
+                        Err(self.error(format!("can't evaluate field {name} in type {}", typ())))
+                    }
                 }
             }
-            _ => Err(self.error(format!("can't evaluate field {name} in type {typ}"))),
+            _ => Err(self.error(format!("can't evaluate field {name} in type {}", typ()))),
         }
     }
 
