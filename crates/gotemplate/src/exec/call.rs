@@ -131,13 +131,13 @@ impl<'t> State<'_, '_, 't> {
                 sig.num_in()
             )));
         }
-        let param = |i: usize| sig.param(i).cloned().unwrap_or(GoType::Any);
+        let param = |i: usize| sig.param(i).unwrap_or(&GoType::Any);
         let mut values = Vec::with_capacity(num_in);
         for (i, arg) in explicit.iter().enumerate() {
-            values.push(self.typed_arg(dot, arg, &param(i))?);
+            values.push(self.typed_arg(dot, arg, param(i))?);
         }
         if let Some(f) = fin {
-            values.push(self.validate_type(f, &param(explicit.len()))?);
+            values.push(self.validate_type(f, param(explicit.len()))?);
         }
         Ok((values, Vec::new()))
     }
