@@ -599,9 +599,9 @@ impl<'a> Parser<'a> {
             Kind::Dot => Arg::Dot(token.pos),
             Kind::Nil => Arg::Nil(token.pos),
             Kind::Variable => {
-                let name = token.val.split('.').next().unwrap_or("").to_string();
-                if !self.vars.contains(&name) {
-                    return self.error(format!("undefined variable {}", crate::fmt::quote(&name)));
+                let name = token.val.split('.').next().unwrap_or("");
+                if !self.vars.iter().any(|v| v == name) {
+                    return self.error(format!("undefined variable {}", crate::fmt::quote(name)));
                 }
                 Arg::Variable(Variable {
                     pos: token.pos,
