@@ -24,9 +24,11 @@ impl ChartFile {
 pub struct Chart {
     pub(crate) source: PathBuf,
     pub(crate) metadata: ChartMetadata,
-    pub(crate) values: Value,
-    pub(crate) values_yaml: String,
-    pub(crate) schema: Option<Value>,
+    // Shared, like the files below: dependency processing copies the chart tree for
+    // every render and replaces only the values of charts with dependencies.
+    pub(crate) values: std::sync::Arc<Value>,
+    pub(crate) values_yaml: std::sync::Arc<str>,
+    pub(crate) schema: Option<std::sync::Arc<Value>>,
     /// Shared, so that the per-render copy made by dependency processing is cheap.
     pub(crate) templates: std::sync::Arc<Vec<ChartFile>>,
     /// Parsed template sets of earlier renders (shared by clones of this chart).
@@ -58,7 +60,7 @@ impl Chart {
 
     /// values.schema.json, when the chart has one.
     pub fn schema(&self) -> Option<&serde_json::Value> {
-        self.schema.as_ref()
+        self.schema.as_deref()
     }
 
     /// The values a render with `user` values sees at the top level: dependencies

@@ -9,10 +9,19 @@ use crate::values::{self, coalesce_tables, path_value};
 /// imported values merged into the parents' defaults.
 pub fn process(chart: &Chart, user: &Value) -> Chart {
     let mut chart = chart.clone();
-    let root_values = values::coalesce(&with_aliases(&chart), user);
-    enable(&mut chart, &root_values, "");
-    import_values(&mut chart);
+    // Conditions and tags are read from the coalesced values; a tree that declares no
+    // dependencies has none to read, and skips coalescing its values here.
+    if declares_dependencies(&chart) {
+        let root_values = values::coalesce(&with_aliases(&chart), user);
+        enable(&mut chart, &root_values, "");
+        import_values(&mut chart);
+    }
     chart
+}
+
+/// Whether `chart` or a subchart lists dependencies in its Chart.yaml.
+fn declares_dependencies(chart: &Chart) -> bool {
+    !chart.metadata.dependencies.is_empty() || chart.dependencies.iter().any(declares_dependencies)
 }
 
 /// Subcharts as Chart.yaml lists them: an alias makes a renamed copy; charts under
@@ -152,7 +161,7 @@ fn import_values(chart: &mut Chart) {
     }
     let mut merged = cvals.as_object().cloned().unwrap_or_default();
     coalesce_tables(&mut merged, &imported, true);
-    chart.values = Value::Object(merged);
+    chart.values = std::sync::Arc::new(Value::Object(merged));
 }
 
 fn go_string(v: &Value) -> String {

@@ -71,8 +71,8 @@ fn from_files_within(
     let mut chart = Chart {
         source: source.to_path_buf(),
         metadata: ChartMetadata::default(),
-        values: Value::Object(Default::default()),
-        values_yaml: String::new(),
+        values: std::sync::Arc::new(Value::Object(Default::default())),
+        values_yaml: std::sync::Arc::from(""),
         schema: None,
         templates: Default::default(),
         render_cache: Default::default(),
@@ -89,14 +89,15 @@ fn from_files_within(
                 let text = crate::yaml::utf8_text(&file.data).map_err(|e| {
                     invalid("values.yaml", crate::values::yaml_conversion_error(&e))
                 })?;
-                chart.values =
-                    crate::values::load_values(text).map_err(|e| invalid("values.yaml", e))?;
-                chart.values_yaml = text.to_string();
+                chart.values = std::sync::Arc::new(
+                    crate::values::load_values(text).map_err(|e| invalid("values.yaml", e))?,
+                );
+                chart.values_yaml = std::sync::Arc::from(text);
             }
             "values.schema.json" => {
                 let schema = serde_json::from_slice(&file.data)
                     .map_err(|e| invalid("values.schema.json", e.to_string()))?;
-                chart.schema = Some(schema);
+                chart.schema = Some(std::sync::Arc::new(schema));
             }
             "requirements.yaml" if metadata.api_version == "v1" => {
                 #[derive(serde::Deserialize)]

@@ -39,7 +39,7 @@ fn coalesce_chart(chart: &Chart, dest: &mut Map<String, Value>) {
 /// Merge a chart's defaults under the user's values: user keys win, a user `null` deletes.
 /// Inside a subchart's section nulls are kept, so they delete the subchart's own defaults.
 fn coalesce_defaults(chart: &Chart, dest: &mut Map<String, Value>) {
-    let Value::Object(defaults) = &chart.values else {
+    let Value::Object(defaults) = &*chart.values else {
         return;
     };
     for (key, default) in defaults {

@@ -28,6 +28,31 @@ impl Tree {
     }
 }
 
+/// Literal text of a template: a range of its source, shared rather than copied.
+#[derive(Debug)]
+pub struct Text {
+    source: Arc<str>,
+    range: std::ops::Range<usize>,
+}
+
+impl Text {
+    /// The text at `range` of `source` (a range of whole characters).
+    pub fn new(source: &Arc<str>, range: std::ops::Range<usize>) -> Text {
+        debug_assert!(source.get(range.clone()).is_some());
+        Text {
+            source: Arc::clone(source),
+            range,
+        }
+    }
+}
+
+impl std::ops::Deref for Text {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.source.get(self.range.clone()).unwrap_or_default()
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct List {
     pub nodes: Vec<Node>,
@@ -35,7 +60,7 @@ pub struct List {
 
 #[derive(Debug)]
 pub enum Node {
-    Text(String),
+    Text(Text),
     Action(Action),
     If(Branch),
     With(Branch),

@@ -60,14 +60,14 @@ impl Kind {
     }
 }
 
-/// One token: its kind, where it starts, its text (or error message) and its line.
+/// One token: its kind, where it starts and its text (or error message). Its line is
+/// counted from `pos` only when a parse error needs it.
 #[derive(Clone, Debug)]
 pub(crate) struct Item<'s> {
     pub kind: Kind,
     pub pos: usize,
     /// The token's text, borrowed from the source (an error's message is owned).
     pub val: std::borrow::Cow<'s, str>,
-    pub line: usize,
 }
 
 impl std::fmt::Display for Item<'_> {
@@ -95,6 +95,12 @@ pub(crate) fn is_space(c: char) -> bool {
 
 fn is_alphanumeric(c: char) -> bool {
     c == '_' || c.is_alphabetic() || c.is_numeric()
+}
+
+/// `text.starts_with(prefix)` for the short delimiters, without a call to memcmp.
+fn starts_with(text: &str, prefix: &str) -> bool {
+    let (text, prefix) = (text.as_bytes(), prefix.as_bytes());
+    text.len() >= prefix.len() && prefix.iter().zip(text).all(|(a, b)| a == b)
 }
 
 fn keyword(word: &str) -> Option<Kind> {
@@ -129,11 +135,12 @@ pub(crate) fn lex<'s>(input: &'s str, opts: &LexOptions<'_>) -> Vec<Item<'s>> {
     let mut l = Lexer {
         input,
         opts,
+        left: memchr::memmem::Finder::new(opts.left),
         pos: 0,
         start: 0,
-        items: Vec::new(),
+        // About one item per eight bytes of a typical chart template.
+        items: Vec::with_capacity(input.len() / 8),
         paren_depth: 0,
-        line_at: (0, 1),
     };
     l.run();
     l.items
@@ -142,28 +149,17 @@ pub(crate) fn lex<'s>(input: &'s str, opts: &LexOptions<'_>) -> Vec<Item<'s>> {
 struct Lexer<'s, 'o> {
     input: &'s str,
     opts: &'o LexOptions<'o>,
+    /// Finds the left delimiter.
+    left: memchr::memmem::Finder<'o>,
     pos: usize,
     start: usize,
     items: Vec<Item<'s>>,
     paren_depth: i32,
-    /// Cached (offset, line at offset) so line numbers cost linear time overall.
-    line_at: (usize, usize),
 }
 
 type Step = Result<(), ()>;
 
 impl<'s> Lexer<'s, '_> {
-    fn line_of(&mut self, pos: usize) -> usize {
-        let (at, line) = self.line_at;
-        let line = if pos >= at {
-            line + self.input[at..pos].bytes().filter(|b| *b == b'\n').count()
-        } else {
-            1 + self.input[..pos].bytes().filter(|b| *b == b'\n').count()
-        };
-        self.line_at = (pos, line);
-        line
-    }
-
     fn rest(&self) -> &str {
         &self.input[self.pos..]
     }
@@ -199,12 +195,10 @@ impl<'s> Lexer<'s, '_> {
     }
 
     fn emit_at(&mut self, kind: Kind, start: usize, end: usize) {
-        let line = self.line_of(start);
         self.items.push(Item {
             kind,
             pos: start,
             val: std::borrow::Cow::Borrowed(&self.input[start..end]),
-            line,
         });
     }
 
@@ -214,12 +208,10 @@ impl<'s> Lexer<'s, '_> {
     }
 
     fn error(&mut self, message: String) -> Step {
-        let line = self.line_of(self.start);
         self.items.push(Item {
             kind: Kind::Error,
             pos: self.start,
             val: std::borrow::Cow::Owned(message),
-            line,
         });
         Err(())
     }
@@ -251,15 +243,15 @@ impl<'s> Lexer<'s, '_> {
 
     fn at_right_delim(&self) -> (bool, bool) {
         let rest = self.rest();
-        if Self::has_right_trim_marker(rest) && rest[2..].starts_with(self.opts.right) {
+        if Self::has_right_trim_marker(rest) && starts_with(&rest[2..], self.opts.right) {
             return (true, true);
         }
-        (rest.starts_with(self.opts.right), false)
+        (starts_with(rest, self.opts.right), false)
     }
 
     fn text(&mut self, inside: &mut bool) -> Step {
         let left = self.opts.left;
-        if let Some(x) = self.rest().find(left) {
+        if let Some(x) = self.left.find(self.rest().as_bytes()) {
             if x > 0 {
                 self.pos += x;
                 let delim_end = self.pos + left.len();
@@ -445,7 +437,7 @@ impl<'s> Lexer<'s, '_> {
             None => true,
             Some(c) if is_space(c) => true,
             Some('.' | ',' | '|' | ':' | ')' | '(') => true,
-            _ => self.rest().starts_with(self.opts.right),
+            _ => starts_with(self.rest(), self.opts.right),
         }
     }
 

@@ -8,7 +8,7 @@
 //!
 //! A [`Templates`] set holds every parsed template by name, as a Go `*Template` and its
 //! associates do: parse once, execute any of them many times.
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 mod ast;
@@ -27,8 +27,13 @@ pub use builtins::{html_escape, js_escape, query_escape};
 pub use error::Error;
 pub use exec::Context;
 pub use signature::{GoType, Signature};
-pub use text::{is_print, rune_u};
+pub use text::{go_lossy, is_print, rune_u};
 pub use value::{MapEntries, MapMethods, MapRef, Object, TypedSlice, Value, ValueFunc};
+
+/// The hash map of names the engine looks up on every call and include: foldhash is
+/// several times faster than the default SipHash on short keys and, seeded per map,
+/// as hard to flood with collisions.
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The engine's error type under the name the chart crate's functions use.
 pub type TemplateError = Error;
@@ -39,6 +44,13 @@ pub type FuncMap = BTreeMap<String, ValueFunc>;
 
 /// A function that needs the running template set (Helm's `include` and `tpl`).
 pub type ContextFunc = Arc<dyn Fn(&mut Context<'_, '_>, &[Value]) -> Result<Value> + Send + Sync>;
+
+/// A function of a set and its Go type (either may be declared first).
+#[derive(Clone, Default)]
+struct FuncEntry {
+    func: Option<Func>,
+    signature: Option<Arc<Signature>>,
+}
 
 #[derive(Clone)]
 pub(crate) enum Func {
@@ -70,9 +82,8 @@ pub struct Templates {
     base: Arc<HashMap<String, Arc<ast::Tree>>>,
     /// Trees parsed into this set since it was derived or frozen.
     trees: HashMap<String, Arc<ast::Tree>>,
-    funcs: Arc<HashMap<String, Func>>,
-    /// Go types of the functions' parameters and results, by function name.
-    signatures: Arc<HashMap<String, Arc<Signature>>>,
+    /// Functions and their Go types by name, found together by one lookup per call.
+    funcs: Arc<HashMap<String, FuncEntry>>,
     pub(crate) missing_key: MissingKey,
     delims: (String, String),
 }
@@ -93,10 +104,9 @@ impl Templates {
     pub fn new(name: &str) -> Self {
         Templates {
             name: name.to_string(),
-            base: Arc::new(HashMap::new()),
-            trees: HashMap::new(),
-            funcs: Arc::new(HashMap::new()),
-            signatures: Arc::new(HashMap::new()),
+            base: Arc::default(),
+            trees: HashMap::default(),
+            funcs: Arc::default(),
             missing_key: MissingKey::Invalid,
             delims: ("{{".into(), "}}".into()),
         }
@@ -111,14 +121,17 @@ impl Templates {
     pub fn funcs(&mut self, funcs: &FuncMap) -> &mut Self {
         let map = Arc::make_mut(&mut self.funcs);
         for (name, f) in funcs {
-            map.insert(name.clone(), Func::Plain(f.clone()));
+            map.entry(name.clone()).or_default().func = Some(Func::Plain(f.clone()));
         }
         self
     }
 
     /// Add a function that reaches the running template set.
     pub fn context_func(&mut self, name: &str, f: ContextFunc) -> &mut Self {
-        Arc::make_mut(&mut self.funcs).insert(name.to_string(), Func::Context(f));
+        Arc::make_mut(&mut self.funcs)
+            .entry(name.to_string())
+            .or_default()
+            .func = Some(Func::Context(f));
         self
     }
 
@@ -130,12 +143,11 @@ impl Templates {
     pub fn declare(&mut self, name: &str, signature: &str) -> Result<&mut Self> {
         let sig = Signature::parse(signature)
             .map_err(|e| Error::Exec(format!("signature of function {name}: {e}")))?;
-        Arc::make_mut(&mut self.signatures).insert(name.to_string(), Arc::new(sig));
+        Arc::make_mut(&mut self.funcs)
+            .entry(name.to_string())
+            .or_default()
+            .signature = Some(Arc::new(sig));
         Ok(self)
-    }
-
-    pub(crate) fn signature(&self, name: &str) -> Option<&Arc<Signature>> {
-        self.signatures.get(name)
     }
 
     pub fn missing_key(&mut self, mk: MissingKey) -> &mut Self {
@@ -149,12 +161,14 @@ impl Templates {
         self
     }
 
-    pub(crate) fn func(&self, name: &str) -> Option<&Func> {
-        self.funcs.get(name)
+    /// Function `name` and its signature, if it has one.
+    pub(crate) fn func(&self, name: &str) -> Option<(&Func, Option<&Signature>)> {
+        let entry = self.funcs.get(name)?;
+        Some((entry.func.as_ref()?, entry.signature.as_deref()))
     }
 
     fn has_function(&self, name: &str) -> bool {
-        self.funcs.contains_key(name) || builtins::is_builtin(name)
+        self.funcs.get(name).is_some_and(|e| e.func.is_some()) || builtins::is_builtin(name)
     }
 
     pub(crate) fn tree(&self, name: &str) -> Option<Arc<ast::Tree>> {

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::ast::{
-    Action, Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree, Variable,
+    Action, Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Text, Tree, Variable,
     is_empty_tree,
 };
 use crate::lex::{self, Item, Kind, LexOptions};
@@ -42,7 +42,7 @@ pub(crate) fn parse(
         has_function,
         vars: vec!["$".to_string()],
         range_depth: 0,
-        action_line: 0,
+        action_pos: None,
         depth: 0,
         trees: Vec::new(),
     };
@@ -68,7 +68,8 @@ struct Parser<'a> {
     has_function: &'a dyn Fn(&str) -> bool,
     vars: Vec<String>,
     range_depth: usize,
-    action_line: usize,
+    /// Where the action being parsed starts.
+    action_pos: Option<usize>,
     depth: usize,
     /// Templates defined in this source (`define`, `block`).
     trees: Vec<Tree>,
@@ -83,8 +84,20 @@ impl<'a> Parser<'a> {
             kind: Kind::Eof,
             pos,
             val: std::borrow::Cow::Borrowed(""),
-            line: self.items.last().map_or(1, |i| i.line),
         }
+    }
+
+    /// The line of the source that byte `pos` is on.
+    fn line_at(&self, pos: usize) -> usize {
+        1 + memchr::memchr_iter(b'\n', &self.source.as_bytes()[..pos]).count()
+    }
+
+    /// The line of item `i`; past the end, that of the last item (the lexer's EOF).
+    fn item_line(&self, i: usize) -> usize {
+        self.items
+            .get(i)
+            .or(self.items.last())
+            .map_or(1, |t| self.line_at(t.pos))
     }
 
     fn next(&mut self) -> Item<'a> {
@@ -125,10 +138,7 @@ impl<'a> Parser<'a> {
 
     /// The line Go reports: that of the last token read.
     fn current_line(&self) -> usize {
-        let i = self.at.saturating_sub(1);
-        self.items
-            .get(i)
-            .map_or_else(|| self.eof_item().line, |t| t.line)
+        self.item_line(self.at.saturating_sub(1))
     }
 
     fn error<T>(&self, message: impl std::fmt::Display) -> PResult<T> {
@@ -142,11 +152,11 @@ impl<'a> Parser<'a> {
     fn unexpected<T>(&self, token: &Item, context: &str) -> PResult<T> {
         if token.kind == Kind::Error {
             let mut extra = String::new();
-            if self.action_line != 0 && self.action_line != token.line {
-                extra = format!(
-                    " in action started at {}:{}",
-                    self.parse_name, self.action_line
-                );
+            let action_line = self.action_pos.map(|pos| self.line_at(pos));
+            if let Some(action_line) = action_line
+                && action_line != self.line_at(token.pos)
+            {
+                extra = format!(" in action started at {}:{action_line}", self.parse_name);
                 if token.val.ends_with(" action") {
                     extra = extra[" in action".len()..].to_string();
                 }
@@ -265,11 +275,14 @@ impl<'a> Parser<'a> {
     fn text_or_action(&mut self) -> PResult<Parsed> {
         let token = self.next_non_space();
         match token.kind {
-            Kind::Text => Ok(Parsed::Node(Node::Text(token.val.to_string()))),
+            Kind::Text => {
+                let range = token.pos..token.pos + token.val.len();
+                Ok(Parsed::Node(Node::Text(Text::new(&self.source, range))))
+            }
             Kind::LeftDelim => {
-                self.action_line = token.line;
+                self.action_pos = Some(token.pos);
                 let result = self.action();
-                self.action_line = 0;
+                self.action_pos = None;
                 result
             }
             _ => self.unexpected(&token, "input"),
@@ -586,9 +599,9 @@ impl<'a> Parser<'a> {
             Kind::Dot => Arg::Dot(token.pos),
             Kind::Nil => Arg::Nil(token.pos),
             Kind::Variable => {
-                let name = token.val.split('.').next().unwrap_or("").to_string();
-                if !self.vars.contains(&name) {
-                    return self.error(format!("undefined variable {}", crate::fmt::quote(&name)));
+                let name = token.val.split('.').next().unwrap_or("");
+                if !self.vars.iter().any(|v| v == name) {
+                    return self.error(format!("undefined variable {}", crate::fmt::quote(name)));
                 }
                 Arg::Variable(Variable {
                     pos: token.pos,

@@ -56,6 +56,11 @@ pub trait Object: Send + Sync {
     fn field(&self, _name: &str) -> Option<Value> {
         None
     }
+    /// [`Object::field`] for a field that is made when first read and can fail to be
+    /// made (the error is the template's); templates read fields through this.
+    fn field_result(&self, name: &str) -> Option<Result<Value, Error>> {
+        self.field(name).map(Ok)
+    }
     /// Call method `name` with `args`; `None` when the type has no such method.
     fn call_method(&self, _name: &str, _args: &[Value]) -> Option<Result<Value, Error>> {
         None

@@ -22,6 +22,8 @@ pub use options::{Capabilities, HelmVersion, KubeVersion, RenderOptions};
 /// One template file of the chart tree with the objects it renders with.
 struct Renderable<'c> {
     name: String,
+    /// How many `/` the name has (Helm parses deeper paths first).
+    depth: usize,
     /// The template's text, borrowed from the chart unless it had to be repaired
     /// (invalid UTF-8).
     source: std::borrow::Cow<'c, str>,
@@ -58,10 +60,7 @@ pub fn render(
     );
     // Helm parses deepest paths first and, at equal depth, in reverse name order, so
     // a parent chart's `define` wins over a subchart's.
-    renderables.sort_by(|a, b| {
-        let (da, db) = (a.name.matches('/').count(), b.name.matches('/').count());
-        db.cmp(&da).then_with(|| b.name.cmp(&a.name))
-    });
+    renderables.sort_by(|a, b| b.depth.cmp(&a.depth).then_with(|| b.name.cmp(&a.name)));
     let set = chart.render_cache.get_or_parse(&renderables)?;
     let mut out = BTreeMap::new();
     for r in renderables.iter().filter(|r| r.render) {
@@ -74,10 +73,18 @@ pub fn render(
         let text = set
             .execute(&r.name, &data)
             .map_err(|e| errors::exec_error(&r.name, &e))?;
-        // Helm's workaround for Go printing <no value> under missingkey=zero.
-        out.insert(r.name.clone(), text.replace("<no value>", ""));
+        out.insert(r.name.clone(), blank_no_value(text));
     }
     Ok(out)
+}
+
+/// Helm's workaround for Go printing `<no value>` under missingkey=zero: every
+/// occurrence blanked. Most texts have none and are kept as they are.
+pub(crate) fn blank_no_value(text: String) -> String {
+    if memchr::memmem::find(text.as_bytes(), b"<no value>").is_none() {
+        return text;
+    }
+    text.replace("<no value>", "")
 }
 
 /// Gather the templates of `chart` and its subcharts with the objects each renders with;
@@ -132,8 +139,10 @@ fn collect<'c>(
         if library && !partial {
             continue;
         }
+        let name = format!("{path}/{}", t.name);
         out.push(Renderable {
-            name: format!("{path}/{}", t.name),
+            depth: name.matches('/').count(),
+            name,
             source: match std::str::from_utf8(&t.data) {
                 Ok(text) => std::borrow::Cow::Borrowed(text),
                 Err(_) => std::borrow::Cow::Owned(t.text()),

@@ -89,7 +89,7 @@ fn tpl_run(ctx: &mut Context<'_, '_>, text: &str, data: &Value) -> Result<Value,
         }
     };
     match ctx.execute_in_set(&set, &parsed, data) {
-        Ok(out) => Ok(Value::from(out.replace("<no value>", ""))),
+        Ok(out) => Ok(Value::from(crate::engine::blank_no_value(out))),
         Err(e) => Err(Error::Call {
             message: format!(
                 "error during tpl function execution for {}: {e}",

@@ -11,14 +11,15 @@ use aws_lc_rs::rsa::KeyPair as RsaKeyPair;
 use aws_lc_rs::signature::{ECDSA_P256_SHA256_ASN1_SIGNING, EcdsaKeyPair};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use gotemplate::{FuncMap, Object, Result, Value};
+use gotemplate::{FuncMap, Result, Value};
 use rand_core::{OsRng, RngCore};
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
     Issuer, KeyPair, KeyUsagePurpose, SanType, SerialNumber,
 };
 
-use super::args::{self, Dict, add, call_error, exact, int, string};
+use super::args::{self, add, call_error, exact, int, string};
+use super::certificate::{Certificate, Made, pem_field};
 
 /// A PEM block with Go's layout: 64-column base64 lines, LF endings.
 fn pem_block(tag: &str, der: &[u8]) -> String {
@@ -189,7 +190,10 @@ fn base_params(
     params.serial_number = Some(SerialNumber::from_slice(&serial));
     let now = time::OffsetDateTime::now_utc();
     params.not_before = now;
-    params.not_after = now + time::Duration::hours(24 * days);
+    // Go: time.Duration(daysValid) * time.Hour * 24, int64 nanoseconds that wrap, so
+    // the end is within 292 years of now.
+    let valid = days.wrapping_mul(3_600_000_000_000).wrapping_mul(24);
+    params.not_after = now + time::Duration::nanoseconds(valid);
     params.key_usages = vec![
         KeyUsagePurpose::KeyEncipherment,
         KeyUsagePurpose::DigitalSignature,
@@ -256,94 +260,56 @@ fn subject_args(a: &[Value]) -> Result<(&str, &Value, &Value, i64)> {
     ))
 }
 
-/// sprig's `certificate` struct: PEM certificate and key, read as `.Cert` and `.Key`.
-pub(crate) struct Certificate {
-    cert: String,
-    key: String,
-}
-
-impl Object for Certificate {
-    fn type_name(&self) -> &str {
-        "sprig.certificate"
-    }
-    fn field(&self, name: &str) -> Option<Value> {
-        match name {
-            "Cert" => Some(args::s(self.cert.as_str())),
-            "Key" => Some(args::s(self.key.as_str())),
-            _ => None,
-        }
-    }
-    /// Go prints a struct as its fields in braces.
-    fn go_string(&self) -> String {
-        format!("{{{} {}}}", self.cert, self.key)
-    }
-    fn to_data(&self) -> Value {
-        let mut m = Dict::new();
-        m.insert("Cert".into(), args::s(self.cert.as_str()));
-        m.insert("Key".into(), args::s(self.key.as_str()));
-        args::map(m)
-    }
-}
-
-fn certificate(cert: String, key: String) -> Value {
-    Value::Object(std::sync::Arc::new(Certificate { cert, key }))
-}
-
-fn ca(cn: &str, days: i64, key: KeyPair) -> std::result::Result<Value, String> {
+/// What genCA signs: the base template made a CA.
+fn ca_params(cn: &str, days: i64) -> std::result::Result<CertificateParams, String> {
     let mut params = base_params(cn, &Value::Nil, &Value::Nil, days)?;
     params.key_usages.push(KeyUsagePurpose::KeyCertSign);
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let cert = params
-        .self_signed(&key)
-        .map_err(|e| format!("error creating certificate: {e}"))?;
-    Ok(certificate(cert.pem(), key_pem(&key)?))
+    Ok(params)
 }
 
-fn self_signed(
-    cn: &str,
-    ips: &Value,
-    dns: &Value,
-    days: i64,
-    key: KeyPair,
-) -> std::result::Result<Value, String> {
-    let params = base_params(cn, ips, dns, days)?;
+/// The certificate of `params` signed by its own `key`, and the key, in PEM.
+fn self_signed(params: &CertificateParams, key: &KeyPair) -> Made {
     let cert = params
-        .self_signed(&key)
+        .self_signed(key)
         .map_err(|e| format!("error creating certificate: {e}"))?;
-    Ok(certificate(cert.pem(), key_pem(&key)?))
+    Ok((cert.pem(), key_pem(key)?))
 }
 
-fn signed(
-    cn: &str,
-    ips: &Value,
-    dns: &Value,
-    days: i64,
-    ca: &Value,
-    key: KeyPair,
-) -> std::result::Result<Value, String> {
-    let field = |k: &str| match ca {
-        Value::Object(o) if o.type_name() == "sprig.certificate" => o
-            .field(k)
-            .as_ref()
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        _ => None,
-    };
-    let (Some(ca_cert), Some(ca_key)) = (field("Cert"), field("Key")) else {
-        return Err(
+/// The signer that a certificate value `ca` stands for (genSignedCert's last argument).
+fn issuer_of(ca: &Value) -> Result<std::result::Result<Issuer<'static, KeyPair>, String>> {
+    let (Some(cert), Some(key)) = (pem_field(ca, "Cert"), pem_field(ca, "Key")) else {
+        return Ok(Err(
             "wrong type for value; expected sprig.certificate; got ".to_string()
                 + &args::go_type(ca),
-        );
+        ));
     };
-    let signer = parse_key(&ca_key).map_err(|e| format!("error parsing private key: {e}"))?;
-    let issuer = Issuer::from_ca_cert_pem(&ca_cert, signer)
-        .map_err(|e| format!("error parsing certificate: decodedSignerCert.Bytes: {e}"))?;
-    let mut params = base_params(cn, ips, dns, days)?;
+    let (cert, key) = (cert?, key?);
+    Ok((|| {
+        let signer = parse_key(&key).map_err(|e| format!("error parsing private key: {e}"))?;
+        Issuer::from_ca_cert_pem(&cert, signer)
+            .map_err(|e| format!("error parsing certificate: decodedSignerCert.Bytes: {e}"))
+    })())
+}
+
+/// The certificate of `params` signed by `issuer`, with `key` as its key, in PEM.
+fn signed(mut params: CertificateParams, issuer: &Issuer<'static, KeyPair>, key: &KeyPair) -> Made {
     params.use_authority_key_identifier_extension = true;
     let cert = params
-        .signed_by(&key, &issuer)
+        .signed_by(key, issuer)
         .map_err(|e| format!("error creating certificate: {e}"))?;
-    Ok(certificate(cert.pem(), key_pem(&key)?))
+    Ok((cert.pem(), key_pem(key)?))
+}
+
+/// A certificate value made now from `made` (a key the chart gave).
+fn now(func: &'static str, made: Made) -> Result<Value> {
+    let (cert, key) = made.map_err(|e| call_error(func, e))?;
+    Ok(Certificate::ready(func, cert, key))
+}
+
+/// A certificate value whose RSA key and signature are made when it is first read.
+fn later(func: &'static str, sign: impl FnOnce(&KeyPair) -> Made + Send + 'static) -> Value {
+    Certificate::lazy(func, move || sign(&rsa2048()?))
 }
 
 fn rsa2048() -> std::result::Result<KeyPair, String> {
@@ -354,7 +320,7 @@ fn provided(text: &str) -> std::result::Result<KeyPair, String> {
     parse_key(text).map_err(|e| format!("parsing private key: {e}"))
 }
 
-fn build_custom(b64cert: &str, b64key: &str) -> std::result::Result<Value, String> {
+fn build_custom(b64cert: &str, b64key: &str) -> Made {
     let cert = STANDARD
         .decode(b64cert)
         .map_err(|_| "unable to decode base64 certificate".to_string())?;
@@ -369,10 +335,10 @@ fn build_custom(b64cert: &str, b64key: &str) -> std::result::Result<Value, Strin
         return Err("error parsing certificate: decodedCert.Bytes: not a certificate".into());
     }
     parse_key(&key).map_err(|e| format!("error parsing private key: {e}"))?;
-    Ok(certificate(cert, key))
+    Ok((cert, key))
 }
 
-fn wrap(name: &str, r: std::result::Result<Value, String>) -> Result<Value> {
+fn wrap<T>(name: &str, r: std::result::Result<T, String>) -> Result<T> {
     r.map_err(|e| call_error(name, e))
 }
 
@@ -384,56 +350,55 @@ pub(crate) fn register(m: &mut FuncMap) {
             Err(message) => message,
         }))
     });
+    // The functions that generate a key return a certificate made when first read (see
+    // `certificate`); those given a key make it now.
     add(m, "genCA", |a| {
         let a = exact("genCA", a, 2)?;
         let (cn, days) = (string(&a[0])?, int(&a[1])?);
-        wrap("genCA", rsa2048().and_then(|k| ca(cn, days, k)))
+        let params = wrap("genCA", ca_params(cn, days))?;
+        Ok(later("genCA", move |k| self_signed(&params, k)))
     });
     add(m, "genCAWithKey", |a| {
         let a = exact("genCAWithKey", a, 3)?;
         let (cn, days, key) = (string(&a[0])?, int(&a[1])?, string(&a[2])?);
-        wrap("genCAWithKey", provided(key).and_then(|k| ca(cn, days, k)))
+        let made = provided(key).and_then(|k| self_signed(&ca_params(cn, days)?, &k));
+        now("genCAWithKey", made)
     });
     add(m, "genSelfSignedCert", |a| {
         let a = exact("genSelfSignedCert", a, 4)?;
         let (cn, ips, dns, days) = subject_args(a)?;
-        wrap(
-            "genSelfSignedCert",
-            rsa2048().and_then(|k| self_signed(cn, ips, dns, days, k)),
-        )
+        let params = wrap("genSelfSignedCert", base_params(cn, ips, dns, days))?;
+        Ok(later("genSelfSignedCert", move |k| self_signed(&params, k)))
     });
     add(m, "genSelfSignedCertWithKey", |a| {
         let a = exact("genSelfSignedCertWithKey", a, 5)?;
         let (cn, ips, dns, days) = subject_args(a)?;
         let key = string(&a[4])?;
-        wrap(
-            "genSelfSignedCertWithKey",
-            provided(key).and_then(|k| self_signed(cn, ips, dns, days, k)),
-        )
+        let made = provided(key).and_then(|k| self_signed(&base_params(cn, ips, dns, days)?, &k));
+        now("genSelfSignedCertWithKey", made)
     });
     add(m, "genSignedCert", |a| {
         let a = exact("genSignedCert", a, 5)?;
         let (cn, ips, dns, days) = subject_args(a)?;
-        wrap(
-            "genSignedCert",
-            rsa2048().and_then(|k| signed(cn, ips, dns, days, &a[4], k)),
-        )
+        let issuer = wrap("genSignedCert", issuer_of(&a[4])?)?;
+        let params = wrap("genSignedCert", base_params(cn, ips, dns, days))?;
+        Ok(later("genSignedCert", move |k| signed(params, &issuer, k)))
     });
     add(m, "genSignedCertWithKey", |a| {
         let a = exact("genSignedCertWithKey", a, 6)?;
         let (cn, ips, dns, days) = subject_args(a)?;
         let key = string(&a[5])?;
-        wrap(
-            "genSignedCertWithKey",
-            provided(key).and_then(|k| signed(cn, ips, dns, days, &a[4], k)),
-        )
+        let made = match provided(key) {
+            Ok(k) => issuer_of(&a[4])?
+                .and_then(|issuer| signed(base_params(cn, ips, dns, days)?, &issuer, &k)),
+            Err(e) => Err(e),
+        };
+        now("genSignedCertWithKey", made)
     });
     add(m, "buildCustomCert", |a| {
         let a = exact("buildCustomCert", a, 2)?;
-        wrap(
-            "buildCustomCert",
-            build_custom(string(&a[0])?, string(&a[1])?),
-        )
+        let made = build_custom(string(&a[0])?, string(&a[1])?);
+        now("buildCustomCert", made)
     });
 }
 
@@ -441,14 +406,21 @@ pub(crate) fn register(m: &mut FuncMap) {
 mod tests {
     use super::*;
 
+    /// A function of the chart library, called with `args`.
+    fn call(name: &str, args: &[Value]) -> Result<Value> {
+        let mut m = FuncMap::new();
+        register(&mut m);
+        m[name](args)
+    }
+
+    fn pem(v: &Value, field: &str) -> String {
+        pem_field(v, field).unwrap().unwrap()
+    }
+
     #[test]
     fn ca_signs_a_server_certificate() {
-        let ca_value = ca("my-ca", 365, rsa2048().unwrap()).unwrap();
-        let (cert, key) = (
-            ca_value.field("Cert").unwrap(),
-            ca_value.field("Key").unwrap(),
-        );
-        let (cert, key) = (cert.as_str().unwrap(), key.as_str().unwrap());
+        let ca_value = call("genCA", &[Value::from("my-ca"), Value::Int(365)]).unwrap();
+        let (cert, key) = (pem(&ca_value, "Cert"), pem(&ca_value, "Key"));
         assert!(
             cert.starts_with("-----BEGIN CERTIFICATE-----\n")
                 && cert.ends_with("-----END CERTIFICATE-----\n")
@@ -456,15 +428,38 @@ mod tests {
         assert!(key.starts_with("-----BEGIN RSA PRIVATE KEY-----\n"));
         let ips = Value::from(vec![Value::from("10.0.0.1")]);
         let dns = Value::from(vec![Value::from("svc.default.svc")]);
-        let leaf = signed("svc", &ips, &dns, 30, &ca_value, rsa2048().unwrap()).unwrap();
+        let leaf = call(
+            "genSignedCert",
+            &[Value::from("svc"), ips, dns, Value::Int(30), ca_value],
+        )
+        .unwrap();
         assert_eq!(leaf.type_name(), "sprig.certificate");
-        assert!(
-            leaf.field("Cert")
-                .unwrap()
-                .as_str()
-                .unwrap()
-                .starts_with("-----BEGIN CERTIFICATE-----")
+        assert!(pem(&leaf, "Cert").starts_with("-----BEGIN CERTIFICATE-----"));
+        // Read once, the same text ever after.
+        assert_eq!(pem(&leaf, "Key"), pem(&leaf, "Key"));
+    }
+
+    #[test]
+    fn argument_errors_come_at_the_call() {
+        let bad_ip = Value::from(vec![Value::from("not-an-ip")]);
+        let err = call(
+            "genSelfSignedCert",
+            &[Value::from("x"), bad_ip, Value::Nil, Value::Int(1)],
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "error calling genSelfSignedCert: error parsing ip: not-an-ip"
         );
+    }
+
+    #[test]
+    fn huge_validity_wraps_as_go_duration_does() {
+        // Go's time.Duration arithmetic wraps instead of failing (and Helm renders).
+        let ca_value = call("genCA", &[Value::from("x"), Value::Int(3_000_000)]).unwrap();
+        assert!(pem(&ca_value, "Cert").starts_with("-----BEGIN CERTIFICATE-----"));
+        let ca_value = call("genCA", &[Value::from("x"), Value::Int(i64::MAX)]).unwrap();
+        assert!(pem(&ca_value, "Cert").starts_with("-----BEGIN CERTIFICATE-----"));
     }
 
     #[test]
@@ -504,15 +499,18 @@ mod tests {
 
     #[test]
     fn signing_needs_a_certificate_value() {
-        let err = signed(
-            "x",
-            &Value::Nil,
-            &Value::Nil,
-            1,
-            &Value::from("nope"),
-            rsa2048().unwrap(),
+        let err = call(
+            "genSignedCert",
+            &[
+                Value::from("x"),
+                Value::Nil,
+                Value::Nil,
+                Value::Int(1),
+                Value::from("nope"),
+            ],
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("expected sprig.certificate"), "{err}");
     }
 }

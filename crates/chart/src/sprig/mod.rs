@@ -16,6 +16,7 @@ mod args;
 mod bounds;
 mod casing;
 pub mod cast;
+mod certificate;
 mod certs;
 mod convert;
 mod crypto;

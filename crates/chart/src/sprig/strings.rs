@@ -120,9 +120,15 @@ fn numbered_parts(parts: Vec<&str>) -> Value {
     }
 }
 
-/// Byte offsets as Go slices strings; the result is cut back to whole characters.
+/// Byte offsets as Go slices strings (sprig's `substr` and `trunc` do `s[start:end]`).
+///
+/// A cut through a multi-byte character leaves bytes that are not UTF-8 in Go's
+/// string; ours are UTF-8, so each such byte becomes one U+FFFD, as Go itself reads
+/// them rune by rune and as Helm's rendered output (through encoding/json) shows them:
+/// `substr 0 2 "日本"` prints `��`. What stays different: functions that look at the
+/// bytes (`len`, `b64enc`, `%q`) see U+FFFD's three bytes where Go sees the cut ones.
 fn byte_slice(x: &str, start: usize, end: usize) -> String {
-    String::from_utf8_lossy(&x.as_bytes()[start..end]).into_owned()
+    gotemplate::go_lossy(&x.as_bytes()[start..end])
 }
 
 fn register_shape(m: &mut FuncMap) {

@@ -261,6 +261,9 @@ SPRIG = [
     ("str-basic", "{{ upper \"abc\" }} {{ lower \"ABC\" }} {{ title \"hello world\" }} {{ untitle \"Hello\" }} {{ trim \"  x \" }} {{ trimAll \"$\" \"$x$\" }} {{ trimPrefix \"a\" \"ab\" }} {{ trimSuffix \"b\" \"ab\" }}"),
     ("str-repeat", "{{ repeat 3 \"ab\" }} {{ repeat 0 \"x\" }}"),
     ("str-substr", "{{ substr 1 3 \"hello\" }}|{{ substr -1 3 \"hello\" }}|{{ substr 2 100 \"hello\" }}|{{ substr 4 2 \"hello\" }}"),
+    # A cut through a multi-byte character: Go keeps the cut bytes, Helm's output shows one
+    # U+FFFD per byte.
+    ("str-substr-multibyte", "{{ substr 0 2 \"日本\" }}|{{ substr 1 4 \"日本\" }}|{{ substr 0 4 \"日本\" }}|{{ substr 3 5 \"日本x\" }}|{{ substr 0 2 \"日本\" | upper | len }}|{{ trunc 2 \"日本\" }}|{{ trunc -4 \"日本\" }}"),
     ("str-trunc", "{{ trunc 3 \"hello\" }}|{{ trunc -2 \"hello\" }}|{{ trunc 100 \"hi\" }}|{{ trunc -100 \"hi\" }}"),
     ("str-trunc-unicode", "{{ trunc 2 \"héllo\" }}"),
     ("str-abbrev", "{{ abbrev 5 \"hello world\" }} {{ abbrevboth 5 10 \"1234 5678 9123\" }}"),

@@ -43,9 +43,9 @@ impl<'t> State<'_, '_, 't> {
         fin: Option<Slot>,
     ) -> R<Slot> {
         self.at = At::Arg(node);
-        let func = self.set().func(name).cloned();
+        let found = self.set().func(name);
         let explicit = if args.is_empty() { &[][..] } else { &args[1..] };
-        let func = match func {
+        let (func, signature) = match found {
             Some(f) => f,
             None => match builtins::lookup(name) {
                 Some(b) => return self.eval_builtin(dot, node, b, name, cmd, explicit, fin),
@@ -57,7 +57,6 @@ impl<'t> State<'_, '_, 't> {
                 }
             },
         };
-        let signature = self.set().signature(name).cloned();
         let (values, slots) = match &signature {
             Some(sig) => self.typed_args(dot, name, sig, explicit, fin)?,
             None => self.untyped_args(dot, explicit, fin)?,
@@ -72,10 +71,7 @@ impl<'t> State<'_, '_, 't> {
         match result {
             Ok(v) => {
                 self.check_size(name, &v, cmd.map_or(At::Arg(node), At::Cmd))?;
-                Ok(typed_result(
-                    v,
-                    signature.as_deref().and_then(Signature::result),
-                ))
+                Ok(typed_result(v, signature.and_then(|s| s.result())))
             }
             Err(e) => Err(self.function_error(node, name, cmd, &slots, e)),
         }
@@ -135,13 +131,13 @@ impl<'t> State<'_, '_, 't> {
                 sig.num_in()
             )));
         }
-        let param = |i: usize| sig.param(i).cloned().unwrap_or(GoType::Any);
+        let param = |i: usize| sig.param(i).unwrap_or(&GoType::Any);
         let mut values = Vec::with_capacity(num_in);
         for (i, arg) in explicit.iter().enumerate() {
-            values.push(self.typed_arg(dot, arg, &param(i))?);
+            values.push(self.typed_arg(dot, arg, param(i))?);
         }
         if let Some(f) = fin {
-            values.push(self.validate_type(f, &param(explicit.len()))?);
+            values.push(self.validate_type(f, param(explicit.len()))?);
         }
         Ok((values, Vec::new()))
     }

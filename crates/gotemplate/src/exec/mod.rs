@@ -3,8 +3,8 @@
 //! Go's error texts and positions.
 mod call;
 
+use crate::HashMap;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::ast::{Arg, Branch, Command, List, Node, Number, Pipe, TemplateCall, Tree, Variable};
@@ -85,9 +85,13 @@ impl<'s> Context<'_, 's> {
     /// nested includes per template name) and return its new value.
     pub fn count(&self, name: &str, delta: isize) -> usize {
         let mut counters = self.run.shared.counters.borrow_mut();
-        let c = counters.entry(name.to_string()).or_insert(0);
-        *c = c.saturating_add_signed(delta);
-        *c
+        if let Some(c) = counters.get_mut(name) {
+            *c = c.saturating_add_signed(delta);
+            return *c;
+        }
+        let c = 0usize.saturating_add_signed(delta);
+        counters.insert(name.to_string(), c);
+        c
     }
 }
 
@@ -215,11 +219,14 @@ struct State<'r, 's, 't> {
     at: At<'t>,
 }
 
-impl<'t> State<'_, '_, 't> {
-    fn set(&self) -> &Templates {
+impl<'s> State<'_, 's, '_> {
+    /// The template set, borrowed for the whole execution (not just from `self`).
+    fn set(&self) -> &'s Templates {
         self.run.set
     }
+}
 
+impl<'t> State<'_, '_, 't> {
     /// Go's state.errorf: the message with the template, position and node.
     fn error(&self, message: impl std::fmt::Display) -> Error {
         Error::Template {
@@ -687,10 +694,11 @@ impl<'t> State<'_, '_, 't> {
             }
             return Ok(Slot::concrete(Value::Nil));
         }
-        let typ = receiver.type_name();
+        // Go's type name, for errors only (it is built as a string).
+        let typ = || receiver.type_name();
         let has_args = args.len() > 1 || fin.is_some();
         match &receiver.v {
-            Value::Nil => Err(self.error(format!("nil pointer evaluating {typ}.{name}"))),
+            Value::Nil => Err(self.error(format!("nil pointer evaluating {}.{name}", typ()))),
             Value::Map(m) => {
                 if m.is_named()
                     && let Some(result) =
@@ -732,8 +740,9 @@ impl<'t> State<'_, '_, 't> {
                         self.error(format!("nil pointer evaluating {}.{name}", o.type_name()))
                     );
                 }
-                match o.field(name) {
-                    Some(v) => {
+                match o.field_result(name) {
+                    Some(Err(e)) => Err(self.error(e)),
+                    Some(Ok(v)) => {
                         if has_args {
                             return Err(self.error(format!(
                                 "{name} has arguments but cannot be invoked as function"
@@ -741,10 +750,12 @@ impl<'t> State<'_, '_, 't> {
                         }
                         Ok(Slot::concrete(v))
                     }
-                    None => Err(self.error(format!("can't evaluate field {name} in type {typ}"))),
+                    None => {
+                        Err(self.error(format!("can't evaluate field {name} in type {}", typ())))
+                    }
                 }
             }
-            _ => Err(self.error(format!("can't evaluate field {name} in type {typ}"))),
+            _ => Err(self.error(format!("can't evaluate field {name} in type {}", typ()))),
         }
     }
 
