@@ -21,6 +21,7 @@ pub mod session;
 pub mod templates;
 pub mod ui;
 pub mod versions;
+pub mod webhook;
 pub mod yaml;
 
 use cli::{Cli, Command};
