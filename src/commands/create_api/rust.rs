@@ -5,8 +5,8 @@ pub(crate) mod builtin;
 mod crd;
 mod external;
 mod external_files;
-mod files;
-mod idents;
+pub(crate) mod files;
+pub(crate) mod idents;
 mod image;
 
 use std::io::Write;
