@@ -59,7 +59,15 @@ fn webhook_files_and_project_entry() {
         [
             "Cargo.toml",
             "PROJECT",
+            "config/certmanager/certificate.yaml",
+            "config/certmanager/issuer.yaml",
+            "config/certmanager/kustomization.yaml",
+            "config/certmanager/kustomizeconfig.yaml",
+            "config/default/kustomization.yaml",
+            "config/default/manager_webhook_patch.yaml",
+            "config/webhook/kustomization.yaml",
             "config/webhook/manifests.yaml",
+            "config/webhook/service.yaml",
             "src/main.rs",
             "src/webhook/memcached.rs",
             "src/webhook/mod.rs",
@@ -88,10 +96,20 @@ fn webhook_files_and_project_entry() {
             "src/webhook/mod.rs",
             "src/main.rs",
             "config/webhook/manifests.yaml",
+            "config/webhook/kustomization.yaml",
+            "config/webhook/service.yaml",
+            "config/certmanager/issuer.yaml",
+            "config/certmanager/certificate.yaml",
+            "config/certmanager/kustomization.yaml",
+            "config/certmanager/kustomizeconfig.yaml",
+            "config/default/kustomization.yaml",
+            "config/default/manager_webhook_patch.yaml",
         ] {
             insta::assert_snapshot!(format!("webhook_{}", path.replace('/', "__")), text(path));
         }
     });
+
+    assert_deployable(&root);
 
     // The same commands again change nothing; `make manifests` agrees with the manifests.
     create_webhook(
@@ -242,4 +260,47 @@ fn bad_input_is_refused_with_one_line_and_nothing_written() {
         .output()
         .unwrap();
     assert_refused(&output, &helm, "webhooks are for Rust APIs", &before);
+}
+
+/// `kubectl kustomize config/default` (when kubectl is there) has the webhook Service, the
+/// manager serving on 9443 with the certificate mounted, and cert-manager's CA injected
+/// into the configurations, all under the project's prefix and namespace.
+fn assert_deployable(root: &Path) {
+    let Some(text) = crate::e2e::kustomize(root, "config/default") else {
+        return;
+    };
+    let docs: Vec<serde_yaml::Value> = text
+        .split("\n---\n")
+        .map(|doc| serde_yaml::from_str(doc).unwrap())
+        .collect();
+    let find = |kind: &str| {
+        docs.iter()
+            .find(|doc| doc["kind"].as_str() == Some(kind))
+            .unwrap_or_else(|| panic!("no {kind} in\n{text}"))
+    };
+    for kind in [
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+    ] {
+        let config = find(kind);
+        assert_eq!(
+            config["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+            "hooked-operator-system/hooked-operator-serving-cert",
+            "{text}"
+        );
+        let service = &config["webhooks"][0]["clientConfig"]["service"];
+        assert_eq!(service["name"], "hooked-operator-webhook-service", "{text}");
+        assert_eq!(service["namespace"], "hooked-operator-system", "{text}");
+    }
+    let certificate = find("Certificate");
+    assert_eq!(
+        certificate["spec"]["dnsNames"][0],
+        "hooked-operator-webhook-service.hooked-operator-system.svc"
+    );
+    let pod = &find("Deployment")["spec"]["template"]["spec"];
+    assert_eq!(pod["containers"][0]["ports"][0]["containerPort"], 9443);
+    assert_eq!(
+        pod["volumes"][0]["secret"]["secretName"],
+        certificate["spec"]["secretName"]
+    );
 }

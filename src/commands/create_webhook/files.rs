@@ -58,6 +58,7 @@ pub fn stage(
         &format!("webhooks = {module}::register(webhooks);"),
     )?;
     register_in_main(tree)?;
+    super::kustomize::stage(tree, renderer, &context)?;
     add_dependencies(tree)
 }
 

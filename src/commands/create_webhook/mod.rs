@@ -3,6 +3,7 @@
 //! is staged; the files are staged by `files`, the manifests regenerated from the markers,
 //! and PROJECT records the webhooks under the resource.
 mod files;
+mod kustomize;
 
 use crate::cli::CreateWebhookArgs;
 use crate::commands::create_api::common::ApiSpec;
