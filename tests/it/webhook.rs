@@ -184,6 +184,20 @@ fn a_second_version_of_a_kind_gets_its_own_module() {
         "--group cache --version v1 --kind Memcached --programmatic-validation --force",
     );
     let v1 = String::from_utf8_lossy(&read_tree(&root)["src/webhook/memcached.rs"]).into_owned();
+    // Re-scaffolding the API with --force keeps its webhooks in PROJECT.
+    scaffold(
+        dir.path(),
+        &root,
+        &[
+            "create api --plugins rust --group cache --version v1 --kind Memcached --resource --controller --force",
+        ],
+    );
+    let project = String::from_utf8_lossy(&read_tree(&root)["PROJECT"]).into_owned();
+    assert_eq!(
+        project.matches("    validation: true\n").count(),
+        2,
+        "{project}"
+    );
     assert!(
         v1.contains("MUTATE_PATH") && v1.contains("VALIDATE_PATH"),
         "{v1}"

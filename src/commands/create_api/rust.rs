@@ -181,7 +181,11 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
             controller: true,
             ..existing.clone()
         },
-        _ => settings.spec.resource(settings.controller, path),
+        // `--force` re-scaffolds the API: its webhooks stay recorded.
+        existing => crate::project::Resource {
+            webhooks: existing.and_then(|r| r.webhooks.clone()),
+            ..settings.spec.resource(settings.controller, path)
+        },
     };
     project.upsert_resource(resource);
     super::common::apply(session, tree, &project)?;
