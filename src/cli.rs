@@ -167,7 +167,7 @@ pub struct CreateWebhookArgs {
     /// A mutating webhook that fills in defaults (a JSON patch)
     #[arg(long)]
     pub defaulting: bool,
-    /// A validating webhook for creates, updates and deletes
+    /// A validating webhook for creates and updates (and deletes, once its marker lists them)
     #[arg(long)]
     pub programmatic_validation: bool,
     /// A conversion webhook between --version (the hub) and each --spoke (not yet supported)
