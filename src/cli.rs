@@ -146,6 +146,36 @@ pub enum CreateCommand {
         rusty-sdk create api --plugins helm --helm-chart bitnami/redis \\\n      \
             --helm-chart-repo https://charts.bitnami.com/bitnami")]
     Api(CreateApiArgs),
+    /// Add admission webhooks (defaulting, validation) for a Rust API of the project
+    #[command(after_help = "Examples:\n  \
+        rusty-sdk create webhook --group cache --version v1alpha1 --kind Memcached \\\n      \
+            --defaulting --programmatic-validation")]
+    Webhook(CreateWebhookArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CreateWebhookArgs {
+    /// API group of the kind, without the domain (e.g. cache)
+    #[arg(long)]
+    pub group: Option<String>,
+    /// API version of the kind (e.g. v1alpha1)
+    #[arg(long)]
+    pub version: Option<String>,
+    /// Kind, as created with `create api` (e.g. Memcached)
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// A mutating webhook that fills in defaults (a JSON patch)
+    #[arg(long)]
+    pub defaulting: bool,
+    /// A validating webhook for creates and updates (and deletes, once its marker lists them)
+    #[arg(long)]
+    pub programmatic_validation: bool,
+    /// A conversion webhook between --version (the hub) and each --spoke (not yet supported)
+    #[arg(long)]
+    pub conversion: bool,
+    /// With --conversion: another version of the kind that converts to and from the hub
+    #[arg(long, value_name = "VERSION")]
+    pub spoke: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -207,7 +237,8 @@ pub struct CreateApiArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum GenerateCommand {
-    /// Write config/rbac/role.yaml from controller markers, Helm charts and the runtime's needs
+    /// Write config/rbac/role.yaml from controller markers, Helm charts and the runtime's needs,
+    /// and config/webhook/manifests.yaml from webhook markers
     #[command(after_help = "Examples:\n  \
         rusty-sdk generate rbac\n  \
         rusty-sdk generate rbac --check            # in CI: fail when role.yaml is out of date\n  \

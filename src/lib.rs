@@ -21,6 +21,7 @@ pub mod session;
 pub mod templates;
 pub mod ui;
 pub mod versions;
+pub mod webhook;
 pub mod yaml;
 
 use cli::{Cli, Command};
@@ -82,6 +83,9 @@ fn dispatch(session: &Session, command: Command) -> Result<()> {
     match command {
         Command::Init(args) => commands::init::run(session, &args),
         Command::Create(cli::CreateCommand::Api(args)) => commands::create_api::run(session, &args),
+        Command::Create(cli::CreateCommand::Webhook(args)) => {
+            commands::create_webhook::run(session, &args)
+        }
         Command::Generate(cli::GenerateCommand::Rbac(args)) => {
             commands::generate_rbac::run(session, &args)
         }

@@ -58,6 +58,27 @@ pub struct Resource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plural: Option<String>,
     pub version: String,
+    /// kubebuilder's `webhooks:` entry, written by `create webhook`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhooks: Option<ResourceWebhooks>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+/// The webhooks of a resource, as kubebuilder records them in PROJECT.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceWebhooks {
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub conversion: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub defaulting: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spoke: Vec<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub validation: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_version: Option<String>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
 }

@@ -1,10 +1,12 @@
 //! `rusty-sdk generate rbac [--check] [--namespace NS | --cluster-wide]`: rewrite
-//! config/rbac/role.yaml from the markers, the charts and the runtime's needs.
+//! config/rbac/role.yaml from the markers, the charts and the runtime's needs, and
+//! config/webhook/manifests.yaml from the `+rusty:webhook` markers when there are any.
 use crate::cli::RbacArgs;
 use crate::error::{Error, Result};
 use crate::rbac::{self, ROLE_PATH};
 use crate::scaffold::{Policy, Tree};
 use crate::session::Session;
+use crate::webhook;
 
 pub fn run(session: &Session, args: &RbacArgs) -> Result<()> {
     let mut project = session.load_project()?;
@@ -16,26 +18,33 @@ pub fn run(session: &Session, args: &RbacArgs) -> Result<()> {
     }
     let mut tree = Tree::new(&session.root);
     let role = rbac::generate(&tree, &project)?;
+    let webhooks = webhook::generate(&tree)?;
     if args.check {
         // One line for CI; the warnings are in role.yaml's comments too.
-        return check(session, &tree, &role.text);
+        if let Some(text) = &webhooks {
+            check(session, &tree, webhook::MANIFESTS_PATH, text)?;
+        }
+        return check(session, &tree, ROLE_PATH, &role.text);
     }
     for warning in &role.warnings {
         session.shell.warn(warning);
     }
     tree.add(ROLE_PATH, role.text, Policy::Tool);
+    if let Some(text) = webhooks {
+        tree.add(webhook::MANIFESTS_PATH, text, Policy::Tool);
+    }
     session.apply(tree, &project)?;
     Ok(())
 }
 
 /// Compare only; exit 1 (a user error) when role.yaml differs from what would be written.
-fn check(session: &Session, tree: &Tree, wanted: &str) -> Result<()> {
-    if tree.read(ROLE_PATH)?.as_deref() == Some(wanted) {
-        session.shell.note(&format!("{ROLE_PATH} is up to date"));
+fn check(session: &Session, tree: &Tree, path: &str, wanted: &str) -> Result<()> {
+    if tree.read(path)?.as_deref() == Some(wanted) {
+        session.shell.note(&format!("{path} is up to date"));
         Ok(())
     } else {
         Err(Error::Project(format!(
-            "{ROLE_PATH} is out of date: run `rusty-sdk generate rbac` (or `make manifests`) and commit the result"
+            "{path} is out of date: run `rusty-sdk generate rbac` (or `make manifests`) and commit the result"
         )))
     }
 }

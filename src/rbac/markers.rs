@@ -31,34 +31,53 @@ pub struct RbacMarker {
 
 /// Every marker of one file's text, in line order. `file` names the file in errors.
 pub fn parse_file(file: &str, text: &str) -> Result<Vec<RbacMarker>> {
+    let found = parse_markers(file, text, PREFIX, "RBAC", EXAMPLE, parse_args)?;
+    Ok(found
+        .into_iter()
+        .map(|(line, marker)| RbacMarker {
+            file: file.to_string(),
+            line,
+            ..marker
+        })
+        .collect())
+}
+
+/// Each `// <prefix>:<args>` comment of `text` (doc comments too) with its line number,
+/// its arguments read by `parse`. An error names the file, the line, `what` marker it is
+/// and the `example` form.
+pub fn parse_markers<T>(
+    file: &str,
+    text: &str,
+    prefix: &str,
+    what: &str,
+    example: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<(usize, T)>> {
     let mut markers = Vec::new();
     for (index, line) in text.lines().enumerate() {
-        let Some(body) = marker_body(line) else {
+        let Some(body) = marker_body(line, prefix) else {
             continue;
         };
         let line_no = index + 1;
         let fail = |why: String| {
             Error::Project(format!(
-                "{file}:{line_no}: invalid RBAC marker: {why}; the form is `{EXAMPLE}`"
+                "{file}:{line_no}: invalid {what} marker: {why}; the form is `{example}`"
             ))
         };
         let args = body
             .strip_prefix(':')
-            .ok_or_else(|| fail(format!("expected `{PREFIX}:` followed by arguments")))?;
-        let mut marker = parse_args(args).map_err(fail)?;
-        marker.file = file.to_string();
-        marker.line = line_no;
-        markers.push(marker);
+            .ok_or_else(|| fail(format!("expected `{prefix}:` followed by arguments")))?;
+        markers.push((line_no, parse(args).map_err(fail)?));
     }
     Ok(markers)
 }
 
-/// The text after `+rusty:rbac` if the line is a `//` comment holding the marker.
-fn marker_body(line: &str) -> Option<&str> {
+/// The text after `prefix` if the line is a `//` comment holding the marker.
+fn marker_body<'a>(line: &'a str, prefix: &str) -> Option<&'a str> {
     let comment = line.trim_start().strip_prefix("//")?;
     // `///` and `//!` doc comments hold markers as well.
     let comment = comment.trim_start_matches(['/', '!']).trim_start();
-    comment.strip_prefix(PREFIX).map(str::trim_end)
+    comment.strip_prefix(prefix).map(str::trim_end)
 }
 
 fn parse_args(args: &str) -> Result<RbacMarker, String> {

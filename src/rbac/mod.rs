@@ -21,7 +21,7 @@ pub mod merge;
 pub mod render;
 pub mod resources;
 pub mod rule;
-mod rust_files;
+pub(crate) mod rust_files;
 
 #[cfg(test)]
 mod resources_check;

@@ -85,6 +85,48 @@ pub fn ensure_patch_path(
     Ok((EditOutcome::Applied, doc.to_string()))
 }
 
+/// Make `[dependencies]` have `krate` (as `krate = "version"` when it is missing). A
+/// dependency the user declared, in whatever form, is left as it is.
+pub fn ensure_dependency(
+    path: &str,
+    text: &str,
+    krate: &str,
+    version: &str,
+) -> Result<(EditOutcome, String)> {
+    let mut doc = parse(path, text)?;
+    let dependencies = table_mut(doc.as_table_mut(), "dependencies", path)?;
+    if dependencies.contains_key(krate) {
+        return Ok((EditOutcome::AlreadyPresent, text.to_string()));
+    }
+    dependencies.insert(krate, toml_edit::value(version));
+    Ok((EditOutcome::Applied, doc.to_string()))
+}
+
+/// Add `feature` to the `features` of `[workspace.dependencies] krate` when that entry is
+/// a table; a missing entry or one without a feature list is left alone.
+pub fn ensure_workspace_feature(
+    path: &str,
+    text: &str,
+    krate: &str,
+    feature: &str,
+) -> Result<(EditOutcome, String)> {
+    let mut doc = parse(path, text)?;
+    let features = doc
+        .get_mut("workspace")
+        .and_then(|w| w.get_mut("dependencies"))
+        .and_then(|d| d.get_mut(krate))
+        .and_then(|k| k.get_mut("features"))
+        .and_then(Item::as_array_mut);
+    let Some(features) = features else {
+        return Ok((EditOutcome::AlreadyPresent, text.to_string()));
+    };
+    if features.iter().any(|f| f.as_str() == Some(feature)) {
+        return Ok((EditOutcome::AlreadyPresent, text.to_string()));
+    }
+    features.push(feature);
+    Ok((EditOutcome::Applied, doc.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +185,28 @@ mod tests {
             err.to_string().starts_with("Cargo.toml: not valid TOML"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn dependency_and_feature_are_added_once() {
+        let cargo = "[workspace.dependencies]\nkube = { version = \"5\", features = [\"client\"] } # mine\n\n[dependencies]\nanyhow = \"1\"\n";
+        let (outcome, once) = ensure_dependency("Cargo.toml", cargo, "json-patch", "4").unwrap();
+        assert_eq!(outcome, EditOutcome::Applied);
+        assert!(
+            once.contains("anyhow = \"1\"\njson-patch = \"4\"\n"),
+            "{once}"
+        );
+        let (outcome, twice) = ensure_dependency("Cargo.toml", &once, "json-patch", "4").unwrap();
+        assert_eq!((outcome, &twice), (EditOutcome::AlreadyPresent, &once));
+        let (outcome, once) =
+            ensure_workspace_feature("Cargo.toml", &twice, "kube", "admission").unwrap();
+        assert_eq!(outcome, EditOutcome::Applied);
+        assert!(
+            once.contains("features = [\"client\", \"admission\"] } # mine"),
+            "{once}"
+        );
+        let (outcome, _) =
+            ensure_workspace_feature("Cargo.toml", &once, "kube", "admission").unwrap();
+        assert_eq!(outcome, EditOutcome::AlreadyPresent);
     }
 }

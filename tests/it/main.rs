@@ -19,3 +19,4 @@ mod rbac;
 mod rust_api;
 mod shipping;
 mod tutorial;
+mod webhook;

@@ -497,6 +497,24 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
             add_controllers_for_builtin_kinds(&root);
             crate::external::add_external_controller(&root);
         }
+        // Webhooks of each sort: both on the deploy-image kind, validation only on the
+        // cluster-scoped one, defaulting only on Widget; their AdmissionReview tests run
+        // with the project's.
+        let webhook = crate::webhook::create_webhook;
+        webhook(
+            &root,
+            "--group cache --version v1alpha1 --kind Memcached --defaulting --programmatic-validation",
+        );
+        webhook(
+            &root,
+            "--group ops --version v1 --kind Proxy --programmatic-validation",
+        );
+        if layout == "rust" {
+            webhook(
+                &root,
+                "--group toys --version v1 --kind Widget --defaulting",
+            );
+        }
         check_project(&root);
         assert_crdgen_matches(&root);
         kustomize(&root, "config/samples");

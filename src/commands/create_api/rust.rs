@@ -5,8 +5,8 @@ pub(crate) mod builtin;
 mod crd;
 mod external;
 mod external_files;
-mod files;
-mod idents;
+pub(crate) mod files;
+pub(crate) mod idents;
 mod image;
 
 use std::io::Write;
@@ -181,7 +181,11 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
             controller: true,
             ..existing.clone()
         },
-        _ => settings.spec.resource(settings.controller, path),
+        // `--force` re-scaffolds the API: its webhooks stay recorded.
+        existing => crate::project::Resource {
+            webhooks: existing.and_then(|r| r.webhooks.clone()),
+            ..settings.spec.resource(settings.controller, path)
+        },
     };
     project.upsert_resource(resource);
     super::common::apply(session, tree, &project)?;

@@ -249,7 +249,7 @@ pub fn register_controller(tree: &mut Tree, spec: &ApiSpec, module: &str) -> Res
 
 /// The indentation (in spaces) of the scaffold marker `name` in `text`; 4 when absent
 /// (the insertion then fails on the missing marker anyway).
-fn marker_indent(text: &str, name: &str) -> usize {
+pub(crate) fn marker_indent(text: &str, name: &str) -> usize {
     let marker = format!("+rusty:scaffold:{name}");
     text.lines()
         .find(|line| line.trim_start().trim_start_matches('/').trim() == marker)

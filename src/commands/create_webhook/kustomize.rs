@@ -1,0 +1,211 @@
+//! The kustomize wiring of the webhooks, as kubebuilder scaffolds it: config/webhook (the
+//! configurations and their Service), config/certmanager (an Issuer and the serving
+//! Certificate), and in config/default the two bases, the patch that mounts the certificate
+//! in the manager, and the replacements that name the Service in the Certificate and have
+//! cert-manager inject its CA into the configurations. Each file is written once and each
+//! entry added once; what the user changed is kept.
+use tera::Context;
+
+use crate::error::Result;
+use crate::scaffold::{Policy, Tree};
+use crate::templates::Renderer;
+
+const DEFAULT: &str = "config/default/kustomization.yaml";
+
+const FILES: [&str; 7] = [
+    "config/webhook/kustomization.yaml",
+    "config/webhook/service.yaml",
+    "config/certmanager/issuer.yaml",
+    "config/certmanager/certificate.yaml",
+    "config/certmanager/kustomization.yaml",
+    "config/certmanager/kustomizeconfig.yaml",
+    "config/default/manager_webhook_patch.yaml",
+];
+
+const PATCH: &str = "\
+# [WEBHOOK] Serves the webhooks with the certificate of config/certmanager.
+- path: manager_webhook_patch.yaml
+  target:
+    kind: Deployment
+";
+
+/// One replacement of the `cert-manager.io/inject-ca-from` annotation's `index`th part
+/// (`<namespace>/<name>` of the Certificate) in the configurations of `kind`.
+fn inject_ca(kind: &str, field: &str, index: u8) -> String {
+    format!(
+        "\
+- source:
+    kind: Certificate
+    group: cert-manager.io
+    version: v1
+    name: serving-cert
+    fieldPath: .metadata.{field}
+  targets:
+  - select:
+      kind: {kind}
+    fieldPaths:
+    - .metadata.annotations.[cert-manager.io/inject-ca-from]
+    options:
+      delimiter: '/'
+      index: {index}
+      create: true
+"
+    )
+}
+
+/// The Service's name and namespace into the Certificate's DNS names, then the CA
+/// injection of both kinds of configuration.
+fn replacements() -> String {
+    let mut out = String::from(
+        "\
+# [CERTMANAGER] `rusty-sdk create webhook` added these: the webhook Service's name and
+# namespace into the serving Certificate's DNS names, and the Certificate into the
+# webhook configurations' cert-manager.io/inject-ca-from annotation.
+replacements:
+",
+    );
+    for (field, index) in [("name", 0), ("namespace", 1)] {
+        out.push_str(&format!(
+            "\
+- source:
+    kind: Service
+    version: v1
+    name: webhook-service
+    fieldPath: .metadata.{field}
+  targets:
+  - select:
+      kind: Certificate
+      group: cert-manager.io
+      version: v1
+      name: serving-cert
+    fieldPaths:
+    - .spec.dnsNames.0
+    - .spec.dnsNames.1
+    options:
+      delimiter: '.'
+      index: {index}
+      create: true
+"
+        ));
+    }
+    for kind in [
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+    ] {
+        out.push_str(&inject_ca(kind, "namespace", 0));
+        out.push_str(&inject_ca(kind, "name", 1));
+    }
+    out
+}
+
+pub fn stage(tree: &mut Tree, renderer: &mut Renderer, context: &Context) -> Result<()> {
+    for path in FILES {
+        if !tree.exists(path) {
+            let template = format!("webhook/{path}.tera");
+            let text = renderer.render(&template, context)?;
+            tree.add(path, text, Policy::User);
+        }
+    }
+    let Some(text) = tree.read(DEFAULT)? else {
+        return Ok(());
+    };
+    let updated = enable(&text);
+    if updated != text {
+        tree.edit(DEFAULT, |_| Ok(updated))?;
+    }
+    Ok(())
+}
+
+/// config/default/kustomization.yaml with the webhook bases, patch and replacements.
+fn enable(text: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    for base in ["- ../certmanager", "- ../webhook"] {
+        if lines.iter().any(|line| line.trim() == base) {
+            continue;
+        }
+        let commented = format!("#{base}");
+        if let Some(line) = lines.iter_mut().find(|line| line.trim() == commented) {
+            *line = base.to_string();
+        } else if let Some(at) = lines.iter().position(|line| line.trim() == "- ../manager") {
+            lines.insert(at + 1, base.to_string());
+        }
+    }
+    if !lines
+        .iter()
+        .any(|line| line.trim() == "- path: manager_webhook_patch.yaml")
+    {
+        let end = block_end(&lines, "patches:");
+        match end {
+            Some(at) => {
+                for (offset, line) in PATCH.lines().enumerate() {
+                    lines.insert(at + offset, line.to_string());
+                }
+            }
+            None => {
+                lines.push("patches:".into());
+                lines.extend(PATCH.lines().map(str::to_string));
+            }
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    if !lines.iter().any(|line| line.starts_with("replacements:")) {
+        out.push('\n');
+        out.push_str(&replacements());
+    }
+    out
+}
+
+/// The index just past the block of the top-level key `key`: its last indented or list
+/// line (comments and blank lines after it belong to what follows).
+fn block_end(lines: &[String], key: &str) -> Option<usize> {
+    let start = lines.iter().position(|line| line.trim_end() == key)?;
+    let mut end = start + 1;
+    for (i, line) in lines.iter().enumerate().skip(start + 1) {
+        let top_level = !line.is_empty()
+            && !line.starts_with(' ')
+            && !line.starts_with('-')
+            && !line.starts_with('#');
+        if top_level {
+            break;
+        }
+        if line.starts_with(' ') || line.starts_with('-') {
+            end = i + 1;
+        }
+    }
+    Some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INIT: &str = "resources:\n#- ../crd\n- ../rbac\n- ../manager\n# [PROMETHEUS] x\n#- ../prometheus\n\npatches:\n# [METRICS] y\n- path: manager_metrics_patch.yaml\n  target:\n    kind: Deployment\n";
+
+    #[test]
+    fn bases_patch_and_replacements_are_added_once() {
+        let once = enable(INIT);
+        assert!(
+            once.starts_with(
+                "resources:\n#- ../crd\n- ../rbac\n- ../manager\n- ../webhook\n- ../certmanager\n"
+            ),
+            "{once}"
+        );
+        assert!(
+            once.contains("    kind: Deployment\n# [WEBHOOK] Serves the webhooks with the certificate of config/certmanager.\n- path: manager_webhook_patch.yaml\n"),
+            "{once}"
+        );
+        assert_eq!(once.matches("replacements:\n").count(), 1, "{once}");
+        assert_eq!(enable(&once), once);
+    }
+
+    #[test]
+    fn commented_bases_are_uncommented_in_place() {
+        let text = "resources:\n- ../manager\n#- ../webhook\n#- ../certmanager\n";
+        let once = enable(text);
+        assert!(
+            once.starts_with("resources:\n- ../manager\n- ../webhook\n- ../certmanager\n"),
+            "{once}"
+        );
+    }
+}

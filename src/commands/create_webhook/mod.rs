@@ -1,0 +1,179 @@
+//! `rusty-sdk create webhook`: admission webhooks (defaulting, validation) for a Rust API
+//! of the project, as kubebuilder's `create webhook`. Every flag is checked before anything
+//! is staged; the files are staged by `files`, the manifests regenerated from the markers,
+//! and PROJECT records the webhooks under the resource.
+mod files;
+mod kustomize;
+
+use crate::cli::CreateWebhookArgs;
+use crate::commands::create_api::common::ApiSpec;
+use crate::error::{Error, Result};
+use crate::model::names::shown;
+use crate::model::{Group, Kind, Version};
+use crate::project::{Project, Resource, ResourceWebhooks};
+use crate::scaffold::Tree;
+use crate::session::Session;
+use crate::templates::Renderer;
+
+/// Validated settings of one `create webhook`.
+#[derive(Clone, Debug)]
+pub struct WebhookSettings {
+    pub spec: ApiSpec,
+    /// The api crate's module of the kind's version (PROJECT's `path`).
+    pub module_path: String,
+    pub defaulting: bool,
+    pub validation: bool,
+}
+
+impl WebhookSettings {
+    pub fn from_args(args: &CreateWebhookArgs, project: &Project) -> Result<Self> {
+        let layout = project.layout()?;
+        if !layout.has_rust() {
+            return Err(Error::invalid(format!(
+                "webhooks are for Rust APIs, and this project's layout is {layout} (PROJECT); a Helm API has no code to run them"
+            )));
+        }
+        let group = Group::parse(required(args.group.as_deref(), "--group", "cache")?)?;
+        let version = Version::parse(required(args.version.as_deref(), "--version", "v1")?)?;
+        let kind = Kind::parse(required(args.kind.as_deref(), "--kind", "Memcached")?)?;
+        if !args.defaulting && !args.programmatic_validation && !args.conversion {
+            return Err(Error::invalid(
+                "no webhook to create: pass --defaulting, --programmatic-validation or both",
+            ));
+        }
+        let resource = find_rust_api(project, &group, &version, &kind)?;
+        check_conversion(args, project, resource)?;
+        let spec = ApiSpec::new(
+            project,
+            group,
+            version,
+            kind,
+            resource.plural.as_deref(),
+            resource.api.as_ref().is_some_and(|api| api.namespaced),
+        )?;
+        // A second run may add the other kind of webhook: the file then holds both.
+        let recorded = resource.webhooks.clone().unwrap_or_default();
+        Ok(WebhookSettings {
+            spec,
+            module_path: resource.path.clone().unwrap_or_default(),
+            defaulting: args.defaulting || recorded.defaulting,
+            validation: args.programmatic_validation || recorded.validation,
+        })
+    }
+
+    /// The PROJECT entry of the resource, with its webhooks.
+    fn record(&self, resource: &Resource) -> Resource {
+        let mut webhooks = resource.webhooks.clone().unwrap_or_default();
+        webhooks.defaulting = self.defaulting;
+        webhooks.validation = self.validation;
+        webhooks.webhook_version = Some("v1".into());
+        Resource {
+            webhooks: Some(ResourceWebhooks { ..webhooks }),
+            ..resource.clone()
+        }
+    }
+}
+
+fn required<'a>(value: Option<&'a str>, flag: &str, example: &str) -> Result<&'a str> {
+    value.ok_or_else(|| {
+        Error::invalid(format!(
+            "{flag} is required: the API to add webhooks to (for example {flag} {example})"
+        ))
+    })
+}
+
+/// The PROJECT entry of a Rust API of this project with this group, version and kind.
+fn find_rust_api<'a>(
+    project: &'a Project,
+    group: &Group,
+    version: &Version,
+    kind: &Kind,
+) -> Result<&'a Resource> {
+    let name = format!("{kind} ({group}/{version})");
+    let Some(resource) = project.find_resource(group.as_str(), version.as_str(), kind.as_str())
+    else {
+        return Err(Error::invalid(format!(
+            "no API {name} in PROJECT; create it first with `rusty-sdk create api --plugins rust --group {group} --version {version} --kind {kind}`"
+        )));
+    };
+    if resource.path.is_none() || resource.api.is_none() {
+        let what = if resource.api.is_some() {
+            "a Helm API, reconciled from its chart"
+        } else {
+            "a kind this project does not define (a controller only)"
+        };
+        return Err(Error::invalid(format!(
+            "{name} is {what}: webhooks need a Rust API of this project (`create api --plugins rust`)"
+        )));
+    }
+    Ok(resource)
+}
+
+/// `--conversion` needs spokes, each another existing version of the kind; even then it
+/// is refused for now.
+fn check_conversion(args: &CreateWebhookArgs, project: &Project, hub: &Resource) -> Result<()> {
+    if !args.conversion {
+        if let Some(spoke) = args.spoke.first() {
+            return Err(Error::invalid(format!(
+                "--spoke {} goes with --conversion; add --conversion or drop --spoke",
+                shown(spoke)
+            )));
+        }
+        return Ok(());
+    }
+    if args.spoke.is_empty() {
+        return Err(Error::invalid(
+            "--conversion needs at least one --spoke, another version of the kind that converts to and from --version (the hub)",
+        ));
+    }
+    for spoke in &args.spoke {
+        if *spoke == hub.version {
+            return Err(Error::invalid(format!(
+                "--spoke {} is the hub (--version); pass the other versions of {} as spokes",
+                shown(spoke),
+                hub.kind
+            )));
+        }
+        if project
+            .find_resource(&hub.group, spoke, &hub.kind)
+            .is_none()
+        {
+            return Err(Error::invalid(format!(
+                "--spoke {} is not a version of {} in PROJECT; create it first with `rusty-sdk create api --plugins rust --group {} --version {} --kind {}`",
+                shown(spoke),
+                hub.kind,
+                hub.group,
+                shown(spoke),
+                hub.kind
+            )));
+        }
+    }
+    Err(Error::invalid(
+        "--conversion is not yet supported by rusty-sdk; create the defaulting and validating webhooks without it",
+    ))
+}
+
+pub fn run(session: &Session, args: &CreateWebhookArgs) -> Result<()> {
+    let mut project = session.load_project()?;
+    let settings = WebhookSettings::from_args(args, &project)?;
+    let resource = project
+        .find_resource(
+            settings.spec.group.as_str(),
+            settings.spec.version.as_str(),
+            settings.spec.kind.as_str(),
+        )
+        .map(|r| settings.record(r))
+        .ok_or_else(|| Error::Internal("the resource vanished".into()))?;
+    let mut tree = Tree::new(&session.root);
+    let mut renderer = Renderer::new();
+    files::stage(&mut tree, &mut renderer, &settings, &project)?;
+    crate::webhook::stage_manifests(&mut tree)?;
+    project.upsert_resource(resource);
+    session.apply(tree, &project)?;
+    if !session.dry_run {
+        session.shell.note(
+            "Next: write your defaults and checks in src/webhook/, then test them with:\n$ cargo test",
+        );
+    }
+    Ok(())
+}
