@@ -25,6 +25,9 @@ pub enum WebhookCertMode {
     /// A CA and certificate the operator makes and keeps in a Secret, injecting the CA
     /// into its webhook configurations and CRDs: no cert-manager needed.
     SelfSigned,
+    /// A certificate for `localhost` made at start and held in memory, for `make run` on a
+    /// workstation (the cluster does not call webhooks served there).
+    Local,
 }
 
 /// The manager's flags. Flatten into the operator's own `clap::Parser`.
@@ -85,8 +88,9 @@ pub struct ManagerArgs {
     pub webhook_cert_key: String,
 
     /// Where the webhook certificate comes from: `files` in `--webhook-cert-path`
-    /// (cert-manager), or `self-signed` (the operator makes its own CA, keeps it in a
-    /// Secret and injects it into its webhook configurations and CRDs).
+    /// (cert-manager), `self-signed` (the operator makes its own CA, keeps it in a Secret
+    /// and injects it into its webhook configurations and CRDs), or `local` (a throwaway
+    /// certificate for `localhost`, as `make run` passes).
     #[arg(long, value_enum, default_value_t = WebhookCertMode::Files)]
     pub webhook_cert_mode: WebhookCertMode,
 

@@ -293,6 +293,12 @@ async fn webhook_certs(
             };
             self_signed::start(client.clone(), config, shutdown.wait()).await
         }
+        WebhookCertMode::Local => {
+            tracing::info!(
+                "serving webhooks with a throwaway certificate for localhost (--webhook-cert-mode=local)"
+            );
+            Ok(Arc::new(CertReloader::local()?.0))
+        }
     }
 }
 

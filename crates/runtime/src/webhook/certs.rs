@@ -83,6 +83,17 @@ impl CertReloader {
         })
     }
 
+    /// A throwaway certificate for `localhost` and 127.0.0.1, held in memory; returns it
+    /// with its PEM (which a local client can trust).
+    pub fn local() -> anyhow::Result<(CertReloader, String)> {
+        let names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
+        let pair = rcgen::generate_simple_self_signed(names)
+            .context("cannot generate a local webhook certificate")?;
+        let cert = pair.cert.pem();
+        let reloader = CertReloader::from_pem(&cert, &pair.signing_key.serialize_pem())?;
+        Ok((reloader, cert))
+    }
+
     /// Serve the PEM pair `cert` and `key` from the next handshake on.
     pub fn set_pem(&self, cert: &str, key: &str) -> anyhow::Result<()> {
         let key = pem_pair(cert, key, &self.provider)?;

@@ -10,6 +10,7 @@ use kube::core::admission::{AdmissionRequest, AdmissionResponse};
 use kube::core::conversion::{ConversionRequest, ConversionResponse};
 use prometheus_client::registry::Registry;
 use rustls::pki_types::ServerName;
+use rustls::pki_types::pem::PemObject;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -293,6 +294,33 @@ fn bad_or_repeated_paths_are_refused() {
     assert!(error.contains("not a plain absolute path"), "{error}");
 }
 
+/// `--webhook-cert-mode=local`: a certificate a local client can trust for `localhost`.
+#[tokio::test]
+async fn a_local_certificate_serves_localhost() {
+    let (certs, pem) = CertReloader::local().unwrap();
+    let tls = server_config(Arc::new(certs), false).unwrap();
+    let mut registry = Registry::default();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (stop_tx, stop) = crate::Shutdown::channel();
+    let server = tokio::spawn(crate::servers::serve(
+        listener,
+        router(&mut registry),
+        Some(tls),
+        stop.wait(),
+    ));
+    let trusted = rustls::pki_types::CertificateDer::from_pem_slice(pem.as_bytes()).unwrap();
+    let body = serde_json::to_vec(&admission_review("web")).unwrap();
+    let response = post_tls_trusting(port, trusted, "/mutate-v1-configmap", &body).await;
+    assert_eq!(
+        review_in(&response)["response"]["allowed"],
+        true,
+        "{response}"
+    );
+    stop_tx.send(true).unwrap();
+    server.await.unwrap().unwrap();
+}
+
 /// A CA, and a serving certificate for `localhost` it signs, written as tls.crt/tls.key.
 fn issue(dir: &Path) -> rcgen::Certificate {
     let ca_key = rcgen::KeyPair::generate().unwrap();
@@ -316,8 +344,17 @@ fn issue(dir: &Path) -> rcgen::Certificate {
 
 /// POST `body` to `path` over TLS, trusting only `ca`; the raw HTTP response.
 async fn post_tls(port: u16, ca: &rcgen::Certificate, path: &str, body: &[u8]) -> String {
+    post_tls_trusting(port, ca.der().clone(), path, body).await
+}
+
+async fn post_tls_trusting(
+    port: u16,
+    root: rustls::pki_types::CertificateDer<'static>,
+    path: &str,
+    body: &[u8],
+) -> String {
     let mut roots = rustls::RootCertStore::empty();
-    roots.add(ca.der().clone()).unwrap();
+    roots.add(root).unwrap();
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let client = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
