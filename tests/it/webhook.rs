@@ -65,6 +65,8 @@ fn webhook_files_and_project_entry() {
             "config/certmanager/kustomizeconfig.yaml",
             "config/default/kustomization.yaml",
             "config/default/manager_webhook_patch.yaml",
+            "config/self-signed/kustomization.yaml",
+            "config/self-signed/role.yaml",
             "config/webhook/kustomization.yaml",
             "config/webhook/manifests.yaml",
             "config/webhook/service.yaml",
@@ -104,6 +106,8 @@ fn webhook_files_and_project_entry() {
             "config/certmanager/kustomizeconfig.yaml",
             "config/default/kustomization.yaml",
             "config/default/manager_webhook_patch.yaml",
+            "config/self-signed/kustomization.yaml",
+            "config/self-signed/role.yaml",
         ] {
             insta::assert_snapshot!(format!("webhook_{}", path.replace('/', "__")), text(path));
         }
@@ -317,4 +321,87 @@ fn assert_deployable(root: &Path) {
         pod["volumes"][0]["secret"]["secretName"],
         certificate["spec"]["secretName"]
     );
+    assert_deployable_without_cert_manager(root);
+}
+
+/// `kubectl kustomize config/self-signed`: config/default without cert-manager's objects or
+/// Secret, the manager in `--webhook-cert-mode=self-signed` with the rights that takes.
+fn assert_deployable_without_cert_manager(root: &Path) {
+    let Some(text) = crate::e2e::kustomize(root, "config/self-signed") else {
+        return;
+    };
+    let docs: Vec<serde_yaml::Value> = text
+        .split("\n---\n")
+        .map(|doc| serde_yaml::from_str(doc).unwrap())
+        .collect();
+    let kinds: Vec<&str> = docs.iter().filter_map(|d| d["kind"].as_str()).collect();
+    assert!(
+        !kinds.contains(&"Certificate") && !kinds.contains(&"Issuer"),
+        "{text}"
+    );
+    for kind in [
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+    ] {
+        assert!(kinds.contains(&kind), "{text}");
+    }
+    let find = |kind: &str, name: &str| {
+        docs.iter()
+            .find(|d| {
+                d["kind"].as_str() == Some(kind) && d["metadata"]["name"].as_str() == Some(name)
+            })
+            .unwrap_or_else(|| panic!("no {kind} {name} in\n{text}"))
+    };
+    let container = &find("Deployment", "hooked-operator-controller-manager")["spec"]["template"]["spec"]
+        ["containers"][0];
+    let args: Vec<&str> = container["args"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(serde_yaml::Value::as_str)
+        .collect();
+    assert!(
+        args.contains(&"--webhook-cert-mode=self-signed"),
+        "{args:?}"
+    );
+    let pod = &find("Deployment", "hooked-operator-controller-manager")["spec"]["template"]["spec"];
+    assert!(
+        !serde_yaml::to_string(pod)
+            .unwrap()
+            .contains("webhook-certs"),
+        "cert-manager's Secret is still mounted:\n{text}"
+    );
+    // The rights the runtime's self-signed mode uses, bound to the manager's account.
+    let role =
+        serde_yaml::to_string(&find("Role", "hooked-operator-webhook-cert-role")["rules"]).unwrap();
+    assert!(
+        role.contains("secrets") && role.contains("create") && role.contains("update"),
+        "{role}"
+    );
+    let injector =
+        serde_yaml::to_string(&find("ClusterRole", "hooked-operator-webhook-ca-injector")["rules"])
+            .unwrap();
+    for needed in [
+        "mutatingwebhookconfigurations",
+        "validatingwebhookconfigurations",
+        "customresourcedefinitions",
+        "patch",
+        "list",
+    ] {
+        assert!(injector.contains(needed), "{injector}");
+    }
+    let binding = find(
+        "ClusterRoleBinding",
+        "hooked-operator-webhook-ca-injector-rolebinding",
+    );
+    assert_eq!(
+        binding["subjects"][0]["name"],
+        "hooked-operator-controller-manager"
+    );
+    assert_eq!(
+        binding["subjects"][0]["namespace"],
+        "hooked-operator-system"
+    );
+    let account = find("ServiceAccount", "hooked-operator-controller-manager");
+    assert_eq!(account["metadata"]["namespace"], "hooked-operator-system");
 }

@@ -2,7 +2,8 @@
 //! configurations and their Service), config/certmanager (an Issuer and the serving
 //! Certificate), and in config/default the two bases, the patch that mounts the certificate
 //! in the manager, and the replacements that name the Service in the Certificate and have
-//! cert-manager inject its CA into the configurations. Each file is written once and each
+//! cert-manager inject its CA into the configurations; and config/self-signed, the same
+//! without cert-manager (`--webhook-cert-mode=self-signed`). Each file is written once and each
 //! entry added once; what the user changed is kept.
 use tera::Context;
 
@@ -12,7 +13,7 @@ use crate::templates::Renderer;
 
 const DEFAULT: &str = "config/default/kustomization.yaml";
 
-const FILES: [&str; 7] = [
+const FILES: [&str; 9] = [
     "config/webhook/kustomization.yaml",
     "config/webhook/service.yaml",
     "config/certmanager/issuer.yaml",
@@ -20,6 +21,8 @@ const FILES: [&str; 7] = [
     "config/certmanager/kustomization.yaml",
     "config/certmanager/kustomizeconfig.yaml",
     "config/default/manager_webhook_patch.yaml",
+    "config/self-signed/kustomization.yaml",
+    "config/self-signed/role.yaml",
 ];
 
 const PATCH: &str = "\
