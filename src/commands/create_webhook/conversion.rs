@@ -61,11 +61,10 @@ pub fn stage(
     context.insert("hub_path", &in_crate(&settings.module_path));
     context.insert("webhook_module", &webhook);
     context.insert("spokes", spokes);
-    let first = spokes
-        .first()
-        .map(|spoke| spoke.version.clone())
-        .unwrap_or_default();
-    context.insert("first_spoke", &first);
+    if let Some(first) = spokes.first() {
+        context.insert("first_spoke", &first.version);
+        context.insert("first_spoke_module", &first.module);
+    }
     let versions: Vec<&str> = spokes.iter().map(|spoke| spoke.version.as_str()).collect();
     context.insert("spokes_list", &versions.join(", "));
     let files: Vec<String> = spokes
