@@ -170,7 +170,7 @@ pub struct CreateWebhookArgs {
     /// A validating webhook for creates and updates (and deletes, once its marker lists them)
     #[arg(long)]
     pub programmatic_validation: bool,
-    /// A conversion webhook between --version (the hub) and each --spoke (not yet supported)
+    /// A conversion webhook between --version (the hub, stored) and each --spoke
     #[arg(long)]
     pub conversion: bool,
     /// With --conversion: another version of the kind that converts to and from the hub

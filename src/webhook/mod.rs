@@ -51,11 +51,22 @@ pub fn generate(tree: &Tree) -> Result<Option<String>> {
     Ok(Some(out))
 }
 
+/// What manifests.yaml holds while the project has no admission webhook (only a conversion
+/// webhook, which its CRD names): config/webhook/kustomization.yaml lists the file.
+const NO_MANIFESTS: &str =
+    "# No admission webhook yet: `make manifests` writes them here from +rusty:webhook markers.\n";
+
 /// Stage the manifests when the project has webhook markers; leave the file alone when
-/// it has none.
+/// it has none, and write it without webhooks when config/webhook lists it but it is absent.
 pub fn stage_manifests(tree: &mut Tree) -> Result<()> {
     if let Some(text) = generate(tree)? {
         tree.add(MANIFESTS_PATH, text, Policy::Tool);
+    } else if tree.exists("config/webhook/kustomization.yaml") && !tree.exists(MANIFESTS_PATH) {
+        tree.add(
+            MANIFESTS_PATH,
+            NO_MANIFESTS.to_string(),
+            Policy::SkipIfExists,
+        );
     }
     Ok(())
 }

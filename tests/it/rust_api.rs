@@ -468,6 +468,41 @@ fn assert_crdgen_matches(root: &Path) {
     }
 }
 
+/// The Widget CRD stores v1, the hub, and converts through the webhook, whose Service
+/// kustomize prefixes and whose CA cert-manager injects.
+fn assert_widget_converts(root: &Path) {
+    let path = root.join("config/crd/bases/toys.my.domain_widgets.yaml");
+    let crd: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let stored: Vec<&str> = crd["spec"]["versions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter(|version| version["storage"].as_bool() == Some(true))
+        .filter_map(|version| version["name"].as_str())
+        .collect();
+    assert_eq!(stored, ["v1"]);
+    let conversion = &crd["spec"]["conversion"];
+    assert_eq!(conversion["strategy"], "Webhook");
+    let service = &conversion["webhook"]["clientConfig"]["service"];
+    assert_eq!(service["path"], "/convert");
+    let Some(text) = e2e::kustomize(root, "config/default") else {
+        return;
+    };
+    let widgets = text
+        .split("\n---\n")
+        .map(|doc| serde_yaml::from_str::<serde_yaml::Value>(doc).unwrap())
+        .find(|doc| doc["metadata"]["name"] == "widgets.toys.my.domain")
+        .unwrap_or_else(|| panic!("no Widget CRD in\n{text}"));
+    let service = &widgets["spec"]["conversion"]["webhook"]["clientConfig"]["service"];
+    assert_eq!(service["name"], "e2e-rust-three-apis-webhook-service");
+    assert_eq!(service["namespace"], "e2e-rust-three-apis-system");
+    assert_eq!(
+        widgets["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        "e2e-rust-three-apis-system/e2e-rust-three-apis-serving-cert"
+    );
+}
+
 #[test]
 fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
     if e2e::skip() {
@@ -489,6 +524,16 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
             created(
                 &root,
                 &widget.iter().map(String::as_str).collect::<Vec<_>>(),
+                "",
+            );
+            // A second version of Widget, converting to and from v1 (the hub) below.
+            let mut v2 = rust_api_args("toys", "v2", "Widget");
+            if let Some(controller) = v2.last_mut() {
+                *controller = "--controller=false".into();
+            }
+            created(
+                &root,
+                &v2.iter().map(String::as_str).collect::<Vec<_>>(),
                 "",
             );
         }
@@ -514,6 +559,15 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
                 &root,
                 "--group toys --version v1 --kind Widget --defaulting",
             );
+            // Widget v2 converts through v1: its round-trip and ConversionReview tests run
+            // with the project's, and `make manifests` writes the merged CRD with
+            // spec.conversion and v1 stored.
+            webhook(
+                &root,
+                "--group toys --version v1 --kind Widget --conversion --spoke v2",
+            );
+            e2e::cargo_run(&root, &["--bin", "crdgen", "--", "config/crd/bases"]);
+            assert_widget_converts(&root);
         }
         check_project(&root);
         assert_crdgen_matches(&root);

@@ -1,6 +1,7 @@
 //! `create webhook` (issue 13): the files it writes for a Rust API, its record in PROJECT,
 //! the manifests from its markers, idempotence, and the inputs it refuses. The generated
 //! code is built, tested and linted in the three-API e2e projects of rust_api.rs.
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::support::{assert_refused, read_tree, rusty, scaffold, snapshot_settings, transcript};
@@ -35,6 +36,38 @@ pub fn create_webhook(root: &Path, args: &str) -> String {
     text
 }
 
+type Files = BTreeMap<String, Vec<u8>>;
+
+/// What every first `create webhook` changes.
+const EVERY_TIME: [&str; 14] = [
+    "Cargo.toml",
+    "PROJECT",
+    "config/certmanager/certificate.yaml",
+    "config/certmanager/issuer.yaml",
+    "config/certmanager/kustomization.yaml",
+    "config/certmanager/kustomizeconfig.yaml",
+    "config/default/kustomization.yaml",
+    "config/default/manager_webhook_patch.yaml",
+    "config/self-signed/kustomization.yaml",
+    "config/self-signed/role.yaml",
+    "config/webhook/kustomization.yaml",
+    "config/webhook/manifests.yaml",
+    "config/webhook/service.yaml",
+    "src/main.rs",
+];
+
+/// The files that differ between `before` and `after`: those of [`EVERY_TIME`] and `also`.
+fn assert_changed(before: &Files, after: &Files, also: &[&str]) {
+    let changed: Vec<&str> = after
+        .keys()
+        .filter(|path| before.get(*path) != after.get(*path))
+        .map(String::as_str)
+        .collect();
+    let mut expected: Vec<&str> = EVERY_TIME.iter().chain(also).copied().collect();
+    expected.sort_unstable();
+    assert_eq!(changed, expected);
+}
+
 #[test]
 fn webhook_files_and_project_entry() {
     let dir = tempfile::tempdir().unwrap();
@@ -50,31 +83,14 @@ fn webhook_files_and_project_entry() {
         "--group toys --version v1 --kind Widget --programmatic-validation",
     );
     let after = read_tree(&root);
-    let changed: Vec<&String> = after
-        .keys()
-        .filter(|path| before.get(*path) != after.get(*path))
-        .collect();
-    assert_eq!(
-        changed,
-        [
-            "Cargo.toml",
-            "PROJECT",
-            "config/certmanager/certificate.yaml",
-            "config/certmanager/issuer.yaml",
-            "config/certmanager/kustomization.yaml",
-            "config/certmanager/kustomizeconfig.yaml",
-            "config/default/kustomization.yaml",
-            "config/default/manager_webhook_patch.yaml",
-            "config/self-signed/kustomization.yaml",
-            "config/self-signed/role.yaml",
-            "config/webhook/kustomization.yaml",
-            "config/webhook/manifests.yaml",
-            "config/webhook/service.yaml",
-            "src/main.rs",
+    assert_changed(
+        &before,
+        &after,
+        &[
             "src/webhook/memcached.rs",
             "src/webhook/mod.rs",
             "src/webhook/widget.rs",
-        ]
+        ],
     );
     let text = |path: &str| String::from_utf8_lossy(&after[path]).into_owned();
     let cargo = text("Cargo.toml");
@@ -208,6 +224,116 @@ fn a_second_version_of_a_kind_gets_its_own_module() {
     );
 }
 
+/// `--conversion` with v1 the hub and v2 a spoke: the conversions next to the spoke, the
+/// webhook, crdgen's entry, the kustomize wiring and PROJECT; a second run changes nothing.
+#[test]
+fn conversion_webhook_files_and_project_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project(dir.path(), "rust");
+    let before = read_tree(&root);
+    let args = "--group cache --version v1 --kind Memcached --conversion --spoke v2";
+    create_webhook(&root, args);
+    let after = read_tree(&root);
+    assert_changed(
+        &before,
+        &after,
+        &[
+            "api/src/cache/v2/memcached_conversion.rs",
+            "api/src/cache/v2/mod.rs",
+            "config/crd/kustomization.yaml",
+            "config/crd/kustomizeconfig.yaml",
+            "src/bin/crdgen.rs",
+            "src/webhook/memcached_conversion.rs",
+            "src/webhook/mod.rs",
+        ],
+    );
+    let text = |path: &str| String::from_utf8_lossy(&after[path]).into_owned();
+    let project = text("PROJECT");
+    assert!(
+        project.contains(
+            "  webhooks:\n    conversion: true\n    spoke:\n    - v2\n    webhookVersion: v1\n"
+        ),
+        "{project}"
+    );
+    let crdgen = text("src/bin/crdgen.rs");
+    assert!(
+        crdgen.contains(
+            "    (\"memcacheds.cache.my.domain\", \"v1\"),\n    // +rusty:scaffold:conversions\n"
+        ),
+        "{crdgen}"
+    );
+    let spoke_mod = text("api/src/cache/v2/mod.rs");
+    assert!(
+        spoke_mod.contains("mod memcached_conversion;\n// +rusty:scaffold:kinds"),
+        "{spoke_mod}"
+    );
+    snapshot_settings().bind(|| {
+        for path in [
+            "api/src/cache/v2/memcached_conversion.rs",
+            "src/webhook/memcached_conversion.rs",
+            "src/webhook/mod.rs",
+            "config/crd/kustomization.yaml",
+            "config/crd/kustomizeconfig.yaml",
+            "config/webhook/manifests.yaml",
+            "config/default/kustomization.yaml",
+        ] {
+            let name = format!("webhook_conversion_{}", path.replace('/', "__"));
+            insta::assert_snapshot!(name, text(path));
+        }
+    });
+
+    // The same command again changes nothing; a new hub for the kind is refused.
+    create_webhook(&root, args);
+    assert!(read_tree(&root) == after, "a second run changed files");
+    let output = rusty(&root)
+        .args(["create", "webhook", "--group", "cache", "--version", "v2"])
+        .args(["--kind", "Memcached", "--conversion", "--spoke", "v1"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &output,
+        &root,
+        "Memcached converts through its hub v1",
+        &after,
+    );
+
+    // What `make manifests` then writes into the CRD (crdgen's own test checks it writes
+    // this): kustomize prefixes the Service it names, and cert-manager injects its CA.
+    let base = root.join("config/crd/bases/cache.my.domain_memcacheds.yaml");
+    let crd = std::fs::read_to_string(&base).unwrap().replacen(
+        "\nspec:\n",
+        "\nspec:\n  conversion:\n    strategy: Webhook\n    webhook:\n      clientConfig:\n        service:\n          name: webhook-service\n          namespace: system\n          path: /convert\n      conversionReviewVersions:\n      - v1\n",
+        1,
+    );
+    std::fs::write(&base, crd).unwrap();
+    assert_conversion_deployable(&root);
+}
+
+/// `kubectl kustomize config/default` of a project whose Memcached converts: the CRD calls
+/// the prefixed Service and asks cert-manager for the serving certificate's CA.
+fn assert_conversion_deployable(root: &Path) {
+    let Some(text) = crate::e2e::kustomize(root, "config/default") else {
+        return;
+    };
+    let docs: Vec<serde_yaml::Value> = text
+        .split("\n---\n")
+        .map(|doc| serde_yaml::from_str(doc).unwrap())
+        .collect();
+    let crd = docs
+        .iter()
+        .find(|doc| doc["kind"].as_str() == Some("CustomResourceDefinition"))
+        .unwrap_or_else(|| panic!("no CRD in\n{text}"));
+    assert_eq!(
+        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        "hooked-operator-system/hooked-operator-serving-cert",
+        "{text}"
+    );
+    let service = &crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"];
+    assert_eq!(service["name"], "hooked-operator-webhook-service", "{text}");
+    assert_eq!(service["namespace"], "hooked-operator-system", "{text}");
+    assert_eq!(service["path"], "/convert", "{text}");
+}
+
 #[test]
 fn bad_input_is_refused_with_one_line_and_nothing_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -243,10 +369,6 @@ fn bad_input_is_refused_with_one_line_and_nothing_written() {
         (
             format!("{gvk} --defaulting --spoke v2"),
             "--spoke \"v2\" goes with --conversion",
-        ),
-        (
-            format!("{gvk} --conversion --spoke v2"),
-            "--conversion is not yet supported",
         ),
         (
             "--group cache --version v1 --kind memcached --defaulting".to_string(),

@@ -41,12 +41,30 @@ pub fn stage(
     context.insert("defaulting", &settings.defaulting);
     context.insert("validation", &settings.validation);
 
-    let text = renderer.render(KIND_TEMPLATE, &context)?;
-    tree.add(&format!("src/webhook/{module}.rs"), text, Policy::User);
     if !tree.exists(WEBHOOK_MOD) {
         let text = renderer.render(MOD_TEMPLATE, &context)?;
         tree.add(WEBHOOK_MOD, text, Policy::User);
     }
+    if settings.defaulting || settings.validation {
+        let text = renderer.render(KIND_TEMPLATE, &context)?;
+        tree.add(&format!("src/webhook/{module}.rs"), text, Policy::User);
+        register_module(tree, &module)?;
+    }
+    if !settings.spokes.is_empty() {
+        super::conversion::stage(tree, renderer, settings, &settings.spokes, &context)?;
+        register_module(tree, &super::conversion::webhook_module(settings))?;
+    }
+    register_in_main(tree)?;
+    super::kustomize::stage(tree, renderer, &context)?;
+    if !settings.spokes.is_empty() {
+        let crd = format!("{}.{}", spec.plural, spec.qualified_group());
+        super::kustomize::stage_conversion(tree, renderer, &context, &crd)?;
+    }
+    add_dependencies(tree)
+}
+
+/// `module` declared in src/webhook/mod.rs and its webhooks in `all()`.
+fn register_module(tree: &mut Tree, module: &str) -> Result<()> {
     tree.insert_at_marker(
         WEBHOOK_MOD,
         "webhook-modules",
@@ -57,9 +75,7 @@ pub fn stage(
         "webhooks",
         &format!("webhooks = {module}::register(webhooks);"),
     )?;
-    register_in_main(tree)?;
-    super::kustomize::stage(tree, renderer, &context)?;
-    add_dependencies(tree)
+    Ok(())
 }
 
 /// `memcached`, or `memcached_v2` when src/webhook/memcached.rs holds the webhooks of

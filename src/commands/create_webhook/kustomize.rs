@@ -101,6 +101,55 @@ replacements:
     out
 }
 
+const CRD: &str = "config/crd/kustomization.yaml";
+const CRD_CONFIG: &str = "config/crd/kustomizeconfig.yaml";
+const CONFIGURATIONS: &str = "configurations:\n- kustomizeconfig.yaml\n";
+
+/// The kustomize wiring of the conversion webhook of the CRD `crd`: config/crd's
+/// kustomizeconfig.yaml has kustomize prefix the Service that `spec.conversion` names (as the
+/// webhook configurations' Service), and config/default's replacements have cert-manager
+/// inject the serving certificate's CA into the CRD.
+pub fn stage_conversion(
+    tree: &mut Tree,
+    renderer: &mut Renderer,
+    context: &Context,
+    crd: &str,
+) -> Result<()> {
+    if !tree.exists(CRD_CONFIG) {
+        let text = renderer.render("webhook/config/crd/kustomizeconfig.yaml.tera", context)?;
+        tree.add(CRD_CONFIG, text, Policy::User);
+    }
+    if let Some(text) = tree.read(CRD)?
+        && !text
+            .lines()
+            .any(|line| line.trim_end() == "configurations:")
+    {
+        tree.edit(CRD, |text| Ok(format!("{text}{CONFIGURATIONS}")))?;
+    }
+    let entries = crd_ca_injection(crd);
+    if let Some(text) = tree.read(DEFAULT)?
+        && text.contains("replacements:\n")
+        && !text.contains(&entries)
+    {
+        tree.edit(DEFAULT, |text| Ok(format!("{text}{entries}")))?;
+    }
+    Ok(())
+}
+
+/// The Certificate into the `cert-manager.io/inject-ca-from` annotation of the CRD `crd`, so
+/// that cert-manager sets the CA of its conversion webhook.
+fn crd_ca_injection(crd: &str) -> String {
+    [("namespace", 0), ("name", 1)]
+        .into_iter()
+        .map(|(field, index)| {
+            inject_ca("CustomResourceDefinition", field, index).replace(
+                "      kind: CustomResourceDefinition\n",
+                &format!("      kind: CustomResourceDefinition\n      name: {crd}\n"),
+            )
+        })
+        .collect()
+}
+
 pub fn stage(tree: &mut Tree, renderer: &mut Renderer, context: &Context) -> Result<()> {
     for path in FILES {
         if !tree.exists(path) {

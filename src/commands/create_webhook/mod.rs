@@ -1,9 +1,12 @@
-//! `rusty-sdk create webhook`: admission webhooks (defaulting, validation) for a Rust API
-//! of the project, as kubebuilder's `create webhook`. Every flag is checked before anything
+//! `rusty-sdk create webhook`: admission webhooks (defaulting, validation) and conversion
+//! webhooks (hub and spokes) for a Rust API of the project, as kubebuilder's `create webhook`. Every flag is checked before anything
 //! is staged; the files are staged by `files`, the manifests regenerated from the markers,
 //! and PROJECT records the webhooks under the resource.
+mod conversion;
 mod files;
 mod kustomize;
+
+pub use conversion::Spoke;
 
 use crate::cli::CreateWebhookArgs;
 use crate::commands::create_api::common::ApiSpec;
@@ -23,6 +26,8 @@ pub struct WebhookSettings {
     pub module_path: String,
     pub defaulting: bool,
     pub validation: bool,
+    /// With `--conversion`: the spokes, converting to and from this version (the hub).
+    pub spokes: Vec<Spoke>,
 }
 
 impl WebhookSettings {
@@ -42,7 +47,7 @@ impl WebhookSettings {
             ));
         }
         let resource = find_rust_api(project, &group, &version, &kind)?;
-        check_conversion(args, project, resource)?;
+        let spokes = check_conversion(args, project, resource)?;
         let spec = ApiSpec::new(
             project,
             group,
@@ -58,6 +63,7 @@ impl WebhookSettings {
             module_path: resource.path.clone().unwrap_or_default(),
             defaulting: args.defaulting || recorded.defaulting,
             validation: args.programmatic_validation || recorded.validation,
+            spokes,
         })
     }
 
@@ -66,6 +72,10 @@ impl WebhookSettings {
         let mut webhooks = resource.webhooks.clone().unwrap_or_default();
         webhooks.defaulting = self.defaulting;
         webhooks.validation = self.validation;
+        if !self.spokes.is_empty() {
+            webhooks.conversion = true;
+            webhooks.spoke = self.spokes.iter().map(|s| s.version.clone()).collect();
+        }
         webhooks.webhook_version = Some("v1".into());
         Resource {
             webhooks: Some(ResourceWebhooks { ..webhooks }),
@@ -109,9 +119,13 @@ fn find_rust_api<'a>(
     Ok(resource)
 }
 
-/// `--conversion` needs spokes, each another existing version of the kind; even then it
-/// is refused for now.
-fn check_conversion(args: &CreateWebhookArgs, project: &Project, hub: &Resource) -> Result<()> {
+/// The spokes of `--conversion`: each another existing version of the kind. One kind of the
+/// project converts, at the webhook's one path `/convert`.
+fn check_conversion(
+    args: &CreateWebhookArgs,
+    project: &Project,
+    hub: &Resource,
+) -> Result<Vec<Spoke>> {
     if !args.conversion {
         if let Some(spoke) = args.spoke.first() {
             return Err(Error::invalid(format!(
@@ -119,13 +133,14 @@ fn check_conversion(args: &CreateWebhookArgs, project: &Project, hub: &Resource)
                 shown(spoke)
             )));
         }
-        return Ok(());
+        return Ok(Vec::new());
     }
     if args.spoke.is_empty() {
         return Err(Error::invalid(
             "--conversion needs at least one --spoke, another version of the kind that converts to and from --version (the hub)",
         ));
     }
+    let mut spokes: Vec<Spoke> = Vec::new();
     for spoke in &args.spoke {
         if *spoke == hub.version {
             return Err(Error::invalid(format!(
@@ -134,10 +149,8 @@ fn check_conversion(args: &CreateWebhookArgs, project: &Project, hub: &Resource)
                 hub.kind
             )));
         }
-        if project
-            .find_resource(&hub.group, spoke, &hub.kind)
-            .is_none()
-        {
+        let found = project.find_resource(&hub.group, spoke, &hub.kind);
+        let Some(module) = found.and_then(|resource| resource.path.clone()) else {
             return Err(Error::invalid(format!(
                 "--spoke {} is not a version of {} in PROJECT; create it first with `rusty-sdk create api --plugins rust --group {} --version {} --kind {}`",
                 shown(spoke),
@@ -146,11 +159,34 @@ fn check_conversion(args: &CreateWebhookArgs, project: &Project, hub: &Resource)
                 shown(spoke),
                 hub.kind
             )));
+        };
+        if spokes.iter().all(|known| known.version != *spoke) {
+            spokes.push(Spoke {
+                version: spoke.clone(),
+                module,
+            });
         }
     }
-    Err(Error::invalid(
-        "--conversion is not yet supported by rusty-sdk; create the defaulting and validating webhooks without it",
-    ))
+    for other in &project.resources {
+        let converts = other
+            .webhooks
+            .as_ref()
+            .is_some_and(|hooks| hooks.conversion);
+        let same_kind = other.group == hub.group && other.kind == hub.kind;
+        if converts && !same_kind {
+            return Err(Error::invalid(format!(
+                "{} ({}) already has the conversion webhook at /convert; rusty-sdk converts one kind per project for now",
+                other.kind, other.group
+            )));
+        }
+        if converts && other.version != hub.version {
+            return Err(Error::invalid(format!(
+                "{} converts through its hub {}; pass --version {} to change its spokes",
+                other.kind, other.version, other.version
+            )));
+        }
+    }
+    Ok(spokes)
 }
 
 pub fn run(session: &Session, args: &CreateWebhookArgs) -> Result<()> {
@@ -171,9 +207,15 @@ pub fn run(session: &Session, args: &CreateWebhookArgs) -> Result<()> {
     project.upsert_resource(resource);
     session.apply(tree, &project)?;
     if !session.dry_run {
-        session.shell.note(
-            "Next: write your defaults and checks in src/webhook/, then test them with:\n$ cargo test",
-        );
+        if settings.spokes.is_empty() {
+            session.shell.note(
+                "Next: write your defaults and checks in src/webhook/, then test them with:\n$ cargo test",
+            );
+        } else {
+            session.shell.note(
+                "Next: map the fields that differ in the conversions next to the spokes in api/src/, then regenerate the CRD (spec.conversion) and test with:\n$ make manifests\n$ cargo test",
+            );
+        }
     }
     Ok(())
 }
