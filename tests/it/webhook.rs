@@ -297,6 +297,31 @@ fn conversion_webhook_files_and_project_entry() {
         &after,
     );
 
+    // A second kind converts too, at the same /convert (the runtime dispatches by kind).
+    crate::support::scaffold(
+        dir.path(),
+        &root,
+        &[
+            "create api --plugins rust --group toys --version v1beta1 --kind Widget --resource --controller=false",
+        ],
+    );
+    create_webhook(
+        &root,
+        "--group toys --version v1 --kind Widget --conversion --spoke v1beta1",
+    );
+    let widget = std::fs::read_to_string(root.join("src/webhook/widget_conversion.rs")).unwrap();
+    assert!(
+        widget.contains("webhooks.conversion_of(GROUP, KIND, CONVERT_PATH, convert)")
+            && widget.contains("const GROUP: &str = \"toys.my.domain\";"),
+        "{widget}"
+    );
+    let crdgen = std::fs::read_to_string(root.join("src/bin/crdgen.rs")).unwrap();
+    assert!(
+        crdgen.contains("(\"memcacheds.cache.my.domain\", \"v1\"),")
+            && crdgen.contains("(\"widgets.toys.my.domain\", \"v1\"),"),
+        "{crdgen}"
+    );
+
     // What `make manifests` then writes into the CRD (crdgen's own test checks it writes
     // this): kustomize prefixes the Service it names, and cert-manager injects its CA.
     let base = root.join("config/crd/bases/cache.my.domain_memcacheds.yaml");

@@ -173,13 +173,7 @@ fn check_conversion(
             .as_ref()
             .is_some_and(|hooks| hooks.conversion);
         let same_kind = other.group == hub.group && other.kind == hub.kind;
-        if converts && !same_kind {
-            return Err(Error::invalid(format!(
-                "{} ({}) already has the conversion webhook at /convert; rusty-sdk converts one kind per project for now",
-                other.kind, other.group
-            )));
-        }
-        if converts && other.version != hub.version {
+        if converts && same_kind && other.version != hub.version {
             return Err(Error::invalid(format!(
                 "{} converts through its hub {}; pass --version {} to change its spokes",
                 other.kind, other.version, other.version

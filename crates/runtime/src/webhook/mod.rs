@@ -51,10 +51,18 @@ pub const MAX_REQUEST_BYTES: usize = 7 * 1024 * 1024;
 /// What a handler gets (the request body) and gives (the review to answer with).
 type Handler = Arc<dyn Fn(Bytes) -> BoxFuture<'static, serde_json::Value> + Send + Sync>;
 
+/// A conversion handler of one kind.
+type Converter = Arc<dyn Fn(ConversionRequest) -> ConversionResponse + Send + Sync>;
+
+/// The conversion handlers sharing one path, with the group and kind each converts.
+type KindConverters = Vec<(String, String, Converter)>;
+
 /// The webhooks of an operator, by path.
 #[derive(Clone, Default)]
 pub struct Webhooks {
     routes: Vec<(String, Handler)>,
+    /// Conversion paths shared by several kinds: (path, [(group, kind, converter)]).
+    shared_conversions: Vec<(String, KindConverters)>,
 }
 
 impl std::fmt::Debug for Webhooks {
@@ -114,21 +122,51 @@ impl Webhooks {
         self
     }
 
+    /// Serve the conversion of the kind `kind` of API group `group` at `path`, a path
+    /// several kinds may share (as kubebuilder's `/convert`): each request goes to the
+    /// handler of its objects' group and kind.
+    #[must_use]
+    pub fn conversion_of<F>(mut self, group: &str, kind: &str, path: &str, handler: F) -> Self
+    where
+        F: Fn(ConversionRequest) -> ConversionResponse + Send + Sync + 'static,
+    {
+        let converter: Converter = Arc::new(handler);
+        let entry = (group.to_string(), kind.to_string(), converter);
+        match self.shared_conversions.iter_mut().find(|(p, _)| p == path) {
+            Some((_, kinds)) => kinds.push(entry),
+            None => self
+                .shared_conversions
+                .push((path.to_string(), vec![entry])),
+        }
+        self
+    }
+
     /// Add every webhook of `other`.
     #[must_use]
     pub fn merge(mut self, other: Webhooks) -> Self {
         self.routes.extend(other.routes);
+        for (path, kinds) in other.shared_conversions {
+            match self.shared_conversions.iter_mut().find(|(p, _)| *p == path) {
+                Some((_, mine)) => mine.extend(kinds),
+                None => self.shared_conversions.push((path, kinds)),
+            }
+        }
         self
     }
 
     /// True when no webhook is registered (the manager then serves none).
     pub fn is_empty(&self) -> bool {
-        self.routes.is_empty()
+        self.routes.is_empty() && self.shared_conversions.is_empty()
     }
 
     /// The registered paths, in registration order.
     pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.routes.iter().map(|(path, _)| path.as_str())
+        let routes = self.routes.iter().map(|(path, _)| path.as_str());
+        routes.chain(
+            self.shared_conversions
+                .iter()
+                .map(|(path, _)| path.as_str()),
+        )
     }
 
     /// Every path starts with `/` and is registered once.
@@ -146,6 +184,16 @@ impl Webhooks {
                 );
             }
         }
+        for (path, kinds) in &self.shared_conversions {
+            let mut kinds_seen = BTreeSet::new();
+            for (group, kind, _) in kinds {
+                if !kinds_seen.insert((group, kind)) {
+                    anyhow::bail!(
+                        "the conversion of {kind} ({group}) is registered twice at {path:?}: register each kind once"
+                    );
+                }
+            }
+        }
         Ok(())
     }
 
@@ -153,13 +201,17 @@ impl Webhooks {
     pub fn router(&self, metrics: WebhookMetrics) -> anyhow::Result<Router> {
         self.check()?;
         let mut router = Router::new();
-        for (path, handler) in &self.routes {
+        let shared = self
+            .shared_conversions
+            .iter()
+            .map(|(path, kinds)| (path.clone(), dispatch_by_kind(kinds.clone())));
+        for (path, handler) in self.routes.iter().cloned().chain(shared) {
             let state = Route {
                 path: path.clone(),
-                handler: handler.clone(),
+                handler,
                 metrics: metrics.clone(),
             };
-            router = router.route(path, post(serve).with_state(state));
+            router = router.route(&path, post(serve).with_state(state));
         }
         Ok(router.layer(DefaultBodyLimit::max(MAX_REQUEST_BYTES)))
     }
@@ -220,6 +272,41 @@ where
     review
         .try_into()
         .map_err(|_| "the AdmissionReview has no request".to_string())
+}
+
+/// One conversion route for several kinds: the objects' group (from `apiVersion`) and
+/// kind pick the handler; a request for a kind without one fails with the reason.
+fn dispatch_by_kind(kinds: KindConverters) -> Handler {
+    Arc::new(move |body: Bytes| {
+        let response = match decode_conversion(&body) {
+            Ok(request) => {
+                let first = request.objects.first();
+                let field = |name: &str| {
+                    first
+                        .and_then(|object| object.get(name))
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let api_version = field("apiVersion");
+                let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+                let kind = field("kind");
+                match kinds.iter().find(|(g, k, _)| g == group && *k == kind) {
+                    Some((_, _, convert)) => convert(request),
+                    None if first.is_none() => {
+                        ConversionResponse::for_request(request).success(Vec::new())
+                    }
+                    None => ConversionResponse::for_request(request).failure(Status::failure(
+                        &format!("no conversion of {kind} ({group}) is served here"),
+                        "BadRequest",
+                    )),
+                }
+            }
+            Err(reason) => ConversionResponse::invalid(Status::failure(&reason, "BadRequest")),
+        };
+        let review = to_json(&response.into_review());
+        Box::pin(std::future::ready(review))
+    })
 }
 
 fn decode_conversion(body: &[u8]) -> Result<ConversionRequest, String> {

@@ -500,3 +500,63 @@ fn offline_client() -> kube::Client {
     std::mem::forget(handle);
     kube::Client::new(service, "default")
 }
+
+/// Several kinds share `/convert`, as in kubebuilder: each request reaches its kind's
+/// handler; a kind without one fails with the reason.
+#[tokio::test]
+async fn kinds_sharing_a_conversion_path_are_dispatched_by_group_and_kind() {
+    let mut registry = Registry::default();
+    let webhooks = Webhooks::new()
+        .conversion_of("example.com", "Widget", "/convert", convert)
+        .conversion_of("example.com", "Gadget", "/convert", |request| {
+            let objects = request.objects.clone();
+            ConversionResponse::for_request(request).success(objects)
+        });
+    let router = webhooks.router(WebhookMetrics::new(&mut registry)).unwrap();
+    let review = |kind: &str| {
+        serde_json::to_vec(&json!({
+            "apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+            "request": {"uid": "u1", "desiredAPIVersion": "example.com/v2", "objects": [
+                {"apiVersion": "example.com/v1", "kind": kind, "metadata": {"name": "a"}, "spec": {"size": 1}}
+            ]}
+        }))
+        .unwrap()
+    };
+    let (_, widget) = post(
+        router.clone(),
+        "/convert",
+        "application/json",
+        review("Widget"),
+    )
+    .await;
+    assert_eq!(
+        widget["response"]["convertedObjects"][0]["spec"],
+        json!({"replicas": 1})
+    );
+    let (_, gadget) = post(
+        router.clone(),
+        "/convert",
+        "application/json",
+        review("Gadget"),
+    )
+    .await;
+    assert_eq!(
+        gadget["response"]["convertedObjects"][0]["spec"],
+        json!({"size": 1})
+    );
+    let (_, other) = post(router, "/convert", "application/json", review("Gizmo")).await;
+    assert_eq!(other["response"]["result"]["status"], "Failure");
+    assert_eq!(
+        other["response"]["result"]["message"],
+        "no conversion of Gizmo (example.com) is served here"
+    );
+
+    let twice = Webhooks::new()
+        .conversion_of("example.com", "Widget", "/convert", convert)
+        .merge(Webhooks::new().conversion_of("example.com", "Widget", "/convert", convert));
+    let error = twice.check().unwrap_err().to_string();
+    assert!(
+        error.contains("Widget (example.com) is registered twice"),
+        "{error}"
+    );
+}
