@@ -482,6 +482,8 @@ fn assert_widget_converts(root: &Path) {
         .filter_map(|version| version["name"].as_str())
         .collect();
     assert_eq!(stored, ["v1"]);
+    let served = crd["spec"]["versions"].as_sequence().unwrap().len();
+    assert_eq!(served, 3, "v1 and its two spokes");
     let conversion = &crd["spec"]["conversion"];
     assert_eq!(conversion["strategy"], "Webhook");
     let service = &conversion["webhook"]["clientConfig"]["service"];
@@ -494,12 +496,16 @@ fn assert_widget_converts(root: &Path) {
         .map(|doc| serde_yaml::from_str::<serde_yaml::Value>(doc).unwrap())
         .find(|doc| doc["metadata"]["name"] == "widgets.toys.my.domain")
         .unwrap_or_else(|| panic!("no Widget CRD in\n{text}"));
+    let project = root.file_name().unwrap().to_string_lossy();
     let service = &widgets["spec"]["conversion"]["webhook"]["clientConfig"]["service"];
-    assert_eq!(service["name"], "e2e-rust-three-apis-webhook-service");
-    assert_eq!(service["namespace"], "e2e-rust-three-apis-system");
+    assert_eq!(
+        service["name"],
+        format!("{project}-webhook-service").as_str()
+    );
+    assert_eq!(service["namespace"], format!("{project}-system").as_str());
     assert_eq!(
         widgets["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
-        "e2e-rust-three-apis-system/e2e-rust-three-apis-serving-cert"
+        format!("{project}-system/{project}-serving-cert").as_str()
     );
 }
 
@@ -509,8 +515,8 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
         return;
     }
     // Namespaced, cluster-scoped, and deploy-image with every image flag, in both layouts
-    // that take Rust APIs; the rust one also has a Widget, a kind with nothing of Memcached
-    // about it, under the default controller.
+    // that take Rust APIs; both also have a Widget, a kind with nothing of Memcached about
+    // it, under the default controller, in three versions that convert.
     for (layout, name) in [
         ("rust", "e2e-rust-three-apis"),
         ("hybrid.helm", "e2e-hybrid-three-apis"),
@@ -519,21 +525,21 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
         created(&root, BACKUP, "y\ny\n");
         created(&root, CLUSTER_SCOPED, "");
         created(&root, IMAGE, "");
-        if layout == "rust" {
-            let widget = rust_api_args("toys", "v1", "Widget");
-            created(
-                &root,
-                &widget.iter().map(String::as_str).collect::<Vec<_>>(),
-                "",
-            );
-            // A second version of Widget, converting to and from v1 (the hub) below.
-            let mut v2 = rust_api_args("toys", "v2", "Widget");
-            if let Some(controller) = v2.last_mut() {
+        let widget = rust_api_args("toys", "v1", "Widget");
+        created(
+            &root,
+            &widget.iter().map(String::as_str).collect::<Vec<_>>(),
+            "",
+        );
+        // Two more versions of Widget, converting to and from v1 (the hub) below.
+        for spoke in ["v2", "v1beta1"] {
+            let mut args = rust_api_args("toys", spoke, "Widget");
+            if let Some(controller) = args.last_mut() {
                 *controller = "--controller=false".into();
             }
             created(
                 &root,
-                &v2.iter().map(String::as_str).collect::<Vec<_>>(),
+                &args.iter().map(String::as_str).collect::<Vec<_>>(),
                 "",
             );
         }
@@ -554,21 +560,19 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
             &root,
             "--group ops --version v1 --kind Proxy --programmatic-validation",
         );
-        if layout == "rust" {
-            webhook(
-                &root,
-                "--group toys --version v1 --kind Widget --defaulting",
-            );
-            // Widget v2 converts through v1: its round-trip and ConversionReview tests run
-            // with the project's, and `make manifests` writes the merged CRD with
-            // spec.conversion and v1 stored.
-            webhook(
-                &root,
-                "--group toys --version v1 --kind Widget --conversion --spoke v2",
-            );
-            e2e::cargo_run(&root, &["--bin", "crdgen", "--", "config/crd/bases"]);
-            assert_widget_converts(&root);
-        }
+        webhook(
+            &root,
+            "--group toys --version v1 --kind Widget --defaulting",
+        );
+        // Widget v2 and v1beta1 convert through v1: their round-trip and ConversionReview
+        // tests run with the project's, and `make manifests` writes the merged CRD with
+        // spec.conversion and v1 stored.
+        webhook(
+            &root,
+            "--group toys --version v1 --kind Widget --conversion --spoke v2 --spoke v1beta1",
+        );
+        e2e::cargo_run(&root, &["--bin", "crdgen", "--", "config/crd/bases"]);
+        assert_widget_converts(&root);
         check_project(&root);
         assert_crdgen_matches(&root);
         kustomize(&root, "config/samples");
