@@ -179,11 +179,11 @@ pub async fn ensure_secret(
                 let issued = issue(config, now, previous.as_deref())?;
                 let mut renewed = secret_for(config, &issued)?;
                 renewed.metadata.resource_version = secret.resource_version();
-                let put = secrets
-                    .replace(&config.secret, &PostParams::default(), &renewed)
-                    .await;
                 tracing::info!(secret = %what(), "renewing the self-signed webhook certificate");
-                put.map(|_| issued)
+                secrets
+                    .replace(&config.secret, &PostParams::default(), &renewed)
+                    .await
+                    .map(|_| issued)
             }
             None => {
                 let issued = issue(config, now, None)?;
