@@ -139,6 +139,15 @@ impl Drop for KeyReuse {
     }
 }
 
+/// Whether an active [`KeyReuse`] set already holds a key of `kind`.
+fn reusing(kind: &str) -> bool {
+    POOL.with(|p| {
+        p.borrow()
+            .as_ref()
+            .is_some_and(|pool| pool.contains_key(kind))
+    })
+}
+
 /// A key of `kind`: the set's one when a [`KeyReuse`] set is active.
 fn generate(kind: &str) -> std::result::Result<KeyPair, String> {
     let reused = POOL.with(|p| p.borrow().as_ref()?.get(kind).cloned());
@@ -309,6 +318,9 @@ fn now(func: &'static str, made: Made) -> Result<Value> {
 
 /// A certificate value whose RSA key and signature are made when it is first read.
 fn later(func: &'static str, sign: impl FnOnce(&KeyPair) -> Made + Send + 'static) -> Value {
+    if !reusing("rsa2048") {
+        super::spare_keys::expect(2048);
+    }
     Certificate::lazy(func, move || sign(&rsa2048()?))
 }
 
