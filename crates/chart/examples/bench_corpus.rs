@@ -12,7 +12,7 @@
 //! not timed, so parsing the templates counts. A second column shows repeat renders of
 //! one loaded chart, which reuse its parsed templates (what an operator reconciling
 //! the same chart sees).
-#[path = "../tests/corpus_support/mod.rs"]
+#[path = "../tests/engine/corpus_support/mod.rs"]
 mod corpus_support;
 
 use std::time::Instant;

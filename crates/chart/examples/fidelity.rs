@@ -4,7 +4,7 @@
 //! errors disagree; then the totals.
 //!
 //! `cargo run -p rusty-sdk-chart --example fidelity [chart...]`
-#[path = "../tests/corpus_support/mod.rs"]
+#[path = "../tests/engine/corpus_support/mod.rs"]
 mod corpus_support;
 
 use corpus_support::{ValueSet, Verdict, cases, corpus_dir};

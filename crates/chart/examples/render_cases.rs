@@ -9,7 +9,7 @@ use std::io::Write;
 
 use serde_json::Value;
 
-#[path = "../tests/differential_support/mod.rs"]
+#[path = "../tests/engine/differential_support/mod.rs"]
 mod differential_support;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,8 +1,8 @@
 //! Our own small charts (testdata/charts) render exactly as the real Helm engine renders
 //! them, with default values and with every `enabled` switch on (expected output made by
 //! testdata/make_expected.py).
-mod common;
 
+use crate::common;
 use rusty_sdk_chart::Chart;
 
 fn check(name: &str) {

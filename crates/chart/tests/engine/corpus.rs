@@ -5,9 +5,8 @@
 //!
 //! Renders that cannot match yet are listed in `KNOWN_GAPS` with the reason; the test
 //! fails when one of them starts to match, so that the list stays honest.
-mod corpus_support;
 
-use corpus_support::{ValueSet, Verdict, cases, corpus_dir};
+use crate::corpus_support::{ValueSet, Verdict, cases, corpus_dir};
 
 /// Chart, value set, reason. Keep in step with the fidelity example's report.
 const KNOWN_GAPS: &[(&str, &str, &str)] = &[];

@@ -8,8 +8,6 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-mod differential_support;
-
 const TABLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/testdata/differential/regression.json"
@@ -88,7 +86,7 @@ fn every_case_renders_as_helm_does() {
     let mut failures = Vec::new();
     let mut report = String::new();
     for case in cases {
-        let ours = differential_support::render_case(&base, case);
+        let ours = crate::differential_support::render_case(&base, case);
         if let Some(diff) = compare(&case["helm"], &ours) {
             let id = case["id"].as_str().unwrap_or("?").to_string();
             let _ = writeln!(report, "--- {id}\n{diff}");

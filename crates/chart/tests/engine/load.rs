@@ -1,6 +1,6 @@
 //! Loading charts: directories, .tgz archives, and errors that name what is wrong.
-mod common;
 
+use crate::common;
 use std::path::Path;
 
 use rusty_sdk_chart::{Chart, ChartError, RenderError, render};

@@ -1,6 +1,6 @@
 //! Splitting renders into objects, hooks, the switches overlay and all_objects.
-mod common;
 
+use crate::common;
 use std::collections::BTreeMap;
 
 use rusty_sdk_chart::{Chart, HookKind, all_objects, split_manifests, switches_overlay};

@@ -1,7 +1,7 @@
 //! CRD schemas from charts: the values of a chart validate against the schema made from
 //! them, and values of the wrong shape do not.
-mod common;
 
+use crate::common;
 use rusty_sdk_chart::{Chart, crd_schema, starter, validate_against_schema};
 use serde_json::json;
 

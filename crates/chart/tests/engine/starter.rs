@@ -1,7 +1,7 @@
 //! The embedded starter chart renders byte-identical to Helm's engine (expected output
 //! made by testdata/make_expected.py), and keeps the values of the Helm tutorial.
-mod common;
 
+use crate::common;
 use rusty_sdk_chart::{Chart, starter};
 
 fn write_starter(dir: &std::path::Path) -> std::path::PathBuf {
