@@ -92,7 +92,7 @@ pub fn check_project(root: &Path) {
     let name = claim_name(root);
     let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
     prune_other_projects(&name);
-    must(root, "cargo", &["build", "--quiet"]);
+    build_all_targets(root);
     must(root, "cargo", &["test", "--quiet", "--workspace"]);
     must(
         root,
@@ -224,13 +224,27 @@ fn http_get(port: u16, path: &str) -> Option<String> {
     Some(response)
 }
 
-/// `cargo run` in a generated project, holding the lock so no other project's build
-/// replaces the binary between its build and its start (they share a target dir).
-pub fn cargo_run(root: &Path, args: &[&str]) -> String {
+/// Run the project's binary `bin` with `args`, built with every target as
+/// [`check_project`] builds it (so no dependency compiles again for another feature set),
+/// holding the lock so no other project's build replaces it between build and start (they
+/// share a target dir).
+pub fn run_bin(root: &Path, bin: &str, args: &[&str]) -> String {
     let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
-    let mut full = vec!["run", "--quiet"];
-    full.extend_from_slice(args);
-    must(root, "cargo", &full)
+    build_all_targets(root);
+    let binary = target_dir().join("debug").join(bin);
+    must(root, binary.to_str().unwrap(), args)
+}
+
+/// Every target at once, so the binaries get the test targets' dependency features
+/// (tower-test turns on tokio's `test-util`): built alone, with other features, a binary
+/// would compile the whole async stack a second time. The production feature set is built
+/// once, by the image test, as the Dockerfile's builder stage does.
+fn build_all_targets(root: &Path) {
+    must(
+        root,
+        "cargo",
+        &["build", "--quiet", "--workspace", "--all-targets"],
+    );
 }
 
 /// Build the operator binary of the project at `root` and copy it into the project, so
@@ -238,7 +252,7 @@ pub fn cargo_run(root: &Path, args: &[&str]) -> String {
 pub fn built_operator(root: &Path) -> PathBuf {
     let name = root.file_name().unwrap().to_string_lossy().into_owned();
     let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
-    must(root, "cargo", &["build", "--quiet", "--bin", &name]);
+    build_all_targets(root);
     let copy = root.join(format!("{name}.bin"));
     std::fs::copy(target_dir().join("debug").join(&name), &copy).unwrap();
     copy

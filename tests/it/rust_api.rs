@@ -451,7 +451,7 @@ fn errors_name_what_to_fix_and_write_nothing() {
 fn assert_crdgen_matches(root: &Path) {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().to_str().unwrap();
-    e2e::cargo_run(root, &["--bin", "crdgen", "--", dir]);
+    e2e::run_bin(root, "crdgen", &[dir]);
     let generated = read_tree(out.path());
     let scaffolded: Files = read_tree(&root.join("config/crd/bases"));
     assert_eq!(
@@ -571,7 +571,7 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
             &root,
             "--group toys --version v1 --kind Widget --conversion --spoke v2 --spoke v1beta1",
         );
-        e2e::cargo_run(&root, &["--bin", "crdgen", "--", "config/crd/bases"]);
+        e2e::run_bin(&root, "crdgen", &["config/crd/bases"]);
         assert_widget_converts(&root);
         check_project(&root);
         assert_crdgen_matches(&root);

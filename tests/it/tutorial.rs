@@ -207,7 +207,7 @@ fn tutorial_project_builds_passes_its_tests_and_lints() {
     let (_dir, root) = tutorial_in("e2e-tutorial");
     crate::e2e::check_project(&root);
     // The Rust API's scaffolded CRD is exactly what the project's crdgen prints.
-    let printed = crate::e2e::cargo_run(&root, &["--bin", "crdgen"]);
+    let printed = crate::e2e::run_bin(&root, "crdgen", &[]);
     let scaffolded = std::fs::read_to_string(
         root.join("config/crd/bases/cache.my.domain_memcachedbackups.yaml"),
     )
