@@ -1,4 +1,4 @@
-//! Render the cases of the differential test (format in `tests/differential_support`) with
+//! Render the cases of the differential test (format in `tests/engine/differential_support`) with
 //! our engine and print one JSON line per case: `{"id", "output": {path: text}}` or
 //! `{"id", "error": message}`. Lines are flushed one by one, so that the driver
 //! (`testdata/differential/differential.py`) can tell which case crashed or hung the

@@ -8,7 +8,7 @@ helm-python-sdk 0.2.2 (Helm v4.2.3) and builds our runner. By hand:
         [--report diffs.json] [--update-table]
 
 Prints a summary; writes every difference (case, Helm's result, ours) to the report.
-With --update-table, regression.json (the table tests/differential.rs checks) is
+With --update-table, regression.json (the table tests/engine/differential.rs checks) is
 rewritten with every differing case plus a sample of agreeing ones, each with Helm's
 result as the expectation.
 """
