@@ -39,9 +39,10 @@ pub fn must(dir: &Path, program: &str, args: &[&str]) -> String {
         .args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target_dir())
-        // Nobody debugs these builds: without debug info and incremental caches the shared
-        // target dir stays near 1 GB of dependencies instead of filling a small CI disk.
+        // Nobody debugs these builds: without debug info, symbol tables and incremental
+        // caches the shared target dir stays near 2 GB instead of filling a small CI disk.
         .env("CARGO_PROFILE_DEV_DEBUG", "0")
+        .env("CARGO_PROFILE_DEV_STRIP", "symbols")
         .env("CARGO_INCREMENTAL", "0")
         .env("TMPDIR", scratch_dir("e2e-tmp"))
         .env_remove("RUSTFLAGS")
