@@ -149,6 +149,17 @@ impl Journal {
         Ok(())
     }
 
+    /// Finish the commit this process just made: every temporary was renamed into place,
+    /// so only the backups are left to remove.
+    pub fn drop_backups(&self, root: &Path) -> Result<()> {
+        for r in self.entries.iter().filter_map(|e| e.replace.as_ref()) {
+            let backup = root.join(&r.backup);
+            faults::cleanup_step(&backup)?;
+            remove_if_exists(&backup)?;
+        }
+        Ok(())
+    }
+
     /// fsync every directory the journal touched (those holding its files and those it
     /// created directories in), so new names, renames and removals are durable.
     pub fn sync_parents(&self, root: &Path) -> Result<()> {
@@ -253,25 +264,28 @@ pub fn sync_files(files: &[(PathBuf, fs::File)]) -> Result<()> {
     })
 }
 
-/// Run `job` on every item, on up to 8 threads; the first error wins.
+/// Run `job` on every item, on up to 8 threads (this one included, at least two items
+/// each); the first error wins.
 fn in_parallel<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<()> + Sync) -> Result<()> {
     const THREADS: usize = 8;
-    if items.len() < 2 {
+    const MIN_PER_THREAD: usize = 2;
+    if items.len() <= MIN_PER_THREAD {
         return items.iter().try_for_each(&job);
     }
-    let chunk = items.len().div_ceil(THREADS);
+    let chunk = items.len().div_ceil(THREADS).max(MIN_PER_THREAD);
+    let (own, rest) = items.split_at(chunk);
     std::thread::scope(|scope| {
-        let jobs: Vec<_> = items
+        let jobs: Vec<_> = rest
             .chunks(chunk)
             .map(|part| scope.spawn(|| part.iter().try_for_each(&job)))
             .collect();
+        let mine = own.iter().try_for_each(&job);
         jobs.into_iter()
             .map(|j| {
                 j.join()
                     .unwrap_or_else(|_| Err(Error::Internal("an fsync thread panicked".into())))
             })
-            .collect::<Result<Vec<()>>>()
-            .map(|_| ())
+            .fold(mine, Result::and)
     })
 }
 
