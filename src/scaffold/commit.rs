@@ -1,8 +1,9 @@
 //! Writing a plan to disk, all or nothing, also against crashes: an intent journal (see
 //! [`journal`]) is fsynced before anything else is written. A new file is written in
 //! place; a file that replaces one is written to a temporary sibling, then renamed into
-//! place with a backup of what it replaces (whose mode it keeps). Every file is fsynced
-//! before the first rename, every directory touched after the last. Any failure, or
+//! place with a backup of what it replaces (whose mode it keeps). Every file, and every
+//! directory that only gains names, is fsynced before the first rename; the directories
+//! files are renamed in, after the last. Any failure, or
 //! SIGINT/SIGTERM, rolls the journal back; a crash leaves the journal for the next command
 //! to roll back.
 use std::collections::HashMap;
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::scaffold::faults::{self, CommitGuard};
-use crate::scaffold::journal::{self, Entry, Journal, Replace};
+use crate::scaffold::journal::{self, Durable, Entry, Journal, Replace, Sync};
 use crate::scaffold::plan::Plan;
 
 fn sibling(rel: &str, tag: &str) -> String {
@@ -57,10 +58,11 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
         faults::step(root)?;
         fs::create_dir_all(root).map_err(|e| Error::io(root, e))?;
     }
+    let sync = Sync::of(root);
     let result = plan_journal
-        .write(root)
+        .write(root, sync)
         .and_then(|()| {
-            write_all(root, &writes, &plan_journal).inspect_err(|_| {
+            write_all(root, &writes, &plan_journal, sync).inspect_err(|_| {
                 settle(root, &plan_journal);
             })
         })
@@ -93,7 +95,12 @@ fn settle(root: &Path, journal: &Journal) {
     }
 }
 
-fn write_all(root: &Path, writes: &[&crate::scaffold::Change], journal: &Journal) -> Result<()> {
+fn write_all(
+    root: &Path,
+    writes: &[&crate::scaffold::Change],
+    journal: &Journal,
+    sync: Sync,
+) -> Result<()> {
     for d in &journal.dirs {
         let dir = root.join(d);
         faults::step(&dir)?;
@@ -114,8 +121,16 @@ fn write_all(root: &Path, writes: &[&crate::scaffold::Change], journal: &Journal
             journal::write_new(&path, &change.after, mode).map_err(|e| retarget(e, &target))?;
         files.push((target, file));
     }
-    // Every file is durable before the first rename replaces anything.
-    journal::sync_files(&files)?;
+    // Every file, and every directory that only gains names, is durable before the first
+    // rename replaces anything: those directories are not changed again.
+    let (added, renamed) = journal.touched_dirs(root);
+    let durable: Vec<Durable> = files
+        .iter()
+        .map(|(target, file)| Durable::File(target, file))
+        .chain(added.iter().map(|d| Durable::Dir(d)))
+        .collect();
+    sync.run(&durable)?;
+    drop(durable);
     drop(files);
     // PROJECT is last in the plan, so it lands last.
     for entry in &journal.entries {
@@ -126,7 +141,8 @@ fn write_all(root: &Path, writes: &[&crate::scaffold::Change], journal: &Journal
         faults::step(&target)?;
         fs::rename(root.join(&r.temp), &target).map_err(|e| Error::io(&target, e))?;
     }
-    journal.sync_parents(root)
+    let renamed: Vec<Durable> = renamed.iter().map(|d| Durable::Dir(d)).collect();
+    sync.run(&renamed)
 }
 
 /// An error on a temporary is reported under the file it stands for.
