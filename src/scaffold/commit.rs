@@ -2,8 +2,9 @@
 //! [`journal`]) is fsynced before anything else is written. A new file is written in
 //! place; a file that replaces one is written to a temporary sibling, then renamed into
 //! place with a backup of what it replaces (whose mode it keeps). Every file, and every
-//! directory that only gains names, is fsynced before the first rename; the directories
-//! files are renamed in, after the last. Any failure, or
+//! directory that gains names, is fsynced before the first rename; the directories files
+//! are renamed in, with the `committed` line after the last (recovery redoes renames that
+//! did not reach the disk). Any failure, or
 //! SIGINT/SIGTERM, rolls the journal back; a crash leaves the journal for the next command
 //! to roll back.
 use std::collections::HashMap;
@@ -66,7 +67,10 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
                 settle(root, &plan_journal);
             })
         })
-        .and_then(|()| Journal::mark_committed(root).inspect_err(|_| settle(root, &plan_journal)));
+        .and_then(|renamed_in| {
+            Journal::mark_committed(root, sync, &renamed_in)
+                .inspect_err(|_| settle(root, &plan_journal))
+        });
     if let Err(e) = result {
         if !root_existed {
             let _ = fs::remove_dir(root);
@@ -100,7 +104,7 @@ fn write_all(
     writes: &[&crate::scaffold::Change],
     journal: &Journal,
     sync: Sync,
-) -> Result<()> {
+) -> Result<Vec<PathBuf>> {
     for d in &journal.dirs {
         let dir = root.join(d);
         faults::step(&dir)?;
@@ -121,8 +125,8 @@ fn write_all(
             journal::write_new(&path, &change.after, mode).map_err(|e| retarget(e, &target))?;
         files.push((target, file));
     }
-    // Every file, and every directory that only gains names, is durable before the first
-    // rename replaces anything: those directories are not changed again.
+    // Every file, and every directory that gains names, is durable before the first rename
+    // replaces anything.
     let (added, renamed) = journal.touched_dirs(root);
     let durable: Vec<Durable> = files
         .iter()
@@ -141,8 +145,8 @@ fn write_all(
         faults::step(&target)?;
         fs::rename(root.join(&r.temp), &target).map_err(|e| Error::io(&target, e))?;
     }
-    let renamed: Vec<Durable> = renamed.iter().map(|d| Durable::Dir(d)).collect();
-    sync.run(&renamed)
+    // Made durable with the commit point (see `Journal::mark_committed`).
+    Ok(renamed)
 }
 
 /// An error on a temporary is reported under the file it stands for.

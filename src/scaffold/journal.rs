@@ -126,7 +126,10 @@ impl Journal {
     }
 
     /// Mark the commit done: from here on recovery finishes it instead of undoing it.
-    pub fn mark_committed(root: &Path) -> Result<()> {
+    /// `renamed_in` (the directories the renames happened in) are fsynced together with the
+    /// journal: a journal that reaches the disk as committed before its renames do has them
+    /// redone by the next command ([`Journal::roll_forward`]).
+    pub fn mark_committed(root: &Path, sync: Sync, renamed_in: &[PathBuf]) -> Result<()> {
         let path = root.join(FILE_NAME);
         faults::step(&path)?;
         let mut file = fs::OpenOptions::new()
@@ -134,8 +137,11 @@ impl Journal {
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
         file.write_all(format!("{COMMITTED}\n").as_bytes())
-            .and_then(|()| file.sync_all())
-            .map_err(|e| Error::io(&path, e))
+            .map_err(|e| Error::io(&path, e))?;
+        let durable: Vec<Durable> = std::iter::once(Durable::File(&path, &file))
+            .chain(renamed_in.iter().map(|d| Durable::Dir(d)))
+            .collect();
+        sync.run(&durable)
     }
 
     /// Undo every step that may have happened, in reverse; each step is idempotent, so a
@@ -164,14 +170,28 @@ impl Journal {
         Ok(restored)
     }
 
-    /// Finish a commit whose files are all in place: drop the backups and temporaries.
+    /// Finish a committed commit: redo the renames that did not reach the disk (every
+    /// temporary was fsynced before the first rename), then drop the backups. Each step is
+    /// idempotent, so a roll-forward cut short is finished by the next one.
     pub fn roll_forward(&self, root: &Path) -> Result<()> {
-        for r in self.entries.iter().filter_map(|e| e.replace.as_ref()) {
-            faults::cleanup_step(&root.join(&r.backup))?;
-            remove_if_exists(&root.join(&r.backup))?;
-            remove_if_exists(&root.join(&r.temp))?;
+        let exists = |p: &Path| p.symlink_metadata().is_ok();
+        for e in &self.entries {
+            let Some(r) = &e.replace else { continue };
+            let (target, temp, backup) = (
+                root.join(&e.target),
+                root.join(&r.temp),
+                root.join(&r.backup),
+            );
+            faults::cleanup_step(&backup)?;
+            if exists(&temp) {
+                if !exists(&backup) && exists(&target) {
+                    fs::rename(&target, &backup).map_err(|err| Error::io(&target, err))?;
+                }
+                fs::rename(&temp, &target).map_err(|err| Error::io(&target, err))?;
+            }
+            remove_if_exists(&backup)?;
         }
-        Ok(())
+        self.sync_parents(root)
     }
 
     /// Finish the commit this process just made: every temporary was renamed into place,
@@ -197,9 +217,9 @@ impl Journal {
         Sync::of(root).run(&dirs)
     }
 
-    /// The directories a commit changes, in two lists: those it only adds names to (new
-    /// files and directories: durable once fsynced after they are created), and those it
-    /// renames files in (to fsync after the renames). Each directory is in one list only.
+    /// The directories a commit changes, in two lists: those it adds names to (new files
+    /// and directories: durable once fsynced after they are created, before any rename),
+    /// and those it renames files in (to fsync after the renames).
     pub fn touched_dirs(&self, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
         let parent = |rel: &str| root.join(rel).parent().map(Path::to_path_buf);
         let mut renamed: Vec<PathBuf> = self
@@ -218,10 +238,8 @@ impl Journal {
             .chain(self.dirs.iter().map(String::as_str))
             .filter_map(parent)
             .collect();
-        added.push(root.to_path_buf());
         added.sort();
         added.dedup();
-        added.retain(|d| renamed.binary_search(d).is_err());
         (added, renamed)
     }
 
@@ -475,6 +493,49 @@ mod tests {
         let old = format!("{HEADER_1}\nnew\ta/b/c\ta/b/.c.rusty-tmp-1\n");
         assert_eq!(whole(&old).unwrap().entries[0], journal.entries[0]);
         assert!(whole(&format!("{old}{COMMITTED}\n")).unwrap().committed);
+    }
+
+    #[test]
+    fn a_committed_journal_redoes_the_renames_that_did_not_reach_the_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let replace = |target: &str| Entry {
+            target: target.into(),
+            replace: Some(Replace {
+                temp: format!(".{target}.rusty-tmp-1"),
+                backup: format!(".{target}.rusty-bak-1"),
+            }),
+        };
+        // a: no rename happened; b: only the first; c: both.
+        fs::write(root.join("a"), "old a").unwrap();
+        fs::write(root.join(".a.rusty-tmp-1"), "new a").unwrap();
+        fs::write(root.join(".b.rusty-bak-1"), "old b").unwrap();
+        fs::write(root.join(".b.rusty-tmp-1"), "new b").unwrap();
+        fs::write(root.join("c"), "new c").unwrap();
+        fs::write(root.join(".c.rusty-bak-1"), "old c").unwrap();
+        let journal = Journal {
+            dirs: Vec::new(),
+            entries: vec![replace("a"), replace("b"), replace("c")],
+            committed: true,
+        };
+        let text = format!("{}{COMMITTED}\n", journal.render());
+        fs::write(root.join(FILE_NAME), text).unwrap();
+        assert!(matches!(
+            recover(root).unwrap(),
+            Recovered::RolledForward { files: 3 }
+        ));
+        let mut names: Vec<String> = fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a", "b", "c"]);
+        for name in ["a", "b", "c"] {
+            assert_eq!(
+                fs::read_to_string(root.join(name)).unwrap(),
+                format!("new {name}")
+            );
+        }
     }
 
     #[test]
