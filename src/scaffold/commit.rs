@@ -4,9 +4,8 @@
 //! place with a backup of what it replaces (whose mode it keeps). Every file, and every
 //! directory that gains names, is fsynced before the first rename; the directories files
 //! are renamed in, with the `committed` line after the last (recovery redoes renames that
-//! did not reach the disk). Any failure, or
-//! SIGINT/SIGTERM, rolls the journal back; a crash leaves the journal for the next command
-//! to roll back.
+//! did not reach the disk). Any failure, or SIGINT/SIGTERM, rolls the journal back; a crash
+//! leaves the journal for the next command to roll back.
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
