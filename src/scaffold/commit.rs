@@ -78,7 +78,7 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
     }
     // Committed: what is left is cleanup; if it fails (or we die here) the journal stays
     // and the next command finishes it.
-    if plan_journal.drop_backups(root).is_ok() {
+    if plan_journal.drop_backups(root, sync).is_ok() {
         let _ = Journal::remove(root);
     }
     match CommitGuard::interrupted() {

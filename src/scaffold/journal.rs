@@ -196,13 +196,19 @@ impl Journal {
 
     /// Finish the commit this process just made: every temporary was renamed into place,
     /// so only the backups are left to remove.
-    pub fn drop_backups(&self, root: &Path) -> Result<()> {
-        for r in self.entries.iter().filter_map(|e| e.replace.as_ref()) {
-            let backup = root.join(&r.backup);
-            faults::cleanup_step(&backup)?;
-            remove_if_exists(&backup)?;
-        }
-        Ok(())
+    /// Removals run like fsyncs (see [`Sync`]): on a file system mounted with online
+    /// discard, freeing a file's blocks waits for the device.
+    pub fn drop_backups(&self, root: &Path, sync: Sync) -> Result<()> {
+        let backups: Vec<PathBuf> = self
+            .entries
+            .iter()
+            .filter_map(|e| e.replace.as_ref())
+            .map(|r| root.join(&r.backup))
+            .collect();
+        sync.for_each(&backups, |backup| {
+            faults::cleanup_step(backup)?;
+            remove_if_exists(backup)
+        })
     }
 
     /// fsync every directory the journal touched (those holding its files and those it
@@ -364,10 +370,19 @@ impl Sync {
     }
 
     pub fn run(self, items: &[Durable]) -> Result<()> {
+        self.for_each(items, Durable::sync)
+    }
+
+    /// Run `job` on every item the way fsyncs run.
+    pub fn for_each<T: std::marker::Sync>(
+        self,
+        items: &[T],
+        job: impl Fn(&T) -> Result<()> + std::marker::Sync,
+    ) -> Result<()> {
         if self.spread {
-            in_parallel(items, Durable::sync)
+            in_parallel(items, job)
         } else {
-            items.iter().try_for_each(Durable::sync)
+            items.iter().try_for_each(job)
         }
     }
 }
