@@ -17,8 +17,10 @@ pub fn run(session: &Session, args: &RbacArgs) -> Result<()> {
         rbac::set_namespace_scope(&mut project, None);
     }
     let mut tree = Tree::new(&session.root);
-    let role = rbac::generate(&tree, &project)?;
-    let webhooks = webhook::generate(&tree)?;
+    // Both look for markers in the same Rust files: read them once.
+    let rust_files = rbac::rust_files::read_all(&tree)?;
+    let role = rbac::generate_with(&tree, &project, &rust_files)?;
+    let webhooks = webhook::generate_with(&rust_files)?;
     if args.check {
         // One line for CI; the warnings are in role.yaml's comments too.
         if let Some(text) = &webhooks {

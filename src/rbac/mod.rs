@@ -52,6 +52,16 @@ pub fn stage_role(tree: &mut Tree, project: &Project) -> Result<Vec<String>> {
 
 /// Compute role.yaml from the markers, the charts and the base rules.
 pub fn generate(tree: &Tree, project: &Project) -> Result<GeneratedRole> {
+    generate_with(tree, project, &rust_files::read_all(tree)?)
+}
+
+/// [`generate`] with the project's Rust files already read ([`rust_files::read_all`]), for
+/// a command that also looks for other markers in them.
+pub fn generate_with(
+    tree: &Tree,
+    project: &Project,
+    rust_files: &[(String, String)],
+) -> Result<GeneratedRole> {
     let helm = helm_apis::helm_apis(tree, project)?;
     let own = own_kinds(project, &helm);
     let mut permissions = base::permissions(&own, !helm.is_empty(), project.namespaced);
@@ -61,8 +71,8 @@ pub fn generate(tree: &Tree, project: &Project) -> Result<GeneratedRole> {
         warnings.extend(switch_warnings);
         permissions.extend(chart::permissions(&api.chart_dir, &objects, &own)?);
     }
-    for (file, text) in rust_files::read_all(tree)? {
-        for marker in markers::parse_file(&file, &text)? {
+    for (file, text) in rust_files {
+        for marker in markers::parse_file(file, text)? {
             permissions.extend(marker_permissions(&marker, &own));
         }
     }

@@ -1,7 +1,9 @@
-//! The intent journal of a commit: written (and fsynced) before the first rename, so that a
-//! commit cut short by a crash, a kill or a power loss is rolled back by the next command.
-//! Once every file is in place a `committed` line is appended; a journal ending with it is
-//! rolled forward instead (only the backups remain to be removed).
+//! The intent journal of a commit: written (and fsynced, with its directory) before
+//! anything else, so that a commit cut short by a crash, a kill or a power loss is rolled
+//! back by the next command. It ends with an `end` line: a journal without it was cut short
+//! while being written, before anything else was, and is only removed. Once every file is in
+//! place a `committed` line is appended; a journal ending with it is rolled forward instead
+//! (only the backups remain to be removed).
 use std::fs;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
@@ -11,7 +13,10 @@ use crate::scaffold::faults;
 
 /// The journal's name in the project root.
 pub const FILE_NAME: &str = ".rusty-sdk-journal";
-const HEADER: &str = "rusty-sdk commit journal 1";
+const HEADER: &str = "rusty-sdk commit journal 2";
+/// Journals of earlier versions: written whole through a temporary, no `end` line.
+const HEADER_1: &str = "rusty-sdk commit journal 1";
+const END: &str = "end";
 const COMMITTED: &str = "committed";
 
 /// One planned write: where the file goes and, when it replaces a file, the temporary it
@@ -52,18 +57,33 @@ impl Journal {
                 None => out.push_str(&format!("new\t{}\n", e.target)),
             }
         }
+        out.push_str(END);
+        out.push('\n');
         out
     }
 
-    fn parse(text: &str) -> Option<Journal> {
-        let mut lines = text.lines();
-        if lines.next()? != HEADER {
-            return None;
-        }
+    fn parse(text: &str) -> Parsed {
+        // A last line without its line break was being written when the power went.
+        let (whole, torn) = match text.rsplit_once('\n') {
+            Some((whole, torn)) => (whole, torn),
+            None => ("", text),
+        };
+        let mut lines = whole.lines();
+        let needs_end = match lines.next() {
+            Some(HEADER) => true,
+            Some(HEADER_1) => false,
+            Some(_) => return Parsed::Unreadable,
+            None if HEADER.starts_with(torn) => return Parsed::Incomplete,
+            None => return Parsed::Unreadable,
+        };
         let mut journal = Journal::default();
+        let mut ended = false;
         for line in lines {
             let fields: Vec<&str> = line.split('\t').collect();
             match fields.as_slice() {
+                [END] if needs_end && !ended => ended = true,
+                [COMMITTED] if ended || !needs_end => journal.committed = true,
+                _ if ended || journal.committed => return Parsed::Unreadable,
                 ["dir", d] => journal.dirs.push(d.to_string()),
                 // Earlier versions also named a temporary for a new file.
                 ["new", t] | ["new", t, _] => journal.entries.push(Entry {
@@ -77,31 +97,39 @@ impl Journal {
                         backup: b.to_string(),
                     }),
                 }),
-                [COMMITTED] => journal.committed = true,
-                _ => return None,
+                _ => return Parsed::Unreadable,
             }
         }
-        Some(journal)
+        if needs_end && !ended {
+            return Parsed::Incomplete;
+        }
+        // Only `committed` is ever appended; cut short, the commit point was not reached.
+        if !torn.is_empty() && !COMMITTED.starts_with(torn) {
+            return Parsed::Unreadable;
+        }
+        Parsed::Whole(journal)
     }
 
-    /// Write the journal next to the project through a temporary and a rename, so that a
-    /// journal on disk is always whole; fsync it and the root.
-    pub fn write(&self, root: &Path) -> Result<()> {
+    /// Write the journal in the project root, then fsync it and the root together: a power
+    /// loss before both are done leaves at most a journal without its `end` line (nothing
+    /// else is written until then), which the next command removes.
+    pub fn write(&self, root: &Path, sync: Sync) -> Result<()> {
         let path = root.join(FILE_NAME);
-        let temp = root.join(format!("{FILE_NAME}.tmp"));
-        faults::step(&temp)?;
-        write_synced(&temp, self.render().as_bytes(), None)?;
-        faults::step(&path)
-            .and_then(|()| fs::rename(&temp, &path).map_err(|e| Error::io(&path, e)))
-            .and_then(|()| sync_dir(root))
-            .inspect_err(|_| {
-                let _ = fs::remove_file(&temp);
-                let _ = fs::remove_file(&path);
-            })
+        faults::step(&path)?;
+        let file = write_new(&path, self.render().as_bytes(), None)?;
+        let synced = faults::step(&path)
+            .and_then(|()| sync.run(&[Durable::File(&path, &file), Durable::Dir(root)]));
+        drop(file);
+        synced.inspect_err(|_| {
+            let _ = fs::remove_file(&path);
+        })
     }
 
     /// Mark the commit done: from here on recovery finishes it instead of undoing it.
-    pub fn mark_committed(root: &Path) -> Result<()> {
+    /// `renamed_in` (the directories the renames happened in) are fsynced together with the
+    /// journal: a journal that reaches the disk as committed before its renames do has them
+    /// redone by the next command ([`Journal::roll_forward`]).
+    pub fn mark_committed(root: &Path, sync: Sync, renamed_in: &[PathBuf]) -> Result<()> {
         let path = root.join(FILE_NAME);
         faults::step(&path)?;
         let mut file = fs::OpenOptions::new()
@@ -109,8 +137,11 @@ impl Journal {
             .open(&path)
             .map_err(|e| Error::io(&path, e))?;
         file.write_all(format!("{COMMITTED}\n").as_bytes())
-            .and_then(|()| file.sync_all())
-            .map_err(|e| Error::io(&path, e))
+            .map_err(|e| Error::io(&path, e))?;
+        let durable: Vec<Durable> = std::iter::once(Durable::File(&path, &file))
+            .chain(renamed_in.iter().map(|d| Durable::Dir(d)))
+            .collect();
+        sync.run(&durable)
     }
 
     /// Undo every step that may have happened, in reverse; each step is idempotent, so a
@@ -139,39 +170,99 @@ impl Journal {
         Ok(restored)
     }
 
-    /// Finish a commit whose files are all in place: drop the backups and temporaries.
+    /// Finish a committed commit: redo the renames that did not reach the disk (every
+    /// temporary was fsynced before the first rename), then drop the backups. Each step is
+    /// idempotent, so a roll-forward cut short is finished by the next one.
     pub fn roll_forward(&self, root: &Path) -> Result<()> {
-        for r in self.entries.iter().filter_map(|e| e.replace.as_ref()) {
-            faults::cleanup_step(&root.join(&r.backup))?;
-            remove_if_exists(&root.join(&r.backup))?;
-            remove_if_exists(&root.join(&r.temp))?;
+        let exists = |p: &Path| p.symlink_metadata().is_ok();
+        for e in &self.entries {
+            let Some(r) = &e.replace else { continue };
+            let (target, temp, backup) = (
+                root.join(&e.target),
+                root.join(&r.temp),
+                root.join(&r.backup),
+            );
+            faults::cleanup_step(&backup)?;
+            if exists(&temp) {
+                if !exists(&backup) && exists(&target) {
+                    fs::rename(&target, &backup).map_err(|err| Error::io(&target, err))?;
+                }
+                fs::rename(&temp, &target).map_err(|err| Error::io(&target, err))?;
+            }
+            remove_if_exists(&backup)?;
         }
-        Ok(())
+        self.sync_parents(root)
+    }
+
+    /// Finish the commit this process just made: every temporary was renamed into place,
+    /// so only the backups are left to remove.
+    /// Removals run like fsyncs (see [`Sync`]): on a file system mounted with online
+    /// discard, freeing a file's blocks waits for the device.
+    pub fn drop_backups(&self, root: &Path, sync: Sync) -> Result<()> {
+        let backups: Vec<PathBuf> = self
+            .entries
+            .iter()
+            .filter_map(|e| e.replace.as_ref())
+            .map(|r| root.join(&r.backup))
+            .collect();
+        sync.for_each(&backups, |backup| {
+            faults::cleanup_step(backup)?;
+            remove_if_exists(backup)
+        })
     }
 
     /// fsync every directory the journal touched (those holding its files and those it
     /// created directories in), so new names, renames and removals are durable.
     pub fn sync_parents(&self, root: &Path) -> Result<()> {
-        let mut dirs: Vec<PathBuf> = self
-            .entries
-            .iter()
-            .map(|e| e.target.as_str())
-            .chain(self.dirs.iter().map(String::as_str))
-            .filter_map(|rel| root.join(rel).parent().map(Path::to_path_buf))
-            .collect();
-        dirs.push(root.to_path_buf());
+        let (mut dirs, renamed) = self.touched_dirs(root);
+        dirs.extend(renamed);
         dirs.sort();
         dirs.dedup();
         dirs.retain(|d| d.is_dir());
-        in_parallel(&dirs, |d| sync_dir(d))
+        let dirs: Vec<Durable> = dirs.iter().map(|d| Durable::Dir(d)).collect();
+        Sync::of(root).run(&dirs)
     }
 
+    /// The directories a commit changes, in two lists: those it adds names to (new files
+    /// and directories: durable once fsynced after they are created, before any rename),
+    /// and those it renames files in (to fsync after the renames).
+    pub fn touched_dirs(&self, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let parent = |rel: &str| root.join(rel).parent().map(Path::to_path_buf);
+        let mut renamed: Vec<PathBuf> = self
+            .entries
+            .iter()
+            .filter(|e| e.replace.is_some())
+            .filter_map(|e| parent(&e.target))
+            .collect();
+        renamed.sort();
+        renamed.dedup();
+        let mut added: Vec<PathBuf> = self
+            .entries
+            .iter()
+            .filter(|e| e.replace.is_none())
+            .map(|e| e.target.as_str())
+            .chain(self.dirs.iter().map(String::as_str))
+            .filter_map(parent)
+            .collect();
+        added.sort();
+        added.dedup();
+        (added, renamed)
+    }
+
+    /// Remove the journal of a finished commit. Its removal is not fsynced: if a power loss
+    /// brings it back, it says `committed`, and the next command only removes it again.
     pub fn remove(root: &Path) -> Result<()> {
         let path = root.join(FILE_NAME);
         faults::cleanup_step(&path)?;
-        remove_if_exists(&path)?;
-        sync_dir(root)
+        remove_if_exists(&path)
     }
+}
+
+enum Parsed {
+    Whole(Journal),
+    /// Cut short while being written (by a power loss): nothing else was written.
+    Incomplete,
+    Unreadable,
 }
 
 /// What recovery did, for the user.
@@ -205,11 +296,19 @@ pub fn recover(root: &Path) -> Result<Recovered> {
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Recovered::Nothing),
         Err(e) => return Err(Error::io(&path, e)),
     };
-    let Some(journal) = Journal::parse(&text) else {
-        return Err(Error::Project(format!(
-            "{}: not a journal this rusty-sdk can read; an earlier commit was interrupted: restore the files named `.NAME.rusty-bak-PID` by hand, then delete the journal",
-            path.display()
-        )));
+    let journal = match Journal::parse(&text) {
+        Parsed::Whole(journal) => journal,
+        Parsed::Incomplete => {
+            remove_if_exists(&path)?;
+            sync_dir(root)?;
+            return Ok(Recovered::Nothing);
+        }
+        Parsed::Unreadable => {
+            return Err(Error::Project(format!(
+                "{}: not a journal this rusty-sdk can read; an earlier commit was interrupted: restore the files named `.NAME.rusty-bak-PID` by hand, then delete the journal",
+                path.display()
+            )));
+        }
     };
     let done = if journal.committed {
         journal.roll_forward(root)?;
@@ -236,42 +335,100 @@ fn remove_if_exists(path: &Path) -> Result<()> {
     }
 }
 
-/// Create `path` (it must not exist), write `bytes`, give it `mode`, fsync it.
-pub fn write_synced(path: &Path, bytes: &[u8], mode: Option<fs::Permissions>) -> Result<()> {
-    let file = write_new(path, bytes, mode)?;
-    file.sync_all().map_err(|e| {
-        let _ = fs::remove_file(path);
-        Error::io(path, e)
-    })
+/// Something to fsync: a file already open, or a directory.
+pub enum Durable<'a> {
+    File(&'a Path, &'a fs::File),
+    Dir(&'a Path),
 }
 
-/// fsync every file, several at once: the file system then commits them together, which
-/// costs a fraction of one fsync after another.
-pub fn sync_files(files: &[(PathBuf, fs::File)]) -> Result<()> {
-    in_parallel(files, |(path, file)| {
-        file.sync_all().map_err(|e| Error::io(path, e))
-    })
+impl Durable<'_> {
+    fn sync(&self) -> Result<()> {
+        match self {
+            Durable::File(path, file) => file.sync_all().map_err(|e| Error::io(path, e)),
+            Durable::Dir(dir) => sync_dir(dir),
+        }
+    }
 }
 
-/// Run `job` on every item, on up to 8 threads; the first error wins.
-fn in_parallel<T: Sync>(items: &[T], job: impl Fn(&T) -> Result<()> + Sync) -> Result<()> {
+/// How to fsync several things: at once, on several threads (the file system then commits
+/// them together, a fraction of the cost of one fsync after another), or one after another
+/// where fsync has nothing to wait for.
+#[derive(Clone, Copy)]
+pub struct Sync {
+    spread: bool,
+}
+
+impl Sync {
+    /// For the file system of `dir` (or of its nearest existing parent). On tmpfs and ramfs
+    /// fsync returns at once (nothing is ever written to a disk): threads there would only
+    /// cost their start.
+    pub fn of(dir: &Path) -> Sync {
+        let probe = dir.ancestors().find(|d| d.exists()).unwrap_or(dir);
+        Sync {
+            spread: !in_memory(probe),
+        }
+    }
+
+    pub fn run(self, items: &[Durable]) -> Result<()> {
+        self.for_each(items, Durable::sync)
+    }
+
+    /// Run `job` on every item the way fsyncs run.
+    pub fn for_each<T: std::marker::Sync>(
+        self,
+        items: &[T],
+        job: impl Fn(&T) -> Result<()> + std::marker::Sync,
+    ) -> Result<()> {
+        if self.spread {
+            in_parallel(items, job)
+        } else {
+            items.iter().try_for_each(job)
+        }
+    }
+}
+
+/// Whether `dir` is on tmpfs or ramfs.
+fn in_memory(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    const TMPFS_MAGIC: i64 = 0x0102_1994;
+    const RAMFS_MAGIC: i64 = 0x8584_58f6;
+    let Ok(c_path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: an all-zero statfs is valid; statfs only writes it.
+    let mut buf: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a pointer to a live statfs.
+    if unsafe { libc::statfs(c_path.as_ptr(), &raw mut buf) } != 0 {
+        return false;
+    }
+    #[allow(clippy::unnecessary_cast)]
+    let kind = buf.f_type as i64;
+    kind == TMPFS_MAGIC || kind == RAMFS_MAGIC
+}
+
+/// Run `job` on every item, on up to 8 threads (this one included); the first error wins.
+fn in_parallel<T: std::marker::Sync>(
+    items: &[T],
+    job: impl Fn(&T) -> Result<()> + std::marker::Sync,
+) -> Result<()> {
     const THREADS: usize = 8;
     if items.len() < 2 {
         return items.iter().try_for_each(&job);
     }
     let chunk = items.len().div_ceil(THREADS);
+    let (own, rest) = items.split_at(chunk);
     std::thread::scope(|scope| {
-        let jobs: Vec<_> = items
+        let jobs: Vec<_> = rest
             .chunks(chunk)
             .map(|part| scope.spawn(|| part.iter().try_for_each(&job)))
             .collect();
+        let mine = own.iter().try_for_each(&job);
         jobs.into_iter()
             .map(|j| {
                 j.join()
                     .unwrap_or_else(|_| Err(Error::Internal("an fsync thread panicked".into())))
             })
-            .collect::<Result<Vec<()>>>()
-            .map(|_| ())
+            .fold(mine, Result::and)
     })
 }
 
@@ -323,12 +480,87 @@ mod tests {
             ],
             committed: false,
         };
-        assert_eq!(Journal::parse(&journal.render()), Some(journal.clone()));
-        let done = format!("{}{COMMITTED}\n", journal.render());
-        assert!(Journal::parse(&done).unwrap().committed);
-        assert_eq!(Journal::parse("garbage\n"), None);
-        // A journal of an earlier version names a temporary for new files too.
-        let old = format!("{HEADER}\nnew\ta/b/c\ta/b/.c.rusty-tmp-1\n");
-        assert_eq!(Journal::parse(&old).unwrap().entries[0], journal.entries[0]);
+        let whole = |text: &str| match Journal::parse(text) {
+            Parsed::Whole(j) => Some(j),
+            _ => None,
+        };
+        let text = journal.render();
+        assert_eq!(whole(&text), Some(journal.clone()));
+        let done = format!("{text}{COMMITTED}\n");
+        assert!(whole(&done).unwrap().committed);
+        // The commit point cut short: not committed.
+        let torn = format!("{text}commi");
+        assert_eq!(whole(&torn), Some(journal.clone()));
+        assert!(matches!(Journal::parse("garbage\n"), Parsed::Unreadable));
+        assert!(matches!(
+            Journal::parse(&format!("{text}garbage\n")),
+            Parsed::Unreadable
+        ));
+        // Every prefix of a journal being written (a power loss) reads as incomplete.
+        for cut in 0..text.len() {
+            assert!(
+                matches!(Journal::parse(&text[..cut]), Parsed::Incomplete),
+                "{:?}",
+                &text[..cut]
+            );
+        }
+        // Version 1 had no `end` line; it also named a temporary for new files.
+        let old = format!("{HEADER_1}\nnew\ta/b/c\ta/b/.c.rusty-tmp-1\n");
+        assert_eq!(whole(&old).unwrap().entries[0], journal.entries[0]);
+        assert!(whole(&format!("{old}{COMMITTED}\n")).unwrap().committed);
+    }
+
+    #[test]
+    fn a_committed_journal_redoes_the_renames_that_did_not_reach_the_disk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let replace = |target: &str| Entry {
+            target: target.into(),
+            replace: Some(Replace {
+                temp: format!(".{target}.rusty-tmp-1"),
+                backup: format!(".{target}.rusty-bak-1"),
+            }),
+        };
+        // a: no rename happened; b: only the first; c: both.
+        fs::write(root.join("a"), "old a").unwrap();
+        fs::write(root.join(".a.rusty-tmp-1"), "new a").unwrap();
+        fs::write(root.join(".b.rusty-bak-1"), "old b").unwrap();
+        fs::write(root.join(".b.rusty-tmp-1"), "new b").unwrap();
+        fs::write(root.join("c"), "new c").unwrap();
+        fs::write(root.join(".c.rusty-bak-1"), "old c").unwrap();
+        let journal = Journal {
+            dirs: Vec::new(),
+            entries: vec![replace("a"), replace("b"), replace("c")],
+            committed: true,
+        };
+        let text = format!("{}{COMMITTED}\n", journal.render());
+        fs::write(root.join(FILE_NAME), text).unwrap();
+        assert!(matches!(
+            recover(root).unwrap(),
+            Recovered::RolledForward { files: 3 }
+        ));
+        let mut names: Vec<String> = fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a", "b", "c"]);
+        for name in ["a", "b", "c"] {
+            assert_eq!(
+                fs::read_to_string(root.join(name)).unwrap(),
+                format!("new {name}")
+            );
+        }
+    }
+
+    #[test]
+    fn a_journal_cut_short_while_written_is_removed_and_nothing_else_touched() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("PROJECT"), "p").unwrap();
+        let text = format!("{HEADER}\nreplace\tPROJECT\t.PROJECT.rusty-tmp-1\t.PRO");
+        fs::write(dir.path().join(FILE_NAME), text).unwrap();
+        assert!(matches!(recover(dir.path()).unwrap(), Recovered::Nothing));
+        assert!(!dir.path().join(FILE_NAME).exists());
+        assert_eq!(fs::read_to_string(dir.path().join("PROJECT")).unwrap(), "p");
     }
 }

@@ -14,9 +14,14 @@ pub const MANIFESTS_PATH: &str = "config/webhook/manifests.yaml";
 
 /// The manifests for every marker of the project, or None when it has none.
 pub fn generate(tree: &Tree) -> Result<Option<String>> {
+    generate_with(&rust_files::read_all(tree)?)
+}
+
+/// [`generate`] from the project's Rust files already read ([`rust_files::read_all`]).
+pub fn generate_with(rust_files: &[(String, String)]) -> Result<Option<String>> {
     let mut found = Vec::new();
-    for (file, text) in rust_files::read_all(tree)? {
-        found.extend(markers::parse_file(&file, &text)?);
+    for (file, text) in rust_files {
+        found.extend(markers::parse_file(file, text)?);
     }
     if found.is_empty() {
         return Ok(None);
