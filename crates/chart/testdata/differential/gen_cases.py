@@ -133,6 +133,58 @@ def chart_cases():
     ]
 
 
+
+# values.schema.json cases: (id, schema, values.yaml). Only cases whose message is the
+# same on every run: Helm's validator visits a map's keys in Go's random order, so a
+# case with two errors on one object would not be reproducible.
+D7 = "http://json-schema.org/draft-07/schema#"
+SCHEMA_CASES = [
+    ("pattern", {"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]+$"}}}, "s: ABC\n"),
+    ("pattern-re2-class", {"type": "object", "properties": {"s": {"pattern": "^[\\w-\\.]+$"}}}, "s: a-b.c\n"),
+    ("pattern-not-string", {"type": "object", "properties": {"s": {"pattern": "^a"}}}, "s: 5\n"),
+    ("pattern-properties", {"type": "object", "patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": False}, "x-a: s\n"),
+    ("pattern-properties-bad", {"type": "object", "patternProperties": {"^x-": {"type": "string"}}}, "x-a: 1\n"),
+    ("pattern-properties-additional", {"type": "object", "patternProperties": {"^x": {"type": "string"}}, "additionalProperties": {"type": "integer"}}, "xa: s\nb: 1\n"),
+    ("if-then", {"type": "object", "if": {"properties": {"a": {"const": True}}}, "then": {"required": ["b"]}}, "a: true\n"),
+    ("if-else", {"type": "object", "if": {"properties": {"a": {"const": True}}}, "then": {"required": ["b"]}, "else": {"required": ["c"]}}, "a: false\n"),
+    ("not", {"type": "object", "properties": {"a": {"not": {"type": "string"}}}}, "a: x\n"),
+    ("min-properties", {"type": "object", "properties": {"m": {"type": "object", "minProperties": 1}}}, "m: {}\n"),
+    ("max-properties", {"type": "object", "properties": {"m": {"type": "object", "maxProperties": 1}}}, "m: {a: 1, b: 2}\n"),
+    ("unique-items", {"type": "object", "properties": {"l": {"type": "array", "uniqueItems": True}}}, "l: [1, 2, 1.0]\n"),
+    ("property-names", {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}}, "A: 1\n"),
+    ("dependencies-d7", {"$schema": D7, "type": "object", "dependencies": {"a": ["b"]}}, "a: 1\n"),
+    ("dependent-required", {"type": "object", "dependentRequired": {"a": ["b", "c"]}}, "a: 1\n"),
+    ("exclusive-minimum", {"type": "object", "properties": {"num": {"exclusiveMinimum": 1}}}, "num: 1\n"),
+    ("exclusive-maximum-d4", {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object", "properties": {"num": {"maximum": 1, "exclusiveMaximum": True}}}, "num: 1\n"),
+    ("multiple-of", {"type": "object", "properties": {"num": {"multipleOf": 2}}}, "num: 3\n"),
+    ("multiple-of-float", {"type": "object", "properties": {"num": {"multipleOf": 0.1}}}, "num: 0.3\n"),
+    ("contains", {"type": "object", "properties": {"l": {"contains": {"const": 5}}}}, "l: [1]\n"),
+    ("items-tuple-d7", {"$schema": D7, "type": "object", "properties": {"l": {"items": [{"type": "string"}], "additionalItems": False}}}, "l: [a, b]\n"),
+    ("prefix-items", {"type": "object", "properties": {"l": {"prefixItems": [{"type": "string"}], "items": False}}}, "l: [a, b]\n"),
+    ("enum-number", {"type": "object", "properties": {"num": {"enum": [1]}}}, "num: 1.0\n"),
+    ("enum-one", {"type": "object", "properties": {"b": {"enum": ["x"]}}}, "b: y\n"),
+    ("one-of-none", {"type": "object", "properties": {"p": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}, "p: true\n"),
+    ("one-of-two", {"type": "object", "properties": {"p": {"oneOf": [{"type": "string"}, {"minLength": 1}]}}}, "p: ab\n"),
+    ("any-of", {"type": "object", "properties": {"p": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}, "p: true\n"),
+    ("all-of", {"type": "object", "properties": {"p": {"allOf": [{"type": "string"}, {"minLength": 3}]}}}, "p: ab\n"),
+    ("const-object", {"type": "object", "properties": {"o": {"const": {"a": 1}}}}, "o: {a: 2}\n"),
+    ("type-list-order", {"type": "object", "properties": {"s": {"type": ["string", "integer"]}}}, "s: true\n"),
+    ("ref-sibling-d7", {"$schema": D7, "definitions": {"p": {"type": "integer"}}, "type": "object", "properties": {"num": {"$ref": "#/definitions/p", "type": "string"}}}, "num: x\n"),
+    ("required-two", {"type": "object", "required": ["z", "a"]}, "b: 1\n"),
+    ("group-flattened", {"properties": {"num": {"multipleOf": 2, "exclusiveMinimum": 3}}}, "num: 3\n"),
+    ("group-nested", {"required": ["zz"], "properties": {"num": {"multipleOf": 2, "exclusiveMinimum": 3}}}, "num: 3\n"),
+]
+
+
+def schema_cases():
+    """values.schema.json keywords, each case one violation (or none)."""
+    import json as _json
+    return [
+        case(f"schema/{name}", {"t.yaml": "ok"},
+             files={"values.yaml": values, "values.schema.json": _json.dumps(schema)})
+        for name, schema, values in SCHEMA_CASES
+    ]
+
 # Random composition: expressions typed loosely, so that some fail on purpose.
 PATHS = [".Values.str", ".Values.int", ".Values.float", ".Values.list", ".Values.map",
          ".Values.missing", ".Values.nullv", ".Values.nested", ".Values.emptyList",
@@ -260,7 +312,7 @@ def main():
     ap.add_argument("--random", type=int, default=3000, help="number of random cases")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    cases = hand_cases() + chart_cases() + random_cases(a.random, a.seed)
+    cases = hand_cases() + chart_cases() + schema_cases() + random_cases(a.random, a.seed)
     json.dump({"base": BASE, "cases": cases}, sys.stdout, ensure_ascii=False)
 
 
