@@ -66,7 +66,7 @@ pub struct Dependency {
     pub repository: String,
     #[serde(default, deserialize_with = "lenient::string")]
     pub condition: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::strings")]
     pub tags: Vec<String>,
     #[serde(default, deserialize_with = "lenient::string")]
     pub alias: String,

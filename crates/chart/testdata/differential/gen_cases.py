@@ -130,6 +130,35 @@ def chart_cases():
         case("chart/define-conflict", {"a.yaml": "{{ define \"dup\" }}A{{ end }}", "b.yaml": "{{ define \"dup\" }}B{{ end }}{{ include \"dup\" . }}"}),
         case("chart/invalid-utf8-template", {"t.yaml": None}, files={"templates/t.yaml": [97, 0xff, 98, 123, 123, 32, 49, 32, 125, 125]}),
         case("chart/invalid-utf8-values", {"t.yaml": "{{ .Values.s }}"}, files={"values.yaml": [115, 58, 32, 97, 0xfe, 98, 10]}),
+    ] + subchart_section_cases()
+
+
+def subchart_section_cases():
+    """A subchart's section of the values that is not a map: Helm refuses the chart."""
+    dep = CHART_YAML + "dependencies:\n- name: s\n  version: 0.1.0\n"
+    sub = {"charts/s/Chart.yaml": "apiVersion: v2\nname: s\nversion: 0.1.0\n",
+           "charts/s/values.yaml": "x: 1\n", "charts/s/templates/s.yaml": "{{ .Values.x }}"}
+    t = {"t.yaml": "{{ .Values.s | toJson }}"}
+    nested = dict(sub, **{"charts/s/Chart.yaml": "apiVersion: v2\nname: s\nversion: 0.1.0\n"
+                          "dependencies:\n- name: n\n  version: 0.1.0\n",
+                          "charts/s/values.yaml": "n: [1, \"b\", true]\n",
+                          "charts/s/charts/n/Chart.yaml": "apiVersion: v2\nname: n\nversion: 0.1.0\n"})
+    return [
+        case("chart/subchart-section-map", t, {"s": {"x": 2}}, files=dict(sub, **{"Chart.yaml": dep})),
+        case("chart/subchart-section-user-string", t, {"s": "x"}, files=dict(sub, **{"Chart.yaml": dep})),
+        case("chart/subchart-section-user-null", t, {"s": None}, files=dict(sub, **{"Chart.yaml": dep})),
+        case("chart/subchart-section-user-null-over-default", t, {"s": None},
+             files=dict(sub, **{"Chart.yaml": dep, "values.yaml": "s:\n  x: 3\n"})),
+        case("chart/subchart-section-default-null", t, files=dict(sub, **{"Chart.yaml": dep, "values.yaml": "s: null\n"})),
+        case("chart/subchart-section-default-bool", t, files=dict(sub, **{"Chart.yaml": dep, "values.yaml": "s: true\n"})),
+        case("chart/subchart-section-undeclared-int", t, {"s": 7}, files=sub),
+        case("chart/subchart-section-nested-list", t, files=dict(nested, **{"Chart.yaml": dep})),
+        # Scalars where Chart.yaml wants strings become strings (YAML 1.1: y, on, yes).
+        case("chart/dependency-scalar-fields",
+             {"t.yaml": "{{ .Chart.Dependencies | toJson }}|{{ .Values.tags | toJson }}"},
+             {"tags": {"true": True}},
+             files=dict(sub, **{"Chart.yaml": CHART_YAML + "dependencies:\n- name: s\n  version: 0.1.0\n"
+                                "  condition: yes\n  tags: [y, on, 1]\n"})),
     ]
 
 
