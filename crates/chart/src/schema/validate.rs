@@ -19,37 +19,97 @@ pub fn validate_against_schema(value: &Value, schema: &Value) -> Result<(), Vec<
 /// Check `value` against a values.schema.json (unknown fields allowed unless
 /// `additionalProperties: false`).
 pub(crate) fn validate_json_schema(value: &Value, schema: &Value) -> Result<(), Vec<String>> {
-    if let Some(url) = remote_reference(schema, 0) {
-        // Helm's validator loads every `$ref`d document before validating; the chart
-        // engine has no network, so a remote schema fails to load, as it does for Helm
-        // run offline.
-        let document = url.split('#').next().unwrap_or(url);
+    if let Some(url) = remote_reference(schema) {
+        // Helm's validator loads every document a reachable `$ref` names before it
+        // validates; the chart engine has no network, so a remote schema fails to load,
+        // as it does for Helm run offline.
         return Err(vec![format!(
-            "failing loading \"{document}\": remote schemas are not fetched"
+            "failing loading \"{url}\": remote schemas are not fetched"
         )]);
     }
     run(value, schema, false)
 }
 
-/// The first `$ref` that names another document (not `#...` within this one).
-fn remote_reference(schema: &Value, depth: usize) -> Option<&str> {
-    if depth > 256 {
-        return None;
+/// Where Helm's validator places the root schema: its `$id`, or this file URL.
+const SCHEMA_URL: &str = "file:///values.schema.json";
+
+fn base_url(root: &Value) -> Option<url::Url> {
+    let id = root
+        .get("$id")
+        .and_then(Value::as_str)
+        .unwrap_or(SCHEMA_URL);
+    url::Url::parse(id).ok()
+}
+
+/// The JSON pointer a `$ref` names inside the root document (`#/a/b`, or the root's own
+/// URL with that fragment), or `Err` with the absolute URL of another document.
+fn local_pointer(root: &Value, reference: &str) -> Result<String, String> {
+    if let Some(fragment) = reference.strip_prefix('#') {
+        return Ok(fragment.to_string());
     }
-    match schema {
-        Value::Object(m) => {
-            if let Some(Value::String(r)) = m.get("$ref")
-                && !r.starts_with('#')
-            {
-                return Some(r);
-            }
-            m.iter()
-                .filter(|(k, _)| !matches!(k.as_str(), "enum" | "const" | "default" | "examples"))
-                .find_map(|(_, v)| remote_reference(v, depth + 1))
+    let Some(base) = base_url(root) else {
+        return Err(reference.to_string());
+    };
+    let Ok(mut target) = base.join(reference) else {
+        return Err(reference.to_string());
+    };
+    let fragment = target.fragment().unwrap_or("").to_string();
+    target.set_fragment(None);
+    let mut own = base;
+    own.set_fragment(None);
+    if target == own {
+        Ok(fragment)
+    } else {
+        Err(target.to_string())
+    }
+}
+
+/// The first document other than the root that a `$ref` reachable from the root (through
+/// schema keywords and the local `$ref`s themselves, as Helm's validator compiles them)
+/// names. Schemas only under `definitions` and never referenced are not reached.
+fn remote_reference(root: &Value) -> Option<String> {
+    let mut seen: Vec<*const Value> = Vec::new();
+    let mut todo: Vec<&Value> = vec![root];
+    while let Some(schema) = todo.pop() {
+        let Value::Object(m) = schema else { continue };
+        if seen.contains(&(schema as *const Value)) || seen.len() > 100_000 {
+            continue;
         }
-        Value::Array(items) => items.iter().find_map(|v| remote_reference(v, depth + 1)),
-        _ => None,
+        seen.push(schema);
+        if let Some(Value::String(r)) = m.get("$ref") {
+            match local_pointer(root, r) {
+                Ok(pointer) => todo.extend(root.pointer(&pointer.replace("%25", "%"))),
+                Err(url) => return Some(url),
+            }
+        }
+        for (key, sub) in m {
+            match (key.as_str(), sub) {
+                (
+                    "properties" | "patternProperties" | "dependentSchemas" | "dependencies",
+                    Value::Object(subs),
+                ) => todo.extend(subs.values()),
+                ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", Value::Array(subs)) => {
+                    todo.extend(subs)
+                }
+                (
+                    "additionalProperties"
+                    | "items"
+                    | "additionalItems"
+                    | "contains"
+                    | "propertyNames"
+                    | "not"
+                    | "if"
+                    | "then"
+                    | "else"
+                    | "unevaluatedProperties"
+                    | "unevaluatedItems",
+                    Value::Object(_),
+                ) => todo.push(sub),
+                _ => {}
+            }
+        }
     }
+    None
 }
 
 fn run(value: &Value, schema: &Value, structural: bool) -> Result<(), Vec<String>> {
@@ -231,7 +291,7 @@ type Obj = Map<String, Value>;
 
 impl<'a> Validator<'a> {
     fn resolve(&self, reference: &str) -> Option<&'a Value> {
-        let pointer = reference.strip_prefix('#')?;
+        let pointer = local_pointer(self.root, reference).ok()?;
         let decoded = pointer.replace("%25", "%");
         self.root.pointer(&decoded)
     }
@@ -884,6 +944,17 @@ mod tests {
         assert_eq!(
             errors,
             ["failing loading \"https://example.invalid/x.json\": remote schemas are not fetched"]
+        );
+        // Only references Helm's validator reaches count: not one in a definition no
+        // one uses; and a reference into the schema's own `$id` is local.
+        let unused = json!({"definitions": {"x": {"$ref": "https://example.invalid/x.json"}}});
+        assert!(validate_json_schema(&json!({}), &unused).is_ok());
+        let own = json!({"$id": "https://example.invalid/dir/s.json", "definitions": {"p": {"type": "integer"}},
+            "properties": {"a": {"$ref": "s.json#/definitions/p"},
+                "b": {"$ref": "https://example.invalid/dir/s.json#/definitions/p"}}});
+        assert_eq!(
+            validate_json_schema(&json!({"a": "x", "b": 1}), &own).unwrap_err(),
+            ["at '/a': got string, want integer"]
         );
         let local = json!({"$defs": {"p": {"type": "integer"}}, "properties": {"e": {"$ref": "#/$defs/p"}}});
         assert!(validate_json_schema(&json!({"e": 1}), &local).is_ok());

@@ -200,6 +200,10 @@ SCHEMA_CASES = [
     ("type-list-order", {"type": "object", "properties": {"s": {"type": ["string", "integer"]}}}, "s: true\n"),
     ("ref-sibling-d7", {"$schema": D7, "definitions": {"p": {"type": "integer"}}, "type": "object", "properties": {"num": {"$ref": "#/definitions/p", "type": "string"}}}, "num: x\n"),
     ("required-two", {"type": "object", "required": ["z", "a"]}, "b: 1\n"),
+    ("ref-by-own-id", {"$id": "https://example.invalid/s.json", "definitions": {"p": {"type": "integer"}}, "type": "object", "properties": {"num": {"$ref": "https://example.invalid/s.json#/definitions/p"}}}, "num: x\n"),
+    ("ref-relative-to-id", {"$id": "https://example.invalid/dir/s.json", "definitions": {"p": {"type": "integer"}}, "type": "object", "properties": {"num": {"$ref": "s.json#/definitions/p"}}}, "num: x\n"),
+    ("remote-ref-in-examples", {"type": "object", "examples": [{"$ref": "https://example.invalid/x.json"}], "properties": {"num": {"type": "integer"}}}, "num: 1\n"),
+    ("remote-ref-never-referenced", {"type": "object", "definitions": {"x": {"$ref": "https://example.invalid/x.json"}}, "properties": {"num": {"type": "integer"}}}, "num: 1\n"),
     ("group-flattened", {"properties": {"num": {"multipleOf": 2, "exclusiveMinimum": 3}}}, "num: 3\n"),
     ("group-nested", {"required": ["zz"], "properties": {"num": {"multipleOf": 2, "exclusiveMinimum": 3}}}, "num: 3\n"),
 ]
