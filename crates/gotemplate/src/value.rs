@@ -244,6 +244,11 @@ impl MapRef {
         }
     }
 
+    /// The Go type given with [`MapRef::with_type_name`] (`map[string]string`), if any.
+    pub fn go_type_name(&self) -> Option<&str> {
+        self.type_name.as_deref()
+    }
+
     /// Whether the map's type has methods.
     pub fn is_named(&self) -> bool {
         self.methods.is_some()

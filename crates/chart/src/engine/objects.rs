@@ -49,12 +49,16 @@ pub fn chart_object(meta: &ChartMetadata, is_root: bool) -> Value {
             ])
         })
         .collect();
-    let annotations = Value::Map(MapRef::new(
-        meta.annotations
-            .iter()
-            .map(|(k, v)| (Arc::from(k.as_str()), string(v)))
-            .collect(),
-    ));
+    // Helm's Metadata.Annotations is a map[string]string.
+    let annotations = Value::Map(
+        MapRef::new(
+            meta.annotations
+                .iter()
+                .map(|(k, v)| (Arc::from(k.as_str()), string(v)))
+                .collect(),
+        )
+        .with_type_name("map[string]string"),
+    );
     map([
         ("APIVersion", string(&meta.api_version)),
         ("Annotations", annotations),

@@ -180,7 +180,8 @@ fn dig(a: &[Value]) -> Result<Value> {
     let (keys, rest) = a.split_at(a.len() - 2);
     let default = &rest[0];
     let mut current = match &rest[1] {
-        Value::Map(m) => m.clone(),
+        // Another map type (`map[string]string`) fails sprig's type assertion.
+        Value::Map(m) if m.go_type_name().is_none() => m.clone(),
         other => {
             return Err(call_error(
                 "dig",

@@ -130,7 +130,24 @@ def chart_cases():
         case("chart/define-conflict", {"a.yaml": "{{ define \"dup\" }}A{{ end }}", "b.yaml": "{{ define \"dup\" }}B{{ end }}{{ include \"dup\" . }}"}),
         case("chart/invalid-utf8-template", {"t.yaml": None}, files={"templates/t.yaml": [97, 0xff, 98, 123, 123, 32, 49, 32, 125, 125]}),
         case("chart/invalid-utf8-values", {"t.yaml": "{{ .Values.s }}"}, files={"values.yaml": [115, 58, 32, 97, 0xfe, 98, 10]}),
-    ] + subchart_section_cases()
+    ] + subchart_section_cases() + typed_map_cases()
+
+
+def typed_map_cases():
+    """`.Chart.Annotations` and `split`'s result are map[string]string, which sprig's dict
+    functions (typed map[string]interface {}) refuse."""
+    snippets = {
+        "type": "{{ typeOf .Chart.Annotations }} {{ printf \"%T\" .Chart.Annotations }}",
+        "haskey": "{{ hasKey .Chart.Annotations \"text\" }}",
+        "keys": "{{ keys .Chart.Annotations | sortAlpha }}",
+        "dig": "{{ dig \"text\" \"x\" .Chart.Annotations }}",
+        "read": "{{ .Chart.Annotations.text }} {{ index .Chart.Annotations \"other\" }} {{ .Chart.Annotations | toJson }}",
+        "range": "{{ range $k, $v := .Chart.Annotations }}{{ $k }}={{ $v }};{{ end }}",
+        "split-haskey": "{{ hasKey (split \",\" \"a,b\") \"_0\" }}",
+        "split-get": "{{ get (split \",\" \"a,b\") \"_0\" }}",
+        "split-read": "{{ (split \",\" \"a,b\")._1 }} {{ split \",\" \"a,b\" | toJson }}",
+    }
+    return [case(f"chart/typed-map-{name}", {"t.yaml": text}) for name, text in snippets.items()]
 
 
 def subchart_section_cases():
