@@ -49,16 +49,18 @@ pub fn chart_object(meta: &ChartMetadata, is_root: bool) -> Value {
             ])
         })
         .collect();
-    // Helm's Metadata.Annotations is a map[string]string.
-    let annotations = Value::Map(
+    // Helm's Metadata.Annotations is a map[string]string, nil when Chart.yaml has none.
+    let annotations = Value::Map(if meta.annotations_nil {
+        MapRef::nil_of_type("map[string]string")
+    } else {
         MapRef::new(
             meta.annotations
                 .iter()
                 .map(|(k, v)| (Arc::from(k.as_str()), string(v)))
                 .collect(),
         )
-        .with_type_name("map[string]string"),
-    );
+        .with_type_name("map[string]string")
+    });
     map([
         ("APIVersion", string(&meta.api_version)),
         ("Annotations", annotations),

@@ -76,6 +76,10 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Op
             out.push(']');
         }
         Value::Map(m) => {
+            if m.is_nil() {
+                out.push_str("null");
+                return Some(());
+            }
             if m.is_empty() {
                 out.push_str("{}");
                 return Some(());

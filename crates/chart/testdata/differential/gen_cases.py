@@ -147,7 +147,21 @@ def typed_map_cases():
         "split-get": "{{ get (split \",\" \"a,b\") \"_0\" }}",
         "split-read": "{{ (split \",\" \"a,b\")._1 }} {{ split \",\" \"a,b\" | toJson }}",
     }
-    return [case(f"chart/typed-map-{name}", {"t.yaml": text}) for name, text in snippets.items()]
+    out = [case(f"chart/typed-map-{name}", {"t.yaml": text}) for name, text in snippets.items()]
+    # Without annotations in Chart.yaml the map is nil: JSON and YAML print null.
+    nil_ann = ("{{ .Chart.Annotations | toYaml }}|{{ .Chart.Annotations | toJson }}|"
+               "{{ len .Chart.Annotations }}|{{ with .Chart.Annotations }}x{{ end }}|"
+               "{{ .Chart.Annotations }}|{{ empty .Chart.Annotations }}|"
+               "{{ dict \"a\" .Chart.Annotations | toYaml }}|{{ list .Chart.Annotations | toJson }}|"
+               "{{ deepCopy .Chart.Annotations | toJson }}|"
+               "{{ printf \"%v %#v\" .Chart.Annotations .Chart.Annotations }}|{{ .Chart | toJson }}")
+    plain = "apiVersion: v2\nname: c\nversion: 0.1.0\n"
+    out.append(case("chart/typed-map-nil-annotations", {"t.yaml": nil_ann}, files={"Chart.yaml": plain}))
+    out.append(case("chart/typed-map-null-annotations", {"t.yaml": nil_ann},
+                    files={"Chart.yaml": plain + "annotations:\n"}))
+    out.append(case("chart/typed-map-empty-annotations", {"t.yaml": nil_ann},
+                    files={"Chart.yaml": plain + "annotations: {}\n"}))
+    return out
 
 
 def subchart_section_cases():
