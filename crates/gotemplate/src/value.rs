@@ -96,6 +96,12 @@ pub trait Object: Send + Sync {
     fn to_data(&self) -> Value {
         Value::Nil
     }
+    /// A struct's fields as `encoding/json` writes them: in declaration order, by their
+    /// JSON names (a map's keys come sorted instead). `None` for types that are not
+    /// structs; `toJson` then writes [`Object::to_data`].
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        None
+    }
     /// The bytes of a Go string that is not valid UTF-8 (a binary file's content).
     fn as_bytes(&self) -> Option<&[u8]> {
         None

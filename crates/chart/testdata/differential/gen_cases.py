@@ -161,6 +161,11 @@ def typed_map_cases():
                     files={"Chart.yaml": plain + "annotations:\n"}))
     out.append(case("chart/typed-map-empty-annotations", {"t.yaml": nil_ann},
                     files={"Chart.yaml": plain + "annotations: {}\n"}))
+    # Go structs marshal to JSON in field order, not sorted.
+    out.append(case("chart/struct-json-field-order", {"t.yaml": (
+        "{{ .Capabilities.KubeVersion | toJson }} {{ .Capabilities.HelmVersion | toJson }} "
+        "{{ .Capabilities.KubeVersion | toPrettyJson }} {{ .Capabilities.KubeVersion | toYaml }} "
+        "{{ dict \"k\" .Capabilities.KubeVersion | toJson }} {{ .Capabilities | toJson | trunc 80 }}")}))
     return out
 
 
