@@ -19,6 +19,17 @@ pub fn process(chart: &Chart, user: &Value) -> Chart {
     chart
 }
 
+/// Helm's check, while it reads conditions, that every subchart's section of the
+/// values is a map (`type mismatch on ...`); it covers subcharts that turn out disabled.
+pub(crate) fn check_sections(chart: &Chart, user: &Value) -> Result<(), String> {
+    if !declares_dependencies(chart) {
+        return Ok(());
+    }
+    let aliased = with_aliases(chart);
+    let root_values = values::coalesce(&aliased, user);
+    values::subchart_sections(&aliased, &root_values, true)
+}
+
 /// Whether `chart` or a subchart lists dependencies in its Chart.yaml.
 fn declares_dependencies(chart: &Chart) -> bool {
     !chart.metadata.dependencies.is_empty() || chart.dependencies.iter().any(declares_dependencies)

@@ -33,6 +33,10 @@ pub struct ChartMetadata {
     pub maintainers: Vec<Maintainer>,
     #[serde(default, deserialize_with = "lenient::string_map")]
     pub annotations: BTreeMap<String, String>,
+    /// Chart.yaml has no annotations (or `annotations: null`): Helm's map is then nil,
+    /// which `toJson` and `toYaml` print as `null` (an empty one prints `{}`).
+    #[serde(skip)]
+    pub annotations_nil: bool,
     #[serde(default)]
     pub deprecated: bool,
     #[serde(default, deserialize_with = "lenient::string")]
@@ -66,7 +70,7 @@ pub struct Dependency {
     pub repository: String,
     #[serde(default, deserialize_with = "lenient::string")]
     pub condition: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient::strings")]
     pub tags: Vec<String>,
     #[serde(default, deserialize_with = "lenient::string")]
     pub alias: String,
@@ -88,7 +92,9 @@ impl ChartMetadata {
         if let Some(fields) = value.as_object_mut() {
             fields.retain(|_, v| !v.is_null());
         }
-        let meta: ChartMetadata = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        let annotations_nil = value.get("annotations").is_none();
+        let mut meta: ChartMetadata = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        meta.annotations_nil = annotations_nil;
         meta.validate()?;
         Ok(meta)
     }

@@ -22,10 +22,8 @@ fn coalesce_chart(chart: &Chart, dest: &mut Map<String, Value>) {
         let entry = dest
             .entry(name)
             .or_insert_with(|| Value::Object(Map::new()));
-        if entry.is_null() {
-            *entry = Value::Object(Map::new());
-        }
-        // A non-map value for a subchart is left alone, as Helm does (with a warning).
+        // A null or non-map value for a subchart is left alone here; rendering refuses
+        // it (`subchart_sections`), as Helm does.
         let Some(sub_dest) = entry.as_object_mut().map(std::mem::take) else {
             continue;
         };
@@ -34,6 +32,33 @@ fn coalesce_chart(chart: &Chart, dest: &mut Map<String, Value>) {
         coalesce_chart(sub, &mut sub_dest);
         dest.insert(sub.name().to_string(), Value::Object(sub_dest));
     }
+}
+
+/// Helm's refusal of a subchart section that is not a map: `type mismatch on <sub>:
+/// <value as Go's %t prints it>`, for the coalesced values (a user `null` or scalar in
+/// the section's place) and, with `defaults_too`, for a parent's own default
+/// (`<sub>: null` too, which Helm's import-values pass merges without dropping), depth
+/// first as Helm coalesces.
+pub(crate) fn subchart_sections(
+    chart: &Chart,
+    merged: &Value,
+    defaults_too: bool,
+) -> Result<(), String> {
+    let declares = defaults_too && !chart.metadata.dependencies.is_empty();
+    for sub in &chart.dependencies {
+        let own_default = chart.values.get(sub.name());
+        let section = match (merged.get(sub.name()), own_default) {
+            (_, Some(Value::Null)) if declares => &Value::Null,
+            (Some(v), _) => v,
+            (None, _) => continue,
+        };
+        if !section.is_object() {
+            let shown = gotemplate::fmt::sprintf("%t", &[crate::convert::to_template(section)]);
+            return Err(format!("type mismatch on {}: {shown}", sub.name()));
+        }
+        subchart_sections(sub, section, defaults_too)?;
+    }
+    Ok(())
 }
 
 /// Merge a chart's defaults under the user's values: user keys win, a user `null` deletes.
@@ -265,6 +290,35 @@ mod tests {
             merged.get("extra").is_none(),
             "extra is disabled by its tag"
         );
+    }
+
+    /// Helm's words, checked with its engine (the differential table has these too).
+    #[test]
+    fn a_subchart_section_that_is_not_a_map_is_refused() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/charts/parent");
+        let chart = Chart::load(&dir).unwrap();
+        let refused = |user: Value| {
+            let merged = coalesce(&chart, &user);
+            subchart_sections(&chart, &merged, false).unwrap_err()
+        };
+        assert_eq!(
+            refused(json!({"child": 5})),
+            "type mismatch on child: %!t(float64=5)"
+        );
+        assert_eq!(
+            refused(json!({"child": "x"})),
+            "type mismatch on child: %!t(string=x)"
+        );
+        assert_eq!(
+            refused(json!({"child": true})),
+            "type mismatch on child: true"
+        );
+        assert_eq!(
+            refused(json!({"child": [1, "b"]})),
+            "type mismatch on child: [%!t(float64=1) %!t(string=b)]"
+        );
+        let merged = coalesce(&chart, &json!({"child": {"replicas": 2}}));
+        assert_eq!(subchart_sections(&chart, &merged, true), Ok(()));
     }
 
     #[test]

@@ -169,6 +169,11 @@ impl Printer {
                 // until it crashes; we print a marker instead.
                 self.bad_arg(verb, "(CYCLE)");
             }
+            // Go's %#v of a nil map: `map[string]string(nil)`.
+            Value::Map(m) if m.is_nil() && self.out.f.sharp_v => {
+                self.out.buf.push_str(&v.type_name());
+                self.out.buf.push_str("(nil)");
+            }
             Value::Map(m) => {
                 let entries = m.snapshot();
                 self.open_maps.push(m.clone());

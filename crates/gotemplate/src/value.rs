@@ -96,6 +96,12 @@ pub trait Object: Send + Sync {
     fn to_data(&self) -> Value {
         Value::Nil
     }
+    /// A struct's fields as `encoding/json` writes them: in declaration order, by their
+    /// JSON names (a map's keys come sorted instead). `None` for types that are not
+    /// structs; `toJson` then writes [`Object::to_data`].
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        None
+    }
     /// The bytes of a Go string that is not valid UTF-8 (a binary file's content).
     fn as_bytes(&self) -> Option<&[u8]> {
         None
@@ -156,6 +162,9 @@ pub struct MapRef {
     /// A map type other than `map[string]interface {}` (`map[string]string` from sprig's
     /// `split`), for `%T`, `typeOf` and `%!(EXTRA ...)`.
     type_name: Option<Arc<str>>,
+    /// A nil map of that type (Helm's `.Chart.Annotations` when Chart.yaml has none):
+    /// empty, but JSON and YAML print it as `null`.
+    nil: bool,
 }
 
 #[derive(Default)]
@@ -211,6 +220,7 @@ impl MapRef {
             }),
             methods: None,
             type_name: None,
+            nil: false,
         }
     }
 
@@ -221,6 +231,7 @@ impl MapRef {
             shared: Arc::clone(&self.shared),
             methods: None,
             type_name: Some(name.into()),
+            nil: false,
         }
     }
 
@@ -231,6 +242,7 @@ impl MapRef {
             shared: Arc::clone(&self.shared),
             methods: Some(methods),
             type_name: None,
+            nil: false,
         }
     }
 
@@ -241,7 +253,27 @@ impl MapRef {
             shared: Arc::clone(&self.shared),
             methods: None,
             type_name: None,
+            nil: false,
         }
+    }
+
+    /// A nil map of Go type `name`, holding nothing.
+    pub fn nil_of_type(name: &str) -> Self {
+        Self {
+            nil: true,
+            ..MapRef::new(MapEntries::default()).with_type_name(name)
+        }
+    }
+
+    /// Whether this is a nil map (see [`MapRef::nil_of_type`]) that nothing has been
+    /// put into.
+    pub fn is_nil(&self) -> bool {
+        self.nil && self.is_empty()
+    }
+
+    /// The Go type given with [`MapRef::with_type_name`] (`map[string]string`), if any.
+    pub fn go_type_name(&self) -> Option<&str> {
+        self.type_name.as_deref()
     }
 
     /// Whether the map's type has methods.

@@ -42,8 +42,10 @@ pub fn render(
     values: &serde_json::Value,
     opts: &RenderOptions,
 ) -> Result<BTreeMap<String, String>, RenderError> {
+    crate::dependencies::check_sections(chart, values).map_err(RenderError::Execute)?;
     let chart = crate::dependencies::process(chart, values);
     let merged = crate::values::coalesce(&chart, values);
+    crate::values::subchart_sections(&chart, &merged, false).map_err(RenderError::Execute)?;
     crate::schema::validate_chart_values(&chart, &merged)?;
     let shared = SharedObjects {
         release: objects::release_object(opts),

@@ -49,12 +49,18 @@ pub fn chart_object(meta: &ChartMetadata, is_root: bool) -> Value {
             ])
         })
         .collect();
-    let annotations = Value::Map(MapRef::new(
-        meta.annotations
-            .iter()
-            .map(|(k, v)| (Arc::from(k.as_str()), string(v)))
-            .collect(),
-    ));
+    // Helm's Metadata.Annotations is a map[string]string, nil when Chart.yaml has none.
+    let annotations = Value::Map(if meta.annotations_nil {
+        MapRef::nil_of_type("map[string]string")
+    } else {
+        MapRef::new(
+            meta.annotations
+                .iter()
+                .map(|(k, v)| (Arc::from(k.as_str()), string(v)))
+                .collect(),
+        )
+        .with_type_name("map[string]string")
+    });
     map([
         ("APIVersion", string(&meta.api_version)),
         ("Annotations", annotations),
@@ -156,6 +162,13 @@ impl Object for CapabilitiesObject {
             ("KubeVersion", data(&self.kube)),
         ])
     }
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        Some(vec![
+            ("KubeVersion", self.kube.clone()),
+            ("APIVersions", self.api_versions.clone()),
+            ("HelmVersion", self.helm.clone()),
+        ])
+    }
 }
 
 /// Go's `common.KubeVersion`: its `String` (declared on the pointer) gives the version
@@ -237,6 +250,14 @@ impl Object for KubeVersionObject {
             ("Version", string(&self.version)),
         ])
     }
+    /// GitVersion is `json:"-"`.
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
+        Some(vec![
+            ("Version", string(&self.version)),
+            ("Major", string(&self.major)),
+            ("Minor", string(&self.minor)),
+        ])
+    }
 }
 
 /// Go's `common.VersionSet` (a `[]string` with `Has`).
@@ -298,9 +319,18 @@ impl Object for BuildInfo {
     fn go_string(&self) -> String {
         format!("{{{}}}", self.0.join(" "))
     }
+    fn to_data(&self) -> Value {
+        let entries = self
+            .json_fields()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(key, v)| (Arc::from(key), v))
+            .collect();
+        Value::Map(MapRef::new(entries))
+    }
     /// Go's JSON tags: `version`, `git_commit`, `git_tree_state`, `go_version` (all
     /// omitempty) and `kube_client_version`.
-    fn to_data(&self) -> Value {
+    fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
         const JSON: [&str; 5] = [
             "version",
             "git_commit",
@@ -308,13 +338,13 @@ impl Object for BuildInfo {
             "go_version",
             "kube_client_version",
         ];
-        let entries = JSON
-            .iter()
-            .zip(&self.0)
-            .filter(|(key, v)| !v.is_empty() || **key == "kube_client_version")
-            .map(|(key, v)| (Arc::from(*key), string(v)))
-            .collect();
-        Value::Map(MapRef::new(entries))
+        Some(
+            JSON.iter()
+                .zip(&self.0)
+                .filter(|(key, v)| !v.is_empty() || **key == "kube_client_version")
+                .map(|(key, v)| (*key, string(v)))
+                .collect(),
+        )
     }
 }
 

@@ -136,6 +136,12 @@ impl Emitter {
             self.failed = true;
             return;
         }
+        // A nil map is JSON's null.
+        if let Value::Map(m) = v
+            && m.is_nil()
+        {
+            return self.node(&Value::Nil, indent, ctx);
+        }
         // A Go struct is marshalled as the JSON it encodes to.
         if let Value::Object(o) = v {
             let data = o.to_data();

@@ -75,30 +75,46 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Op
             newline(out, style, depth);
             out.push(']');
         }
+        Value::Map(m) if m.is_nil() => out.push_str("null"),
         Value::Map(m) => {
-            if m.is_empty() {
-                out.push_str("{}");
-                return Some(());
-            }
-            out.push('{');
-            for (i, (k, item)) in m.snapshot().iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                newline(out, style, depth + 1);
-                write_json_string(out, k, style.escape_html);
-                out.push(':');
-                if style.pretty {
-                    out.push(' ');
-                }
-                write_json(out, item, style, depth + 1)?;
-            }
-            newline(out, style, depth);
-            out.push('}');
+            let entries = m.snapshot();
+            write_object(out, entries.iter().map(|(k, v)| (&**k, v)), style, depth)?;
         }
-        Value::Object(o) => write_json(out, &o.to_data(), style, depth)?,
+        Value::Object(o) => match o.json_fields() {
+            Some(fields) => write_object(out, fields.iter().map(|(k, v)| (*k, v)), style, depth)?,
+            None => write_json(out, &o.to_data(), style, depth)?,
+        },
         Value::Function(_) => return None,
     }
+    Some(())
+}
+
+/// A JSON object of `entries` in the order given: `{}` when there are none.
+fn write_object<'a>(
+    out: &mut String,
+    entries: impl ExactSizeIterator<Item = (&'a str, &'a Value)>,
+    style: JsonStyle,
+    depth: usize,
+) -> Option<()> {
+    if entries.len() == 0 {
+        out.push_str("{}");
+        return Some(());
+    }
+    out.push('{');
+    for (i, (key, item)) in entries.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        newline(out, style, depth + 1);
+        write_json_string(out, key, style.escape_html);
+        out.push(':');
+        if style.pretty {
+            out.push(' ');
+        }
+        write_json(out, item, style, depth + 1)?;
+    }
+    newline(out, style, depth);
+    out.push('}');
     Some(())
 }
 

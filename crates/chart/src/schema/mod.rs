@@ -41,7 +41,10 @@ fn collect_violations(chart: &Chart, values: &Value, report: &mut String) {
         if let Err(errors) = validate::validate_json_schema(&without_nulls(values), schema) {
             report.push_str(&format!("{}:\n", chart.name()));
             for e in errors {
-                report.push_str(&format!("- {e}\n"));
+                // A schema that cannot be loaded is reported as it is; violations are
+                // listed, each `- at '<path>': ...`.
+                let bullet = if e.starts_with("at '") { "- " } else { "" };
+                report.push_str(&format!("{bullet}{e}\n"));
             }
         }
     }

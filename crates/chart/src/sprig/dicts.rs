@@ -161,12 +161,20 @@ pub fn merge_into(dst: &MapRef, src: &Dict, overwrite: bool) {
 /// changing the copy never changes the original.
 pub fn deep_copy(v: &Value) -> Value {
     match v {
-        Value::Map(m) => Value::Map(
-            m.snapshot()
+        // A nil map copies as nil; a map keeps its Go type.
+        Value::Map(m) if m.is_nil() => Value::Map(m.clone()),
+        Value::Map(m) => {
+            let copy: MapRef = m
+                .snapshot()
                 .iter()
                 .map(|(k, v)| (Arc::clone(k), deep_copy(v)))
-                .collect(),
-        ),
+                .collect::<Dict>()
+                .into();
+            Value::Map(match m.go_type_name() {
+                Some(name) => copy.with_type_name(name),
+                None => copy,
+            })
+        }
         Value::List(items) => Value::List(items.iter().map(deep_copy).collect()),
         other => other.clone(),
     }
@@ -180,7 +188,8 @@ fn dig(a: &[Value]) -> Result<Value> {
     let (keys, rest) = a.split_at(a.len() - 2);
     let default = &rest[0];
     let mut current = match &rest[1] {
-        Value::Map(m) => m.clone(),
+        // Another map type (`map[string]string`) fails sprig's type assertion.
+        Value::Map(m) if m.go_type_name().is_none() => m.clone(),
         other => {
             return Err(call_error(
                 "dig",

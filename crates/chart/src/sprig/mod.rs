@@ -29,7 +29,7 @@ mod layout;
 mod lists;
 mod math;
 mod paths;
-mod re2;
+pub(crate) mod re2;
 mod regex;
 pub mod semver;
 mod spare_keys;

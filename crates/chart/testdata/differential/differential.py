@@ -98,9 +98,16 @@ def main():
     ap.add_argument("--report", default="differential-report.json")
     ap.add_argument("--update-table", action="store_true")
     ap.add_argument("--agreeing-sample", type=int, default=250)
+    ap.add_argument("--only", help="only the cases whose id starts with this prefix")
+    ap.add_argument("--add-to-table", action="store_true",
+                    help="add the compared cases (all of them, with Helm's result) to "
+                         "regression.json, replacing cases of the same id")
     a = ap.parse_args()
 
-    cases = gen_cases.hand_cases() + gen_cases.chart_cases() + gen_cases.random_cases(a.random, a.seed)
+    cases = (gen_cases.hand_cases() + gen_cases.chart_cases() + gen_cases.schema_cases()
+             + gen_cases.random_cases(a.random, a.seed))
+    if a.only:
+        cases = [c for c in cases if c["id"].startswith(a.only)]
     base = gen_cases.BASE
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump({"base": base, "cases": cases}, f, ensure_ascii=False)
@@ -135,6 +142,14 @@ def main():
         table = {"base": base, "cases": [dict(c, helm=h) for c, h, _ in keep]}
         TABLE.write_text(json.dumps(table, indent=0, ensure_ascii=False) + "\n")
         print(f"regression table: {len(keep)} cases ({len(diffs)} differing) -> {TABLE.name}")
+
+    if a.add_to_table:
+        table = json.loads(TABLE.read_text())
+        fresh = {c["id"]: dict(c, helm=h) for c, h, _ in agree + diffs}
+        kept = [c for c in table["cases"] if c["id"] not in fresh]
+        table["cases"] = sorted(kept + list(fresh.values()), key=lambda c: c["id"])
+        TABLE.write_text(json.dumps(table, indent=0, ensure_ascii=False) + "\n")
+        print(f"regression table: {len(fresh)} cases added or replaced -> {TABLE.name}")
 
 
 if __name__ == "__main__":

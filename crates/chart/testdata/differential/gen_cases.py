@@ -130,8 +130,129 @@ def chart_cases():
         case("chart/define-conflict", {"a.yaml": "{{ define \"dup\" }}A{{ end }}", "b.yaml": "{{ define \"dup\" }}B{{ end }}{{ include \"dup\" . }}"}),
         case("chart/invalid-utf8-template", {"t.yaml": None}, files={"templates/t.yaml": [97, 0xff, 98, 123, 123, 32, 49, 32, 125, 125]}),
         case("chart/invalid-utf8-values", {"t.yaml": "{{ .Values.s }}"}, files={"values.yaml": [115, 58, 32, 97, 0xfe, 98, 10]}),
+    ] + subchart_section_cases() + typed_map_cases()
+
+
+def typed_map_cases():
+    """`.Chart.Annotations` and `split`'s result are map[string]string, which sprig's dict
+    functions (typed map[string]interface {}) refuse."""
+    snippets = {
+        "type": "{{ typeOf .Chart.Annotations }} {{ printf \"%T\" .Chart.Annotations }}",
+        "haskey": "{{ hasKey .Chart.Annotations \"text\" }}",
+        "keys": "{{ keys .Chart.Annotations | sortAlpha }}",
+        "dig": "{{ dig \"text\" \"x\" .Chart.Annotations }}",
+        "read": "{{ .Chart.Annotations.text }} {{ index .Chart.Annotations \"other\" }} {{ .Chart.Annotations | toJson }}",
+        "range": "{{ range $k, $v := .Chart.Annotations }}{{ $k }}={{ $v }};{{ end }}",
+        "split-haskey": "{{ hasKey (split \",\" \"a,b\") \"_0\" }}",
+        "split-get": "{{ get (split \",\" \"a,b\") \"_0\" }}",
+        "split-read": "{{ (split \",\" \"a,b\")._1 }} {{ split \",\" \"a,b\" | toJson }}",
+    }
+    out = [case(f"chart/typed-map-{name}", {"t.yaml": text}) for name, text in snippets.items()]
+    # Without annotations in Chart.yaml the map is nil: JSON and YAML print null.
+    nil_ann = ("{{ .Chart.Annotations | toYaml }}|{{ .Chart.Annotations | toJson }}|"
+               "{{ len .Chart.Annotations }}|{{ with .Chart.Annotations }}x{{ end }}|"
+               "{{ .Chart.Annotations }}|{{ empty .Chart.Annotations }}|"
+               "{{ dict \"a\" .Chart.Annotations | toYaml }}|{{ list .Chart.Annotations | toJson }}|"
+               "{{ deepCopy .Chart.Annotations | toJson }}|"
+               "{{ printf \"%v %#v\" .Chart.Annotations .Chart.Annotations }}|{{ .Chart | toJson }}")
+    plain = "apiVersion: v2\nname: c\nversion: 0.1.0\n"
+    out.append(case("chart/typed-map-nil-annotations", {"t.yaml": nil_ann}, files={"Chart.yaml": plain}))
+    out.append(case("chart/typed-map-null-annotations", {"t.yaml": nil_ann},
+                    files={"Chart.yaml": plain + "annotations:\n"}))
+    out.append(case("chart/typed-map-empty-annotations", {"t.yaml": nil_ann},
+                    files={"Chart.yaml": plain + "annotations: {}\n"}))
+    # Go structs marshal to JSON in field order, not sorted.
+    out.append(case("chart/struct-json-field-order", {"t.yaml": (
+        "{{ .Capabilities.KubeVersion | toJson }} {{ .Capabilities.HelmVersion | toJson }} "
+        "{{ .Capabilities.KubeVersion | toPrettyJson }} {{ .Capabilities.KubeVersion | toYaml }} "
+        "{{ dict \"k\" .Capabilities.KubeVersion | toJson }} {{ .Capabilities | toJson | trunc 80 }}")}))
+    return out
+
+
+def subchart_section_cases():
+    """A subchart's section of the values that is not a map: Helm refuses the chart."""
+    dep = CHART_YAML + "dependencies:\n- name: s\n  version: 0.1.0\n"
+    sub = {"charts/s/Chart.yaml": "apiVersion: v2\nname: s\nversion: 0.1.0\n",
+           "charts/s/values.yaml": "x: 1\n", "charts/s/templates/s.yaml": "{{ .Values.x }}"}
+    t = {"t.yaml": "{{ .Values.s | toJson }}"}
+    nested = dict(sub, **{"charts/s/Chart.yaml": "apiVersion: v2\nname: s\nversion: 0.1.0\n"
+                          "dependencies:\n- name: n\n  version: 0.1.0\n",
+                          "charts/s/values.yaml": "n: [1, \"b\", true]\n",
+                          "charts/s/charts/n/Chart.yaml": "apiVersion: v2\nname: n\nversion: 0.1.0\n"})
+    return [
+        case("chart/subchart-section-map", t, {"s": {"x": 2}}, files=dict(sub, **{"Chart.yaml": dep})),
+        case("chart/subchart-section-user-string", t, {"s": "x"}, files=dict(sub, **{"Chart.yaml": dep})),
+        case("chart/subchart-section-user-null", t, {"s": None}, files=dict(sub, **{"Chart.yaml": dep})),
+        case("chart/subchart-section-user-null-over-default", t, {"s": None},
+             files=dict(sub, **{"Chart.yaml": dep, "values.yaml": "s:\n  x: 3\n"})),
+        case("chart/subchart-section-default-null", t, files=dict(sub, **{"Chart.yaml": dep, "values.yaml": "s: null\n"})),
+        case("chart/subchart-section-default-bool", t, files=dict(sub, **{"Chart.yaml": dep, "values.yaml": "s: true\n"})),
+        case("chart/subchart-section-undeclared-int", t, {"s": 7}, files=sub),
+        case("chart/subchart-section-nested-list", t, files=dict(nested, **{"Chart.yaml": dep})),
+        # Scalars where Chart.yaml wants strings become strings (YAML 1.1: y, on, yes).
+        case("chart/dependency-scalar-fields",
+             {"t.yaml": "{{ .Chart.Dependencies | toJson }}|{{ .Values.tags | toJson }}"},
+             {"tags": {"true": True}},
+             files=dict(sub, **{"Chart.yaml": CHART_YAML + "dependencies:\n- name: s\n  version: 0.1.0\n"
+                                "  condition: yes\n  tags: [y, on, 1]\n"})),
     ]
 
+
+
+# values.schema.json cases: (id, schema, values.yaml). Only cases whose message is the
+# same on every run: Helm's validator visits a map's keys in Go's random order, so a
+# case with two errors on one object would not be reproducible.
+D7 = "http://json-schema.org/draft-07/schema#"
+SCHEMA_CASES = [
+    ("pattern", {"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]+$"}}}, "s: ABC\n"),
+    ("pattern-re2-class", {"type": "object", "properties": {"s": {"pattern": "^[\\w-\\.]+$"}}}, "s: a-b.c\n"),
+    ("pattern-not-string", {"type": "object", "properties": {"s": {"pattern": "^a"}}}, "s: 5\n"),
+    ("pattern-properties", {"type": "object", "patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": False}, "x-a: s\n"),
+    ("pattern-properties-bad", {"type": "object", "patternProperties": {"^x-": {"type": "string"}}}, "x-a: 1\n"),
+    ("pattern-properties-additional", {"type": "object", "patternProperties": {"^x": {"type": "string"}}, "additionalProperties": {"type": "integer"}}, "xa: s\nb: 1\n"),
+    ("if-then", {"type": "object", "if": {"properties": {"a": {"const": True}}}, "then": {"required": ["b"]}}, "a: true\n"),
+    ("if-else", {"type": "object", "if": {"properties": {"a": {"const": True}}}, "then": {"required": ["b"]}, "else": {"required": ["c"]}}, "a: false\n"),
+    ("not", {"type": "object", "properties": {"a": {"not": {"type": "string"}}}}, "a: x\n"),
+    ("min-properties", {"type": "object", "properties": {"m": {"type": "object", "minProperties": 1}}}, "m: {}\n"),
+    ("max-properties", {"type": "object", "properties": {"m": {"type": "object", "maxProperties": 1}}}, "m: {a: 1, b: 2}\n"),
+    ("unique-items", {"type": "object", "properties": {"l": {"type": "array", "uniqueItems": True}}}, "l: [1, 2, 1.0]\n"),
+    ("property-names", {"type": "object", "propertyNames": {"pattern": "^[a-z]+$"}}, "A: 1\n"),
+    ("dependencies-d7", {"$schema": D7, "type": "object", "dependencies": {"a": ["b"]}}, "a: 1\n"),
+    ("dependent-required", {"type": "object", "dependentRequired": {"a": ["b", "c"]}}, "a: 1\n"),
+    ("exclusive-minimum", {"type": "object", "properties": {"num": {"exclusiveMinimum": 1}}}, "num: 1\n"),
+    ("exclusive-maximum-d4", {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object", "properties": {"num": {"maximum": 1, "exclusiveMaximum": True}}}, "num: 1\n"),
+    ("multiple-of", {"type": "object", "properties": {"num": {"multipleOf": 2}}}, "num: 3\n"),
+    ("multiple-of-float", {"type": "object", "properties": {"num": {"multipleOf": 0.1}}}, "num: 0.3\n"),
+    ("contains", {"type": "object", "properties": {"l": {"contains": {"const": 5}}}}, "l: [1]\n"),
+    ("items-tuple-d7", {"$schema": D7, "type": "object", "properties": {"l": {"items": [{"type": "string"}], "additionalItems": False}}}, "l: [a, b]\n"),
+    ("prefix-items", {"type": "object", "properties": {"l": {"prefixItems": [{"type": "string"}], "items": False}}}, "l: [a, b]\n"),
+    ("enum-number", {"type": "object", "properties": {"num": {"enum": [1]}}}, "num: 1.0\n"),
+    ("enum-one", {"type": "object", "properties": {"b": {"enum": ["x"]}}}, "b: y\n"),
+    ("one-of-none", {"type": "object", "properties": {"p": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}, "p: true\n"),
+    ("one-of-two", {"type": "object", "properties": {"p": {"oneOf": [{"type": "string"}, {"minLength": 1}]}}}, "p: ab\n"),
+    ("any-of", {"type": "object", "properties": {"p": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}, "p: true\n"),
+    ("all-of", {"type": "object", "properties": {"p": {"allOf": [{"type": "string"}, {"minLength": 3}]}}}, "p: ab\n"),
+    ("const-object", {"type": "object", "properties": {"o": {"const": {"a": 1}}}}, "o: {a: 2}\n"),
+    ("type-list-order", {"type": "object", "properties": {"s": {"type": ["string", "integer"]}}}, "s: true\n"),
+    ("ref-sibling-d7", {"$schema": D7, "definitions": {"p": {"type": "integer"}}, "type": "object", "properties": {"num": {"$ref": "#/definitions/p", "type": "string"}}}, "num: x\n"),
+    ("required-two", {"type": "object", "required": ["z", "a"]}, "b: 1\n"),
+    ("ref-by-own-id", {"$id": "https://example.invalid/s.json", "definitions": {"p": {"type": "integer"}}, "type": "object", "properties": {"num": {"$ref": "https://example.invalid/s.json#/definitions/p"}}}, "num: x\n"),
+    ("ref-relative-to-id", {"$id": "https://example.invalid/dir/s.json", "definitions": {"p": {"type": "integer"}}, "type": "object", "properties": {"num": {"$ref": "s.json#/definitions/p"}}}, "num: x\n"),
+    ("remote-ref-in-examples", {"type": "object", "examples": [{"$ref": "https://example.invalid/x.json"}], "properties": {"num": {"type": "integer"}}}, "num: 1\n"),
+    ("remote-ref-never-referenced", {"type": "object", "definitions": {"x": {"$ref": "https://example.invalid/x.json"}}, "properties": {"num": {"type": "integer"}}}, "num: 1\n"),
+    ("group-flattened", {"properties": {"num": {"multipleOf": 2, "exclusiveMinimum": 3}}}, "num: 3\n"),
+    ("group-nested", {"required": ["zz"], "properties": {"num": {"multipleOf": 2, "exclusiveMinimum": 3}}}, "num: 3\n"),
+]
+
+
+def schema_cases():
+    """values.schema.json keywords, each case one violation (or none)."""
+    import json as _json
+    return [
+        case(f"schema/{name}", {"t.yaml": "ok"},
+             files={"values.yaml": values, "values.schema.json": _json.dumps(schema)})
+        for name, schema, values in SCHEMA_CASES
+    ]
 
 # Random composition: expressions typed loosely, so that some fail on purpose.
 PATHS = [".Values.str", ".Values.int", ".Values.float", ".Values.list", ".Values.map",
@@ -260,7 +381,7 @@ def main():
     ap.add_argument("--random", type=int, default=3000, help="number of random cases")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    cases = hand_cases() + chart_cases() + random_cases(a.random, a.seed)
+    cases = hand_cases() + chart_cases() + schema_cases() + random_cases(a.random, a.seed)
     json.dump({"base": BASE, "cases": cases}, sys.stdout, ensure_ascii=False)
 
 

@@ -183,8 +183,9 @@ impl<'t> State<'_, '_, 't> {
             | (v @ Value::Float(_), GoType::Float64)
             | (v @ Value::String(_), GoType::String)
             | (v @ Value::List(_), GoType::List) => Ok(v),
-            // A named map type (Helm's common.Values) converts to its underlying type.
-            (Value::Map(m), GoType::Map) => Ok(Value::Map(m.plain())),
+            // A named map type (Helm's common.Values) converts to its underlying type;
+            // another map type (`map[string]string`) is not assignable.
+            (Value::Map(m), GoType::Map) if m.go_type_name().is_none() => Ok(Value::Map(m.plain())),
             // A string holding bytes that are not UTF-8 (a binary file's content) goes
             // through as it is, for functions that read bytes (b64enc, sha256sum).
             (Value::Object(o), GoType::String) if o.as_bytes().is_some() => Ok(Value::Object(o)),

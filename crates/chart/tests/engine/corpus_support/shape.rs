@@ -1,7 +1,7 @@
 //! Matching texts whose random parts differ: the same text around them, and random
-//! parts of the same kind. PEM blocks match by block type, bcrypt hashes by format,
-//! base64 that decodes to such text by its decoded shape, other base64 by length, and
-//! words (passwords, names, timestamps) by length and character class.
+//! parts of the same kind. PEM blocks match by block type, bcrypt hashes and UUIDs by
+//! format, base64 that decodes to such text by its decoded shape, other base64 by
+//! length, and words (passwords, names, timestamps) by length and character class.
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use regex::Regex;
@@ -17,6 +17,10 @@ fn mask(text: &str) -> String {
             "<PEM $1>",
         ),
         (r"\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}", "<BCRYPT>"),
+        (
+            r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b",
+            "<UUID>",
+        ),
         (
             r"\d{4}-\d\d-\d\d([T ]\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?)?",
             "<TIME>",
@@ -137,5 +141,10 @@ mod tests {
         let h2 = "admin:$2a$10$zyxwvutsrqponmlkjihgfOzyxwvutsrqponmlkjihgfedcba98765";
         assert!(same_shape(h1, h2).is_ok());
         assert!(same_shape("ts: 20260101120000", "ts: 2026010112000a").is_err());
+        let (u1, u2) = (
+            "id: \"9cf9fa2a-0b1c-4d2e-8f3a-1234567890ab\"",
+            "id: \"9f42e0d1-77aa-4b0c-9e8d-abcdefabcdef\"",
+        );
+        assert!(same_shape(u1, u2).is_ok());
     }
 }
