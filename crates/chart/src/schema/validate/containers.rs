@@ -1,0 +1,247 @@
+//! Object and array keywords.
+
+use serde_json::Value;
+
+use super::report::{Failure, equals, pointer, quote, regex};
+use super::{Obj, Validator};
+
+impl<'a> Validator<'a> {
+    pub(super) fn check_object(
+        &self,
+        map: &Obj,
+        s: &'a Obj,
+        path: &mut Vec<String>,
+        errors: &mut Vec<Failure>,
+    ) {
+        self.bounds(path, "Properties", map.len(), s, errors);
+        let missing_of = |names: &Value| -> Vec<String> {
+            names
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter(|k| !map.contains_key(*k))
+                .map(quote)
+                .collect()
+        };
+        if let Some(required) = s.get("required") {
+            let missing = missing_of(required);
+            match missing.len() {
+                0 => {}
+                1 => errors.push(Failure::new(
+                    path,
+                    format!("missing property {}", missing[0]),
+                )),
+                _ => errors.push(Failure::new(
+                    path,
+                    format!("missing properties {}", missing.join(", ")),
+                )),
+            }
+        }
+        if let Some(Value::Object(deps)) = s.get("dependencies") {
+            for (key, d) in deps {
+                self.dependent(map, key, d, path, errors);
+            }
+        }
+        let props = s.get("properties").and_then(Value::as_object);
+        let patterns: Vec<(regex::Regex, &'a Value)> = s
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(p, sch)| regex(p).map(|re| (re, sch)))
+            .collect();
+        let preserve = s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+        let mut not_allowed = Vec::new();
+        for (key, item) in map {
+            let mut evaluated = false;
+            if let Some(prop) = props.and_then(|p| p.get(key)) {
+                evaluated = true;
+                errors.extend(self.check_at(item, prop, path, key));
+            }
+            for (re, sch) in &patterns {
+                if re.is_match(key) {
+                    evaluated = true;
+                    errors.extend(self.check_at(item, sch, path, key));
+                }
+            }
+            if evaluated {
+                continue;
+            }
+            match s.get("additionalProperties") {
+                Some(Value::Bool(false)) => not_allowed.push(key.as_str()),
+                Some(extra @ Value::Object(_)) => {
+                    errors.extend(self.check_at(item, extra, path, key))
+                }
+                None if self.structural && !preserve => {
+                    errors.push(Failure::new(
+                        path,
+                        format!("unknown field '{key}' would be pruned"),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if !not_allowed.is_empty() {
+            // Helm's validator lists them in map order, which for these is sorted.
+            not_allowed.sort_unstable();
+            let names: Vec<String> = not_allowed.into_iter().map(quote).collect();
+            errors.push(Failure::new(
+                path,
+                format!("additional properties {} not allowed", names.join(", ")),
+            ));
+        }
+        if self.draft == 4 {
+            return;
+        }
+        if let Some(names) = s.get("propertyNames") {
+            for key in map.keys() {
+                if let Some(e) = self.check(&Value::String(key.clone()), names, &mut Vec::new()) {
+                    let causes = if e.group { e.causes } else { vec![e] };
+                    let causes = causes
+                        .into_iter()
+                        .map(|c| Failure {
+                            at: pointer(path),
+                            ..c
+                        })
+                        .collect();
+                    errors.push(
+                        Failure::new(path, format!("invalid propertyName {}", quote(key)))
+                            .with_causes(causes),
+                    );
+                }
+            }
+        }
+        if self.draft == 6 {
+            return;
+        }
+        if let Some(Value::Object(deps)) = s.get("dependentSchemas") {
+            for (key, d) in deps {
+                self.dependent(map, key, d, path, errors);
+            }
+        }
+        if let Some(Value::Object(deps)) = s.get("dependentRequired") {
+            for (key, d) in deps {
+                if d.is_array() {
+                    self.dependent(map, key, d, path, errors);
+                }
+            }
+        }
+    }
+
+    /// `dependencies`, `dependentRequired` and `dependentSchemas` for one key: when the
+    /// object has `key`, the names it then needs or the schema it must then meet.
+    pub(super) fn dependent(
+        &self,
+        map: &Obj,
+        key: &str,
+        deps: &'a Value,
+        path: &mut Vec<String>,
+        errors: &mut Vec<Failure>,
+    ) {
+        if !map.contains_key(key) {
+            return;
+        }
+        if let Value::Array(names) = deps {
+            let missing: Vec<String> = names
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|k| !map.contains_key(*k))
+                .map(quote)
+                .collect();
+            if !missing.is_empty() {
+                errors.push(Failure::new(
+                    path,
+                    format!(
+                        "properties {} required, if {} exists",
+                        missing.join(", "),
+                        quote(key)
+                    ),
+                ));
+            }
+        } else if let Some(e) = self.check(&Value::Object(map.clone()), deps, path) {
+            errors.push(e);
+        }
+    }
+
+    pub(super) fn check_array(
+        &self,
+        items: &[Value],
+        s: &'a Obj,
+        path: &mut Vec<String>,
+        errors: &mut Vec<Failure>,
+    ) {
+        self.bounds(path, "Items", items.len(), s, errors);
+        if s.get("uniqueItems") == Some(&Value::Bool(true)) {
+            'outer: for i in 0..items.len() {
+                for j in i + 1..items.len() {
+                    if equals(&items[i], &items[j]) {
+                        errors.push(Failure::new(
+                            path,
+                            format!("items at {i} and {j} are equal"),
+                        ));
+                        break 'outer;
+                    }
+                }
+            }
+        }
+        // Items past the evaluated ones are numbered from 0 again, as in Helm's
+        // validator.
+        let rest =
+            |from: usize, sch: &'a Value, path: &mut Vec<String>, errors: &mut Vec<Failure>| {
+                for (i, item) in items.iter().skip(from).enumerate() {
+                    errors.extend(self.check_at(item, sch, path, &i.to_string()));
+                }
+            };
+        if self.draft < 2020 {
+            let evaluated = match s.get("items") {
+                Some(Value::Array(tuple)) => {
+                    for (i, (item, sch)) in items.iter().zip(tuple).enumerate() {
+                        errors.extend(self.check_at(item, sch, path, &i.to_string()));
+                    }
+                    tuple.len().min(items.len())
+                }
+                Some(sch) => {
+                    rest(0, sch, path, errors);
+                    items.len()
+                }
+                None => 0,
+            };
+            match s.get("additionalItems") {
+                Some(Value::Bool(false)) if evaluated != items.len() => errors.push(Failure::new(
+                    path,
+                    format!(
+                        "last {} additionalItem(s) not allowed",
+                        items.len() - evaluated
+                    ),
+                )),
+                Some(sch @ Value::Object(_)) => rest(evaluated, sch, path, errors),
+                _ => {}
+            }
+        } else {
+            let prefix = s.get("prefixItems").and_then(Value::as_array);
+            let evaluated = prefix.map_or(0, |p| p.len().min(items.len()));
+            for (i, (item, sch)) in items.iter().zip(prefix.into_iter().flatten()).enumerate() {
+                errors.extend(self.check_at(item, sch, path, &i.to_string()));
+            }
+            if let Some(sch) = s.get("items") {
+                rest(evaluated, sch, path, errors);
+            }
+        }
+        if let Some(contains) = s.get("contains") {
+            let mut failures = Vec::new();
+            let mut matched = 0;
+            for (i, item) in items.iter().enumerate() {
+                match self.check_at(item, contains, path, &i.to_string()) {
+                    Some(e) => failures.push(e),
+                    None => matched += 1,
+                }
+            }
+            if matched == 0 && s.get("minContains").is_none() {
+                errors.push(
+                    Failure::new(path, "no items match contains schema").with_causes(failures),
+                );
+            }
+        }
+    }
+}

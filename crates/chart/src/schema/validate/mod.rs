@@ -1,0 +1,224 @@
+//! A validator for the JSON-schema keywords charts and CRDs use, checking in the order
+//! and wording Helm's validator (santhosh-tekuri/jsonschema v6) reports: type, const,
+//! enum, $ref, object keywords (min/maxProperties, required, dependencies, properties,
+//! patternProperties, additionalProperties, propertyNames, dependentRequired and
+//! dependentSchemas), array keywords (min/maxItems, uniqueItems, items in both the
+//! tuple and the 2020-12 `prefixItems` forms, additionalItems, contains), string
+//! keywords (min/maxLength, pattern), number bounds and multipleOf, then not, allOf,
+//! anyOf, oneOf and if/then/else; plus `nullable` and `x-kubernetes-preserve-unknown-fields`
+//! for structural CRD schemas. Errors nest as Helm prints them: a failed combinator
+//! lists its subschemas' errors indented under it.
+use serde_json::{Map, Value};
+
+mod containers;
+mod refs;
+mod report;
+mod scalars;
+#[cfg(test)]
+mod tests;
+
+use refs::{local_pointer, remote_reference};
+use report::{Failure, display, equals, got_kind, type_matches};
+
+/// Check `value` against a structural CRD schema. Unknown fields are errors here (the API
+/// server would silently drop them), unless the node preserves unknown fields.
+pub fn validate_against_schema(value: &Value, schema: &Value) -> Result<(), Vec<String>> {
+    run(value, schema, true)
+}
+
+/// Check `value` against a values.schema.json (unknown fields allowed unless
+/// `additionalProperties: false`).
+pub(crate) fn validate_json_schema(value: &Value, schema: &Value) -> Result<(), Vec<String>> {
+    if let Some(url) = remote_reference(schema) {
+        // Helm's validator loads every document a reachable `$ref` names before it
+        // validates; the chart engine has no network, so a remote schema fails to load,
+        // as it does for Helm run offline.
+        return Err(vec![format!(
+            "failing loading \"{url}\": remote schemas are not fetched"
+        )]);
+    }
+    run(value, schema, false)
+}
+
+fn run(value: &Value, schema: &Value, structural: bool) -> Result<(), Vec<String>> {
+    let v = Validator {
+        root: schema,
+        structural,
+        draft: draft_of(schema),
+        depth: 0,
+    };
+    match v.check(value, schema, &mut Vec::new()) {
+        None => Ok(()),
+        Some(e) if e.group => Err(e.causes.iter().map(Failure::render).collect()),
+        Some(e) => Err(vec![e.render()]),
+    }
+}
+
+/// The schema draft as a year-like number (4, 6, 7, 2019, 2020), from `$schema`;
+/// 2020-12 when absent or unknown, as in Helm's validator.
+fn draft_of(schema: &Value) -> u32 {
+    let url = schema.get("$schema").and_then(Value::as_str).unwrap_or("");
+    if url.contains("draft-04") {
+        4
+    } else if url.contains("draft-06") {
+        6
+    } else if url.contains("draft-07") {
+        7
+    } else if url.contains("2019-09") {
+        2019
+    } else {
+        2020
+    }
+}
+
+struct Validator<'a> {
+    root: &'a Value,
+    structural: bool,
+    draft: u32,
+    depth: usize,
+}
+
+type Obj = Map<String, Value>;
+
+impl<'a> Validator<'a> {
+    fn resolve(&self, reference: &str) -> Option<&'a Value> {
+        let pointer = local_pointer(self.root, reference).ok()?;
+        let decoded = pointer.replace("%25", "%");
+        self.root.pointer(&decoded)
+    }
+
+    /// The errors of `value` against `schema` at `path`: None when it is valid, one
+    /// error, or a group of several.
+    fn check(&self, value: &Value, schema: &'a Value, path: &mut Vec<String>) -> Option<Failure> {
+        let s = match schema {
+            Value::Bool(false) => return Some(Failure::new(path, "false schema")),
+            Value::Object(s) => s,
+            _ => return None,
+        };
+        if self.depth > 64 {
+            return None;
+        }
+        let deeper = Validator {
+            depth: self.depth + 1,
+            ..*self
+        };
+        deeper.check_object_schema(value, s, path)
+    }
+
+    fn check_object_schema(
+        &self,
+        value: &Value,
+        s: &'a Obj,
+        path: &mut Vec<String>,
+    ) -> Option<Failure> {
+        if self.structural && value.is_null() && s.get("nullable") == Some(&Value::Bool(true)) {
+            return None;
+        }
+        if let Some(t) = s.get("type") {
+            let wanted: Vec<&str> = match t {
+                Value::String(one) => vec![one.as_str()],
+                Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
+                _ => vec![],
+            };
+            if !wanted.is_empty() && !wanted.iter().any(|w| type_matches(w, value)) {
+                // Helm's validator names the wanted types in its own fixed order.
+                const ORDER: [&str; 7] = [
+                    "null", "boolean", "number", "integer", "string", "array", "object",
+                ];
+                let names: Vec<&str> = ORDER.into_iter().filter(|k| wanted.contains(k)).collect();
+                return Some(Failure::new(
+                    path,
+                    format!("got {}, want {}", got_kind(value), names.join(" or ")),
+                ));
+            }
+        }
+        if let Some(c) = s.get("const")
+            && !equals(c, value)
+        {
+            let message = match c {
+                Value::Array(_) | Value::Object(_) => "'const' failed".to_string(),
+                other => format!("value must be {}", display(other)),
+            };
+            return Some(Failure::new(path, message));
+        }
+        if let Some(Value::Array(options)) = s.get("enum")
+            && !options.iter().any(|o| equals(o, value))
+        {
+            let message = if options.iter().any(|o| o.is_array() || o.is_object()) {
+                "'enum' failed".to_string()
+            } else if options.len() == 1 {
+                format!("value must be {}", display(&options[0]))
+            } else {
+                let all: Vec<String> = options.iter().map(display).collect();
+                format!("value must be one of {}", all.join(", "))
+            };
+            return Some(Failure::new(path, message));
+        }
+        let mut errors = Vec::new();
+        if let Some(target) = s
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| self.resolve(r))
+        {
+            let failure = self.check(value, target, path);
+            if self.draft < 2019 {
+                // Before 2019-09, `$ref` replaces every keyword beside it.
+                return failure;
+            }
+            errors.extend(failure);
+        }
+        match value {
+            Value::Object(map) => self.check_object(map, s, path, &mut errors),
+            Value::Array(items) => self.check_array(items, s, path, &mut errors),
+            Value::String(text) => self.check_string(text, s, path, &mut errors),
+            Value::Number(_) => self.check_number(value, s, path, &mut errors),
+            _ => {}
+        }
+        self.check_combinators(value, s, path, &mut errors);
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(Failure {
+                group: true,
+                ..Failure::new(path, "validation failed").with_causes(errors)
+            }),
+        }
+    }
+
+    /// `value` against a subschema at a deeper path.
+    fn check_at(
+        &self,
+        value: &Value,
+        schema: &'a Value,
+        path: &mut Vec<String>,
+        key: &str,
+    ) -> Option<Failure> {
+        path.push(key.to_string());
+        let failure = self.check(value, schema, path);
+        path.pop();
+        failure
+    }
+
+    /// `min<what>` and `max<what>` (Properties, Items, Length) against a count.
+    fn bounds(&self, path: &[String], what: &str, got: usize, s: &Obj, errors: &mut Vec<Failure>) {
+        let limit = |keyword: &str| s.get(keyword).and_then(Value::as_u64);
+        let got64 = got as u64;
+        for (keyword, violated) in [
+            (
+                format!("min{what}"),
+                limit(&format!("min{what}")).filter(|&m| got64 < m),
+            ),
+            (
+                format!("max{what}"),
+                limit(&format!("max{what}")).filter(|&m| got64 > m),
+            ),
+        ] {
+            if let Some(want) = violated {
+                errors.push(Failure::new(
+                    path,
+                    format!("{keyword}: got {got}, want {want}"),
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! Errors as Helm's validator words and nests them, and the value helpers their
+//! messages use.
+
+use serde_json::Value;
+
+/// One error: where, what, and the errors under it.
+pub(super) struct Failure {
+    pub(super) at: String,
+    pub(super) message: String,
+    pub(super) causes: Vec<Failure>,
+    /// Several errors of one schema together ("validation failed").
+    pub(super) group: bool,
+}
+
+impl Failure {
+    pub(super) fn new(path: &[String], message: impl Into<String>) -> Failure {
+        Failure {
+            at: pointer(path),
+            message: message.into(),
+            causes: Vec::new(),
+            group: false,
+        }
+    }
+
+    pub(super) fn with_causes(mut self, causes: Vec<Failure>) -> Failure {
+        self.causes = causes;
+        self
+    }
+
+    /// `at '<path>': <message>` with the causes below it, each indented one step more.
+    pub(super) fn render(&self) -> String {
+        let mut out = format!("at {}: {}", quote(&self.at), self.message);
+        for cause in &self.causes {
+            for (i, line) in cause.render().lines().enumerate() {
+                out.push_str("\n  ");
+                if i == 0 {
+                    out.push_str("- ");
+                }
+                out.push_str(line);
+            }
+        }
+        out
+    }
+}
+
+/// A JSON pointer: `/a/b`, with `~` and `/` escaped.
+pub(super) fn pointer(path: &[String]) -> String {
+    path.iter()
+        .map(|p| format!("/{}", p.replace('~', "~0").replace('/', "~1")))
+        .collect()
+}
+
+/// A string as Helm's validator quotes it: Go's `%q`, with `"` left bare and `'`
+/// escaped, in single quotes.
+pub(super) fn quote(s: &str) -> String {
+    let go = gotemplate::fmt::quote(s);
+    let inner = &go[1..go.len() - 1];
+    format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
+}
+
+pub(super) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n)
+            if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) =>
+        {
+            "integer"
+        }
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The kind named in messages ("number" for every number, as Helm's validator says).
+pub(super) fn got_kind(v: &Value) -> &'static str {
+    match kind(v) {
+        "integer" => "number",
+        other => other,
+    }
+}
+
+/// A value in a message: strings quoted, lists and maps as "value", the rest as JSON.
+pub(super) fn display(v: &Value) -> String {
+    match v {
+        Value::String(s) => quote(s),
+        Value::Array(_) | Value::Object(_) => "value".into(),
+        other => other.to_string(),
+    }
+}
+
+pub(super) fn number(v: &Value) -> String {
+    v.to_string()
+}
+
+pub(super) fn type_matches(want: &str, v: &Value) -> bool {
+    let got = kind(v);
+    got == want || (want == "number" && got == "integer")
+}
+
+/// JSON equality with numbers compared by value (1 equals 1.0).
+pub(super) fn equals(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equals(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| equals(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// A schema `pattern` as a regex (Go's RE2 syntax), or None when it does not compile.
+pub(super) fn regex(pattern: &str) -> Option<regex::Regex> {
+    crate::sprig::re2::translate(pattern)
+        .ok()
+        .and_then(|p| regex::Regex::new(&p).ok())
+}
+
+/// `n` is a whole multiple of `m` (exactly for integers, to float precision otherwise).
+pub(super) fn is_multiple(n: &Value, m: &Value) -> bool {
+    if let (Some(a), Some(b)) = (n.as_i64(), m.as_i64()) {
+        return b == 0 || a % b == 0;
+    }
+    match (n.as_f64(), m.as_f64()) {
+        (Some(a), Some(b)) if b != 0.0 => {
+            let q = a / b;
+            (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
+        }
+        _ => true,
+    }
+}
