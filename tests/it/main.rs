@@ -20,3 +20,4 @@ mod rust_api;
 mod shipping;
 mod tutorial;
 mod webhook;
+mod webhook_merge;
