@@ -21,3 +21,4 @@ mod shipping;
 mod tutorial;
 mod webhook;
 mod webhook_merge;
+mod webhook_storage;

@@ -36,6 +36,11 @@ pub fn create_webhook(root: &Path, args: &str) -> String {
     text
 }
 
+/// The text of the file at `path` in the project at `root`.
+pub fn text(root: &Path, path: &str) -> String {
+    std::fs::read_to_string(root.join(path)).unwrap()
+}
+
 type Files = BTreeMap<String, Vec<u8>>;
 
 /// What every first `create webhook` changes.
@@ -224,6 +229,7 @@ fn conversion_webhook_files_and_project_entry() {
         &before,
         &after,
         &[
+            "api/src/cache/v1/memcached.rs",
             "api/src/cache/v2/memcached_conversion.rs",
             "api/src/cache/v2/mod.rs",
             "config/crd/kustomization.yaml",

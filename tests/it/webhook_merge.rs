@@ -3,7 +3,7 @@
 //! the rest of the file stays as the user left it; a kind of webhook the kind already has
 //! is not scaffolded again.
 use crate::support::{assert_refused, read_tree, rusty, transcript};
-use crate::webhook::{create_webhook, project};
+use crate::webhook::{create_webhook, project, text};
 
 const V1: &str = "--group cache --version v1 --kind Memcached";
 const FILE: &str = "src/webhook/memcached.rs";
@@ -13,10 +13,6 @@ fn project_in(dir: &std::path::Path, name: &str) -> std::path::PathBuf {
     let dir = dir.join(name);
     std::fs::create_dir(&dir).unwrap();
     project(&dir, "rust")
-}
-
-fn text(root: &std::path::Path, path: &str) -> String {
-    std::fs::read_to_string(root.join(path)).unwrap()
 }
 
 /// The defaulting webhook, then the validating one, is what both at once scaffold: the file,

@@ -37,7 +37,7 @@ fn in_crate(module_path: &str) -> String {
 }
 
 /// The directory of `module_path` in the api crate: `api/src/cache/v2`.
-fn api_dir(module_path: &str) -> String {
+pub(super) fn api_dir(module_path: &str) -> String {
     let mut parts = module_path.split("::").skip(1).collect::<Vec<_>>();
     parts.insert(0, "api/src");
     parts.join("/")

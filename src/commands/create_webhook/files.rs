@@ -55,6 +55,7 @@ pub fn stage(
         register_module(tree, &module)?;
     }
     if !settings.spokes.is_empty() {
+        super::storage::stage(tree, settings, project)?;
         super::conversion::stage(tree, renderer, settings, &settings.spokes, &context)?;
         register_module(tree, &super::conversion::webhook_module(settings))?;
     }

@@ -5,6 +5,7 @@
 mod conversion;
 mod files;
 mod kustomize;
+mod storage;
 
 pub use conversion::Spoke;
 
