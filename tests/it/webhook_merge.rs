@@ -22,7 +22,10 @@ fn one_webhook_then_the_other_equals_both_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let both = project_in(dir.path(), "both");
     let apart = project_in(dir.path(), "apart");
-    create_webhook(&both, &format!("{V1} --defaulting --programmatic-validation"));
+    create_webhook(
+        &both,
+        &format!("{V1} --defaulting --programmatic-validation"),
+    );
     create_webhook(&apart, &format!("{V1} --defaulting"));
     let output = create_webhook(&apart, &format!("{V1} --programmatic-validation"));
     assert!(!output.contains("force"), "{output}");
@@ -30,7 +33,10 @@ fn one_webhook_then_the_other_equals_both_at_once() {
 
     // Asking again for what the kind has adds nothing, says so in one line, and succeeds.
     let before = read_tree(&apart);
-    let output = create_webhook(&apart, &format!("{V1} --programmatic-validation --defaulting"));
+    let output = create_webhook(
+        &apart,
+        &format!("{V1} --programmatic-validation --defaulting"),
+    );
     assert!(
         output.contains(
             "Memcached (cache/v1) already has its defaulting and validating webhook: nothing to add"
@@ -63,11 +69,10 @@ fn adding_a_webhook_keeps_the_users_file() {
     let fresh = project_in(dir.path(), "fresh");
     create_webhook(&fresh, &format!("{V1} --programmatic-validation"));
     let validation: Vec<String> = text(&fresh, FILE).lines().map(String::from).collect();
-    let mut kept = after.split_inclusive("\r\n").peekable();
     let mut rest = String::new();
     let template: Vec<&str> = edited.split_inclusive("\r\n").collect();
     let mut next = 0;
-    while let Some(line) = kept.next() {
+    for line in after.split_inclusive("\r\n") {
         if next < template.len() && line == template[next] {
             rest.push_str(line);
             next += 1;

@@ -92,7 +92,11 @@ fn stage_admission(
         check_markers(tree, &path)?;
         settings.added.clone()
     } else {
-        tree.add(&path, renderer.render(KIND_TEMPLATE, context)?, Policy::User);
+        tree.add(
+            &path,
+            renderer.render(KIND_TEMPLATE, context)?,
+            Policy::User,
+        );
         [
             (settings.defaulting, Admission::Defaulting),
             (settings.validation, Admission::Validation),

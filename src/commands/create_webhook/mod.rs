@@ -96,7 +96,11 @@ impl WebhookSettings {
         let mut existing = Vec::new();
         for (asked, has, admission) in [
             (args.defaulting, recorded.defaulting, Admission::Defaulting),
-            (args.programmatic_validation, recorded.validation, Admission::Validation),
+            (
+                args.programmatic_validation,
+                recorded.validation,
+                Admission::Validation,
+            ),
         ] {
             match (asked, has) {
                 (true, true) if !force => existing.push(admission.name()),

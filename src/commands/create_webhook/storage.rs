@@ -17,7 +17,9 @@ pub fn stage(tree: &mut Tree, settings: &WebhookSettings, project: &Project) -> 
     let hub = spec.version.as_str();
     let file = |module: &str| format!("{}/{}.rs", api_dir(module), spec.kind.module());
     for resource in &project.resources {
-        let Some(module) = &resource.path else { continue };
+        let Some(module) = &resource.path else {
+            continue;
+        };
         if resource.group != spec.group.as_str() || resource.kind != spec.kind.as_str() {
             continue;
         }
