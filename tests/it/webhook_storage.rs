@@ -9,6 +9,15 @@ const MARKER: &str = "// +rusty:storageversion\n";
 const V1_TYPE: &str = "api/src/cache/v1/memcached.rs";
 const V2_TYPE: &str = "api/src/cache/v2/memcached.rs";
 
+/// `create webhook --conversion` with v1 the hub and v2 a spoke, whatever its outcome.
+fn convert_v1_and_v2(root: &std::path::Path) -> std::process::Output {
+    rusty(root)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1"])
+        .args(["--kind", "Memcached", "--conversion", "--spoke", "v2"])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn conversion_marks_the_hub_as_the_storage_version() {
     let dir = tempfile::tempdir().unwrap();
@@ -45,11 +54,7 @@ fn a_hub_that_is_not_the_marked_version_is_refused() {
     );
     std::fs::write(root.join(V2_TYPE), &v2).unwrap();
     let before = read_tree(&root);
-    let output = rusty(&root)
-        .args(["create", "webhook", "--group", "cache", "--version", "v1"])
-        .args(["--kind", "Memcached", "--conversion", "--spoke", "v2"])
-        .output()
-        .unwrap();
+    let output = convert_v1_and_v2(&root);
     assert_refused(
         &output,
         &root,
@@ -63,4 +68,23 @@ fn a_hub_that_is_not_the_marked_version_is_refused() {
     );
     assert_eq!(text(&root, V2_TYPE), v2);
     assert!(!text(&root, V1_TYPE).contains(MARKER));
+}
+
+/// crdgen from before conversion webhooks (no `CONVERSIONS` table and marker) cannot take a
+/// converting kind: one line says why and what to do, and nothing is written.
+#[test]
+fn a_crdgen_older_than_conversion_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project(dir.path(), "rust");
+    let crdgen =
+        text(&root, "src/bin/crdgen.rs").replace("    // +rusty:scaffold:conversions\n", "");
+    std::fs::write(root.join("src/bin/crdgen.rs"), crdgen).unwrap();
+    let before = read_tree(&root);
+    let output = convert_v1_and_v2(&root);
+    assert_refused(
+        &output,
+        &root,
+        "src/bin/crdgen.rs predates conversion webhooks: it has no `CONVERSIONS` table",
+        &before,
+    );
 }
