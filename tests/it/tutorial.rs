@@ -328,5 +328,5 @@ fn tutorial_project_builds_passes_its_tests_and_lints() {
         &step.iter().map(String::as_str).collect::<Vec<_>>(),
         "",
     );
-    crate::e2e::check_project(&root);
+    crate::e2e::check_project_again(&root);
 }
