@@ -35,6 +35,11 @@ fn marker_name(line: &str) -> Option<&str> {
     body.strip_prefix(PREFIX).map(str::trim)
 }
 
+/// Whether `text` has the marker `name` on a line of its own.
+pub fn has_marker(text: &str, name: &str) -> bool {
+    text.lines().any(|line| marker_name(line) == Some(name))
+}
+
 /// Insert `fragment` (lines written without indentation) above the marker `name`, indented
 /// like the marker. Returns the new text, or the old text with `AlreadyPresent`.
 pub fn insert(

@@ -93,6 +93,24 @@ pub fn check_project(root: &Path) {
     let name = claim_name(root);
     let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
     prune_other_projects(&name);
+    run_checks(root);
+}
+
+/// [`check_project`] again, for a project it checked before a later command changed it.
+pub fn check_project_again(root: &Path) {
+    let name = root.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        NAMES
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(&name),
+        "{name} was not checked before; use check_project"
+    );
+    let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    run_checks(root);
+}
+
+fn run_checks(root: &Path) {
     build_all_targets(root);
     must(root, "cargo", &["test", "--quiet", "--workspace"]);
     must(

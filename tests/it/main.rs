@@ -20,3 +20,5 @@ mod rust_api;
 mod shipping;
 mod tutorial;
 mod webhook;
+mod webhook_merge;
+mod webhook_storage;

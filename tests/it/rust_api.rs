@@ -549,8 +549,8 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
             crate::external::add_external_controller(&root);
         }
         // Webhooks of each sort: both on the deploy-image kind, validation only on the
-        // cluster-scoped one, defaulting only on Widget; their AdmissionReview tests run
-        // with the project's.
+        // cluster-scoped one, defaulting on Widget and then validation added to its file
+        // at the markers; their AdmissionReview tests run with the project's.
         let webhook = crate::webhook::create_webhook;
         webhook(
             &root,
@@ -564,13 +564,19 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
             &root,
             "--group toys --version v1 --kind Widget --defaulting",
         );
+        webhook(
+            &root,
+            "--group toys --version v1 --kind Widget --programmatic-validation",
+        );
         // Widget v2 and v1beta1 convert through v1: their round-trip and ConversionReview
         // tests run with the project's, and `make manifests` writes the merged CRD with
-        // spec.conversion and v1 stored.
+        // spec.conversion and v1 stored, the version the hub's storage marker names.
         webhook(
             &root,
             "--group toys --version v1 --kind Widget --conversion --spoke v2 --spoke v1beta1",
         );
+        let hub = std::fs::read_to_string(root.join("api/src/toys/v1/widget.rs")).unwrap();
+        assert!(hub.contains("\n// +rusty:storageversion\n/// "), "{hub}");
         e2e::run_bin(&root, "crdgen", &["config/crd/bases"]);
         assert_widget_converts(&root);
         check_project(&root);

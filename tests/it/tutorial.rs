@@ -69,6 +69,93 @@ fn tutorial_in(name: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
+/// The optional webhook step's command, read from docs/tutorial.md (its `sh` block under
+/// "Webhooks (optional)", continuation lines joined), without the leading `rusty-sdk`.
+fn webhook_step() -> Vec<String> {
+    let doc = include_str!("../../docs/tutorial.md");
+    let section = doc
+        .split("\n### Webhooks (optional)\n")
+        .nth(1)
+        .expect("docs/tutorial.md has the webhook step");
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the webhook step has a sh block");
+    let command = block.replace("\\\n", " ");
+    let mut words: Vec<String> = command.split_whitespace().map(String::from).collect();
+    assert_eq!(words.remove(0), "rusty-sdk", "{block}");
+    words
+}
+
+/// The tutorial with its optional webhook step, replayed from the text.
+fn tutorial_with_webhooks(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let (dir, root) = tutorial_in(name);
+    let step = webhook_step();
+    run_ok(
+        &root,
+        &step.iter().map(String::as_str).collect::<Vec<_>>(),
+        "",
+    );
+    (dir, root)
+}
+
+/// What the webhook step says it writes is what it writes, and it leaves `make manifests`
+/// nothing to change.
+#[test]
+fn tutorial_webhook_step() {
+    assert_eq!(
+        webhook_step().join(" "),
+        "create webhook --group cache --version v1 --kind MemcachedBackup --defaulting --programmatic-validation"
+    );
+    let (_dir, root) = tutorial_with_webhooks("memcached-operator");
+    let files = read_tree(&root);
+    let text = |path: &str| String::from_utf8_lossy(&files[path]).into_owned();
+    let webhook = text("src/webhook/memcached_backup.rs");
+    for said in [
+        "fn default(",
+        "fn validate_create(",
+        "fn validate_update(",
+        "fn validate_delete(",
+        "Denial::new(",
+        "MAX_NAME_LENGTH: usize = 63",
+        "// +rusty:webhook:path=/mutate-cache-my-domain-v1-memcachedbackup,",
+        "// +rusty:webhook:path=/validate-cache-my-domain-v1-memcachedbackup,",
+    ] {
+        assert!(webhook.contains(said), "{said} not in\n{webhook}");
+    }
+    assert!(text("src/main.rs").contains("manager.add_webhooks(webhook::all());"));
+    let manifests = text("config/webhook/manifests.yaml");
+    assert!(
+        manifests.contains("kind: MutatingWebhookConfiguration")
+            && manifests.contains("kind: ValidatingWebhookConfiguration"),
+        "{manifests}"
+    );
+    let default = text("config/default/kustomization.yaml");
+    for base in ["- ../webhook", "- ../certmanager"] {
+        assert!(
+            default.lines().any(|line| line.trim() == base),
+            "{base} not on in\n{default}"
+        );
+    }
+    assert!(text("Makefile").contains("WEBHOOK_CERT_MODE ?= local"));
+    assert!(files.contains_key("config/self-signed/kustomization.yaml"));
+    let (code, text) = run(&root, &["generate", "rbac", "--check"], "");
+    assert_eq!(code, 0, "{text}");
+    // The step again changes nothing, and says so.
+    let step = webhook_step();
+    let text = run_ok(
+        &root,
+        &step.iter().map(String::as_str).collect::<Vec<_>>(),
+        "",
+    );
+    assert!(
+        text.contains("MemcachedBackup (cache/v1) already has its defaulting and validating webhook: nothing to add"),
+        "{text}"
+    );
+    assert!(read_tree(&root) == files, "{text}");
+}
+
 /// (apiGroup, resource) pairs granted by the ClusterRole in role.yaml.
 fn granted(root: &Path) -> BTreeSet<(String, String)> {
     let text = std::fs::read_to_string(root.join("config/rbac/role.yaml")).unwrap();
@@ -232,4 +319,14 @@ fn tutorial_project_builds_passes_its_tests_and_lints() {
             "{controller} did not start and stop:\n{log}"
         );
     }
+
+    // The optional webhook step, from the text: its AdmissionReview tests run with the
+    // project's, which still builds, lints and is formatted.
+    let step = webhook_step();
+    run_ok(
+        &root,
+        &step.iter().map(String::as_str).collect::<Vec<_>>(),
+        "",
+    );
+    crate::e2e::check_project_again(&root);
 }

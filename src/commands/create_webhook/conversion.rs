@@ -7,8 +7,8 @@ use serde::Serialize;
 use tera::Context;
 
 use super::WebhookSettings;
-use crate::error::Result;
-use crate::scaffold::{Policy, Tree};
+use crate::error::{Error, Result};
+use crate::scaffold::{Policy, Tree, markers};
 use crate::templates::Renderer;
 
 const SPOKE_TEMPLATE: &str = "webhook/conversion/spoke.rs.tera";
@@ -37,7 +37,7 @@ fn in_crate(module_path: &str) -> String {
 }
 
 /// The directory of `module_path` in the api crate: `api/src/cache/v2`.
-fn api_dir(module_path: &str) -> String {
+pub(super) fn api_dir(module_path: &str) -> String {
     let mut parts = module_path.split("::").skip(1).collect::<Vec<_>>();
     parts.insert(0, "api/src");
     parts.join("/")
@@ -52,6 +52,7 @@ pub fn stage(
     spokes: &[Spoke],
     context: &Context,
 ) -> Result<()> {
+    check_crdgen(tree)?;
     let spec = &settings.spec;
     let kind_module = spec.kind.module();
     let webhook = webhook_module(settings);
@@ -94,6 +95,19 @@ pub fn stage(
         &format!("(\"{crd}\", \"{}\"),", spec.version),
     )?;
     Ok(())
+}
+
+/// crdgen of a project scaffolded before conversion webhooks has no `CONVERSIONS` table
+/// (nor the code that stores the hub and writes `spec.conversion`): a marker alone would
+/// not do, so it is refused with what to do.
+fn check_crdgen(tree: &Tree) -> Result<()> {
+    let text = tree.read(CRDGEN)?.unwrap_or_default();
+    if markers::has_marker(&text, "conversions") {
+        return Ok(());
+    }
+    Err(Error::Project(format!(
+        "{CRDGEN} predates conversion webhooks: it has no `CONVERSIONS` table with a `// +rusty:scaffold:conversions` line, so it would neither store the hub nor write spec.conversion; take src/bin/crdgen.rs from a project `rusty-sdk init` makes now, keep your changes in it, and run the command again (nothing was written)"
+    )))
 }
 
 #[cfg(test)]

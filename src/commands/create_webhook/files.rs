@@ -1,12 +1,14 @@
 //! The files of `create webhook`: the kind's webhook module, the shared `src/webhook/mod.rs`,
 //! their registration in main.rs, and the dependencies the generated code uses.
-use super::WebhookSettings;
+use tera::Context;
+
+use super::{Admission, WebhookSettings};
 use crate::commands::create_api::rust::files::marker_indent;
 use crate::commands::create_api::rust::idents::TypeNames;
 use crate::error::{Error, Result};
 use crate::project::Project;
 use crate::rust_layout;
-use crate::scaffold::{EditOutcome, Policy, Tree, toml};
+use crate::scaffold::{EditOutcome, Policy, Tree, markers, toml};
 use crate::templates::{self, Renderer};
 
 const KIND_TEMPLATE: &str = "webhook/kind.rs.tera";
@@ -24,7 +26,12 @@ pub fn stage(
     let spec = &settings.spec;
     let module = module_name(tree, settings)?;
     let mut context = spec.context(project);
-    let names = TypeNames::for_template(templates::text(KIND_TEMPLATE)?, &spec.group, &spec.kind);
+    // The names in scope are those of the whole file, whichever webhooks it holds.
+    let mut text = templates::text(KIND_TEMPLATE)?.to_string();
+    for admission in [Admission::Defaulting, Admission::Validation] {
+        text.push_str(templates::text(admission.template())?);
+    }
+    let names = TypeNames::for_template(&text, &spec.group, &spec.kind);
     names.insert_into(&mut context);
     let stem = format!(
         "{}-{}-{}",
@@ -38,19 +45,17 @@ pub fn stage(
     let name = format!("{}-{}.kb.io", spec.kind.lower(), spec.version);
     context.insert("mutate_name", &format!("m{name}"));
     context.insert("validate_name", &format!("v{name}"));
-    context.insert("defaulting", &settings.defaulting);
-    context.insert("validation", &settings.validation);
 
     if !tree.exists(WEBHOOK_MOD) {
         let text = renderer.render(MOD_TEMPLATE, &context)?;
         tree.add(WEBHOOK_MOD, text, Policy::User);
     }
-    if settings.defaulting || settings.validation {
-        let text = renderer.render(KIND_TEMPLATE, &context)?;
-        tree.add(&format!("src/webhook/{module}.rs"), text, Policy::User);
+    if !settings.added.is_empty() {
+        stage_admission(tree, renderer, settings, &context, &module)?;
         register_module(tree, &module)?;
     }
     if !settings.spokes.is_empty() {
+        super::storage::stage(tree, settings, project)?;
         super::conversion::stage(tree, renderer, settings, &settings.spokes, &context)?;
         register_module(tree, &super::conversion::webhook_module(settings))?;
     }
@@ -61,6 +66,74 @@ pub fn stage(
         super::kustomize::stage_conversion(tree, renderer, &context, &crd)?;
     }
     add_dependencies(tree)
+}
+
+/// The markers of src/webhook/<kind>.rs where each admission webhook inserts its parts.
+const PARTS: [(&str, &str); 4] = [
+    ("imports", "webhook-imports"),
+    ("register", "webhook-register"),
+    ("functions", "webhook-functions"),
+    ("tests", "webhook-tests"),
+];
+
+/// The kind's admission webhooks in src/webhook/<module>.rs. A new file (or one --force
+/// scaffolds again) is the skeleton of kind.rs.tera with every webhook of the kind inserted
+/// at its markers; an existing file gets only the webhooks added, at the same markers, so
+/// the rest of it stays byte for byte as the user left it.
+fn stage_admission(
+    tree: &mut Tree,
+    renderer: &mut Renderer,
+    settings: &WebhookSettings,
+    context: &Context,
+    module: &str,
+) -> Result<()> {
+    let path = format!("src/webhook/{module}.rs");
+    let added = if tree.exists(&path) && !settings.force {
+        check_markers(tree, &path)?;
+        settings.added.clone()
+    } else {
+        tree.add(
+            &path,
+            renderer.render(KIND_TEMPLATE, context)?,
+            Policy::User,
+        );
+        [
+            (settings.defaulting, Admission::Defaulting),
+            (settings.validation, Admission::Validation),
+        ]
+        .into_iter()
+        .filter_map(|(has, admission)| has.then_some(admission))
+        .collect()
+    };
+    for admission in added {
+        let mut context = context.clone();
+        for (part, marker) in PARTS {
+            context.insert("part", part);
+            let fragment = renderer.render(admission.template(), &context)?;
+            if !fragment.trim().is_empty() {
+                tree.insert_at_marker(&path, marker, &fragment)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A file scaffolded before the markers, or that lost one, cannot take another webhook
+/// without being scaffolded again.
+fn check_markers(tree: &Tree, path: &str) -> Result<()> {
+    let text = tree.read(path)?.unwrap_or_default();
+    let missing: Vec<String> = PARTS
+        .iter()
+        .filter(|(_, marker)| !markers::has_marker(&text, marker))
+        .map(|(_, marker)| markers::marker_text(path, marker))
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Error::Project(format!(
+        "{path}: no `{}` line to add the webhook at; add the markers where kind.rs.tera has them, or pass --force to scaffold the file again with every webhook of the kind (your edits in it are lost)",
+        missing.join("`, `")
+    )))
 }
 
 /// `module` declared in src/webhook/mod.rs and its webhooks in `all()`.

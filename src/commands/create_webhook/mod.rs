@@ -5,6 +5,7 @@
 mod conversion;
 mod files;
 mod kustomize;
+mod storage;
 
 pub use conversion::Spoke;
 
@@ -24,14 +25,46 @@ pub struct WebhookSettings {
     pub spec: ApiSpec,
     /// The api crate's module of the kind's version (PROJECT's `path`).
     pub module_path: String,
+    /// The admission webhooks the kind has once the command ran: those PROJECT records and
+    /// those asked for.
     pub defaulting: bool,
     pub validation: bool,
+    /// The admission webhooks to add to src/webhook/<kind>.rs, at its scaffold markers (all
+    /// of them when the file is re-scaffolded).
+    pub added: Vec<Admission>,
+    /// Asked for, but the kind already has them (nothing to do unless --force).
+    pub existing: Vec<&'static str>,
     /// With `--conversion`: the spokes, converting to and from this version (the hub).
     pub spokes: Vec<Spoke>,
+    /// `--force`: scaffold the kind's files again, whatever they hold.
+    pub force: bool,
+}
+
+/// An admission webhook of a kind: its flag and the template of its parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admission {
+    Defaulting,
+    Validation,
+}
+
+impl Admission {
+    pub fn template(self) -> &'static str {
+        match self {
+            Admission::Defaulting => "webhook/defaulting.rs.tera",
+            Admission::Validation => "webhook/validation.rs.tera",
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Admission::Defaulting => "defaulting",
+            Admission::Validation => "validating",
+        }
+    }
 }
 
 impl WebhookSettings {
-    pub fn from_args(args: &CreateWebhookArgs, project: &Project) -> Result<Self> {
+    pub fn from_args(args: &CreateWebhookArgs, project: &Project, force: bool) -> Result<Self> {
         let layout = project.layout()?;
         if !layout.has_rust() {
             return Err(Error::invalid(format!(
@@ -47,7 +80,7 @@ impl WebhookSettings {
             ));
         }
         let resource = find_rust_api(project, &group, &version, &kind)?;
-        let spokes = check_conversion(args, project, resource)?;
+        let mut spokes = check_conversion(args, project, resource)?;
         let spec = ApiSpec::new(
             project,
             group,
@@ -56,14 +89,41 @@ impl WebhookSettings {
             resource.plural.as_deref(),
             resource.api.as_ref().is_some_and(|api| api.namespaced),
         )?;
-        // A second run may add the other kind of webhook: the file then holds both.
+        // A later run adds the other kind of webhook to the file, or conversion; a kind of
+        // webhook the resource has is not scaffolded again, as in kubebuilder, unless --force.
         let recorded = resource.webhooks.clone().unwrap_or_default();
+        let mut added = Vec::new();
+        let mut existing = Vec::new();
+        for (asked, has, admission) in [
+            (args.defaulting, recorded.defaulting, Admission::Defaulting),
+            (
+                args.programmatic_validation,
+                recorded.validation,
+                Admission::Validation,
+            ),
+        ] {
+            match (asked, has) {
+                (true, true) if !force => existing.push(admission.name()),
+                (true, _) => added.push(admission),
+                (false, _) => {}
+            }
+        }
+        let same_spokes = spokes
+            .iter()
+            .all(|spoke| recorded.spoke.contains(&spoke.version));
+        if recorded.conversion && same_spokes && !spokes.is_empty() && !force {
+            existing.push("conversion");
+            spokes.clear();
+        }
         Ok(WebhookSettings {
             spec,
             module_path: resource.path.clone().unwrap_or_default(),
             defaulting: args.defaulting || recorded.defaulting,
             validation: args.programmatic_validation || recorded.validation,
+            added,
+            existing,
             spokes,
+            force,
         })
     }
 
@@ -185,7 +245,7 @@ fn check_conversion(
 
 pub fn run(session: &Session, args: &CreateWebhookArgs) -> Result<()> {
     let mut project = session.load_project()?;
-    let settings = WebhookSettings::from_args(args, &project)?;
+    let settings = WebhookSettings::from_args(args, &project, session.force)?;
     let resource = project
         .find_resource(
             settings.spec.group.as_str(),
@@ -200,7 +260,16 @@ pub fn run(session: &Session, args: &CreateWebhookArgs) -> Result<()> {
     crate::webhook::stage_manifests(&mut tree)?;
     project.upsert_resource(resource);
     session.apply(tree, &project)?;
-    if !session.dry_run {
+    if !settings.existing.is_empty() {
+        session.shell.note(&format!(
+            "{} ({}/{}) already has its {} webhook: nothing to add (--force scaffolds it again over your edits)",
+            settings.spec.kind,
+            settings.spec.group,
+            settings.spec.version,
+            settings.existing.join(" and ")
+        ));
+    }
+    if !session.dry_run && (!settings.added.is_empty() || !settings.spokes.is_empty()) {
         if settings.spokes.is_empty() {
             session.shell.note(
                 "Next: write your defaults and checks in src/webhook/, then test them with:\n$ cargo test",
