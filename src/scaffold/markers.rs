@@ -26,7 +26,7 @@ pub fn marker_text(path: &str, name: &str) -> String {
 
 /// If `line` is a scaffold marker, its name. Whitespace and the comment token do not matter,
 /// so `#+rusty:scaffold:x` and `# +rusty:scaffold:x` both match.
-fn marker_name(line: &str) -> Option<&str> {
+pub fn marker_name(line: &str) -> Option<&str> {
     let trimmed = line.trim();
     let body = trimmed
         .strip_prefix("//")

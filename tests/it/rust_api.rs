@@ -568,12 +568,17 @@ fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
             &root,
             "--group toys --version v1 --kind Widget --programmatic-validation",
         );
-        // Widget v2 and v1beta1 convert through v1: their round-trip and ConversionReview
-        // tests run with the project's, and `make manifests` writes the merged CRD with
-        // spec.conversion and v1 stored, the version the hub's storage marker names.
+        // Widget v2 and v1beta1 convert through v1 (v1beta1 added later, at the conversion
+        // webhook's markers): their round-trip and ConversionReview tests run with the
+        // project's, and `make manifests` writes the merged CRD with spec.conversion and v1
+        // stored, the version the hub's storage marker names.
         webhook(
             &root,
-            "--group toys --version v1 --kind Widget --conversion --spoke v2 --spoke v1beta1",
+            "--group toys --version v1 --kind Widget --conversion --spoke v2",
+        );
+        webhook(
+            &root,
+            "--group toys --version v1 --kind Widget --conversion --spoke v1beta1",
         );
         let hub = std::fs::read_to_string(root.join("api/src/toys/v1/widget.rs")).unwrap();
         assert!(hub.contains("\n// +rusty:storageversion\n/// "), "{hub}");

@@ -149,3 +149,43 @@ fn a_file_without_the_markers_is_refused() {
         "{forced}"
     );
 }
+
+/// A spoke added later goes in at the conversion webhook's markers, without --force: a
+/// user's line stays where it was, the rest equals both spokes at once, PROJECT lists both,
+/// and asking again adds nothing.
+#[test]
+fn a_spoke_added_later_equals_both_at_once_and_keeps_the_users_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let v3 = "create api --plugins rust --group cache --version v3 --kind Memcached --resource --controller=false";
+    let both = project_in(dir.path(), "both");
+    let apart = project_in(dir.path(), "apart");
+    for root in [&both, &apart] {
+        crate::support::scaffold(root.parent().unwrap(), root, &[v3]);
+    }
+    create_webhook(&both, &format!("{V1} --conversion --spoke v2 --spoke v3"));
+    create_webhook(&apart, &format!("{V1} --conversion --spoke v2"));
+    let webhook = "src/webhook/memcached_conversion.rs";
+    let mine = "// the user's note\n";
+    let edited = text(&apart, webhook).replacen("use ", &format!("{mine}use "), 1);
+    std::fs::write(apart.join(webhook), &edited).unwrap();
+
+    let output = create_webhook(&apart, &format!("{V1} --conversion --spoke v3"));
+    assert!(!output.contains("force"), "{output}");
+    let after = text(&apart, webhook);
+    assert!(after.starts_with(&edited[..edited.find(mine).unwrap() + mine.len()]));
+    std::fs::write(apart.join(webhook), after.replacen(mine, "", 1)).unwrap();
+    assert!(read_tree(&both) == read_tree(&apart), "{output}");
+    let project_file = text(&apart, "PROJECT");
+    assert!(
+        project_file.contains("    conversion: true\n    spoke:\n    - v2\n    - v3\n"),
+        "{project_file}"
+    );
+
+    let before = read_tree(&apart);
+    let output = create_webhook(&apart, &format!("{V1} --conversion --spoke v3 --spoke v2"));
+    assert!(
+        output.contains("already has its conversion webhook: nothing to add"),
+        "{output}"
+    );
+    assert!(read_tree(&apart) == before, "{output}");
+}

@@ -8,6 +8,7 @@ use tera::Context;
 
 use super::WebhookSettings;
 use crate::error::{Error, Result};
+use crate::project::{Project, Resource, ResourceWebhooks};
 use crate::scaffold::{Policy, Tree, markers};
 use crate::templates::Renderer;
 
@@ -22,6 +23,80 @@ pub struct Spoke {
     /// `<crate>_api::<group>::<version>`, PROJECT's `path`.
     pub module: String,
 }
+
+/// The spokes of one `create webhook --conversion`. A kind that converts already gains only
+/// the spokes it lacks: their conversions, and their lines at the conversion webhook's
+/// markers, so the rest of the webhook stays as the user left it; with `--force`, or when
+/// the kind does not convert yet, the webhook is scaffolded whole with every spoke.
+#[derive(Clone, Debug, Default)]
+pub struct SpokePlan {
+    /// Every spoke once the command ran: those PROJECT records, then the new ones.
+    pub all: Vec<Spoke>,
+    /// The spokes to scaffold now: the new ones when extending, else all.
+    pub now: Vec<Spoke>,
+    /// Add `now` to the existing webhook at its markers.
+    pub extend: bool,
+    /// `--conversion` was asked for.
+    asked: bool,
+}
+
+impl SpokePlan {
+    pub fn new(
+        project: &Project,
+        hub: &Resource,
+        recorded: &ResourceWebhooks,
+        requested: Vec<Spoke>,
+        force: bool,
+    ) -> Result<SpokePlan> {
+        if requested.is_empty() {
+            return Ok(SpokePlan::default());
+        }
+        let mut all = Vec::new();
+        if recorded.conversion {
+            for version in &recorded.spoke {
+                let module = project
+                    .find_resource(&hub.group, version, &hub.kind)
+                    .and_then(|resource| resource.path.clone())
+                    .ok_or_else(|| {
+                        Error::Project(format!(
+                            "PROJECT records {version} as a spoke of {} but has no Rust API {} ({}/{version}); restore that API's entry or its webhooks' `spoke` list",
+                            hub.kind, hub.kind, hub.group
+                        ))
+                    })?;
+                all.push(Spoke {
+                    version: version.clone(),
+                    module,
+                });
+            }
+        }
+        let new: Vec<Spoke> = requested
+            .into_iter()
+            .filter(|spoke| all.iter().all(|known| known.version != spoke.version))
+            .collect();
+        all.extend(new.iter().cloned());
+        let extend = recorded.conversion && !force;
+        let now = if extend { new } else { all.clone() };
+        Ok(SpokePlan {
+            all,
+            now,
+            extend,
+            asked: true,
+        })
+    }
+
+    /// Conversion was asked for and there is something to scaffold.
+    pub fn scaffolds(&self) -> bool {
+        !self.now.is_empty()
+    }
+
+    /// Conversion was asked for, and the kind converts with every spoke given already.
+    pub fn nothing_new(&self) -> bool {
+        self.asked && self.now.is_empty()
+    }
+}
+
+/// The markers of the conversion webhook where each spoke has a line.
+const SPOKE_MARKERS: [&str; 4] = ["spoke-types", "spoke-versions", "to-hub", "from-hub"];
 
 /// The module of the conversion webhook in src/webhook/.
 pub fn webhook_module(settings: &WebhookSettings) -> String {
@@ -43,51 +118,59 @@ pub(super) fn api_dir(module_path: &str) -> String {
     parts.join("/")
 }
 
-/// Stage the spokes' conversions, the webhook, its registration (the caller registers the
-/// module in src/webhook/mod.rs) and the crdgen entry.
+/// Stage the spokes' conversions, the webhook (whole, or the new spokes' lines at its
+/// markers), its registration (the caller registers the module in src/webhook/mod.rs) and
+/// the crdgen entry.
 pub fn stage(
     tree: &mut Tree,
     renderer: &mut Renderer,
     settings: &WebhookSettings,
-    spokes: &[Spoke],
     context: &Context,
 ) -> Result<()> {
     check_crdgen(tree)?;
     let spec = &settings.spec;
+    let plan = &settings.spokes;
     let kind_module = spec.kind.module();
     let webhook = webhook_module(settings);
+    let webhook_path = format!("src/webhook/{webhook}.rs");
     let mut context = context.clone();
     context.insert("hub", spec.version.as_str());
     context.insert("hub_module", &settings.module_path);
     context.insert("hub_path", &in_crate(&settings.module_path));
     context.insert("webhook_module", &webhook);
-    context.insert("spokes", spokes);
-    if let Some(first) = spokes.first() {
-        context.insert("first_spoke", &first.version);
-        context.insert("first_spoke_module", &first.module);
-    }
-    let versions: Vec<&str> = spokes.iter().map(|spoke| spoke.version.as_str()).collect();
-    context.insert("spokes_list", &versions.join(", "));
-    let files: Vec<String> = spokes
-        .iter()
-        .map(|spoke| format!("{}/{kind_module}_conversion.rs", api_dir(&spoke.module)))
-        .collect();
-    context.insert("spoke_files", &files.join("`, `"));
+    context.insert("kind_module", &kind_module);
 
-    for (spoke, file) in spokes.iter().zip(&files) {
+    for spoke in &plan.now {
+        let file = format!("{}/{kind_module}_conversion.rs", api_dir(&spoke.module));
         let mut spoke_context = context.clone();
         spoke_context.insert("spoke", &spoke.version);
         spoke_context.insert("spoke_path", &in_crate(&spoke.module));
         let text = renderer.render(SPOKE_TEMPLATE, &spoke_context)?;
-        tree.add(file, text, Policy::User);
+        tree.add(&file, text, Policy::User);
         tree.insert_at_marker(
             &format!("{}/mod.rs", api_dir(&spoke.module)),
             "kinds",
             &format!("mod {kind_module}_conversion;"),
         )?;
     }
+    let extend = plan.extend && tree.exists(&webhook_path);
+    let spokes = if extend { &plan.now } else { &plan.all };
+    context.insert("spokes", spokes);
+    if let Some(first) = plan.all.first() {
+        context.insert("first_spoke", &first.version);
+        context.insert("first_spoke_module", &first.module);
+    }
     let text = renderer.render(WEBHOOK_TEMPLATE, &context)?;
-    tree.add(&format!("src/webhook/{webhook}.rs"), text, Policy::User);
+    if extend {
+        // The template rendered with only the new spokes has their lines, one per spoke,
+        // right above each marker: those lines go above the same markers of the file.
+        for marker in SPOKE_MARKERS {
+            let lines = lines_above_marker(&text, marker, spokes.len());
+            tree.insert_at_marker(&webhook_path, marker, &lines)?;
+        }
+    } else {
+        tree.add(&webhook_path, text, Policy::User);
+    }
     let crd = format!("{}.{}", spec.plural, spec.qualified_group());
     tree.insert_at_marker(
         CRDGEN,
@@ -95,6 +178,19 @@ pub fn stage(
         &format!("(\"{crd}\", \"{}\"),", spec.version),
     )?;
     Ok(())
+}
+
+/// The `count` lines right above the marker `name` in `text`, without their indentation.
+fn lines_above_marker(text: &str, name: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|line| markers::marker_name(line) == Some(name))
+        .unwrap_or(0);
+    lines[at.saturating_sub(count)..at]
+        .iter()
+        .map(|line| format!("{}\n", line.trim_start()))
+        .collect()
 }
 
 /// crdgen of a project scaffolded before conversion webhooks has no `CONVERSIONS` table

@@ -54,14 +54,14 @@ pub fn stage(
         stage_admission(tree, renderer, settings, &context, &module)?;
         register_module(tree, &module)?;
     }
-    if !settings.spokes.is_empty() {
+    if settings.spokes.scaffolds() {
         super::storage::stage(tree, settings, project)?;
-        super::conversion::stage(tree, renderer, settings, &settings.spokes, &context)?;
+        super::conversion::stage(tree, renderer, settings, &context)?;
         register_module(tree, &super::conversion::webhook_module(settings))?;
     }
     register_in_main(tree)?;
     super::kustomize::stage(tree, renderer, &context)?;
-    if !settings.spokes.is_empty() {
+    if settings.spokes.scaffolds() {
         let crd = format!("{}.{}", spec.plural, spec.qualified_group());
         super::kustomize::stage_conversion(tree, renderer, &context, &crd)?;
     }

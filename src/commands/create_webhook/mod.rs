@@ -7,7 +7,7 @@ mod files;
 mod kustomize;
 mod storage;
 
-pub use conversion::Spoke;
+pub use conversion::{Spoke, SpokePlan};
 
 use crate::cli::CreateWebhookArgs;
 use crate::commands::create_api::common::ApiSpec;
@@ -34,8 +34,8 @@ pub struct WebhookSettings {
     pub added: Vec<Admission>,
     /// Asked for, but the kind already has them (nothing to do unless --force).
     pub existing: Vec<&'static str>,
-    /// With `--conversion`: the spokes, converting to and from this version (the hub).
-    pub spokes: Vec<Spoke>,
+    /// With `--conversion`: the spokes to scaffold now (see [`SpokePlan`]).
+    pub spokes: SpokePlan,
     /// `--force`: scaffold the kind's files again, whatever they hold.
     pub force: bool,
 }
@@ -80,7 +80,7 @@ impl WebhookSettings {
             ));
         }
         let resource = find_rust_api(project, &group, &version, &kind)?;
-        let mut spokes = check_conversion(args, project, resource)?;
+        let requested = check_conversion(args, project, resource)?;
         let spec = ApiSpec::new(
             project,
             group,
@@ -108,12 +108,9 @@ impl WebhookSettings {
                 (false, _) => {}
             }
         }
-        let same_spokes = spokes
-            .iter()
-            .all(|spoke| recorded.spoke.contains(&spoke.version));
-        if recorded.conversion && same_spokes && !spokes.is_empty() && !force {
+        let spokes = SpokePlan::new(project, resource, &recorded, requested, force)?;
+        if spokes.nothing_new() {
             existing.push("conversion");
-            spokes.clear();
         }
         Ok(WebhookSettings {
             spec,
@@ -132,9 +129,9 @@ impl WebhookSettings {
         let mut webhooks = resource.webhooks.clone().unwrap_or_default();
         webhooks.defaulting = self.defaulting;
         webhooks.validation = self.validation;
-        if !self.spokes.is_empty() {
+        if !self.spokes.all.is_empty() {
             webhooks.conversion = true;
-            webhooks.spoke = self.spokes.iter().map(|s| s.version.clone()).collect();
+            webhooks.spoke = self.spokes.all.iter().map(|s| s.version.clone()).collect();
         }
         webhooks.webhook_version = Some("v1".into());
         Resource {
@@ -269,8 +266,8 @@ pub fn run(session: &Session, args: &CreateWebhookArgs) -> Result<()> {
             settings.existing.join(" and ")
         ));
     }
-    if !session.dry_run && (!settings.added.is_empty() || !settings.spokes.is_empty()) {
-        if settings.spokes.is_empty() {
+    if !session.dry_run && (!settings.added.is_empty() || settings.spokes.scaffolds()) {
+        if !settings.spokes.scaffolds() {
             session.shell.note(
                 "Next: write your defaults and checks in src/webhook/, then test them with:\n$ cargo test",
             );
