@@ -1,6 +1,6 @@
 //! A validator for the JSON-schema keywords charts and CRDs use, checking in the order
 //! and wording Helm's validator (santhosh-tekuri/jsonschema v6) reports: type, const,
-//! enum, $ref, object keywords (min/maxProperties, required, dependencies, properties,
+//! enum, format (asserted before draft 2019-09), $ref, object keywords (min/maxProperties, required, dependencies, properties,
 //! patternProperties, additionalProperties, propertyNames, dependentRequired and
 //! dependentSchemas), array keywords (min/maxItems, uniqueItems, items in both the
 //! tuple and the 2020-12 `prefixItems` forms, additionalItems, contains), string
@@ -11,6 +11,12 @@
 use serde_json::{Map, Value};
 
 mod containers;
+mod formats;
+mod formats_ip;
+mod formats_net;
+#[cfg(test)]
+mod formats_tests;
+mod formats_time;
 mod refs;
 mod report;
 mod scalars;
@@ -18,7 +24,7 @@ mod scalars;
 mod tests;
 
 use refs::{local_pointer, remote_reference};
-use report::{Failure, display, equals, got_kind, type_matches};
+use report::{Failure, display, equals, got_kind, quote, type_matches};
 
 /// Check `value` against a structural CRD schema. Unknown fields are errors here (the API
 /// server would silently drop them), unless the node preserves unknown fields.
@@ -152,6 +158,14 @@ impl<'a> Validator<'a> {
                 let all: Vec<String> = options.iter().map(display).collect();
                 format!("value must be one of {}", all.join(", "))
             };
+            return Some(Failure::new(path, message));
+        }
+        // Drafts before 2019-09 assert `format` (later ones only annotate), on strings.
+        if self.draft < 2019
+            && let (Some(Value::String(name)), Value::String(text)) = (s.get("format"), value)
+            && let Some(Err(why)) = formats::check(name, text)
+        {
+            let message = format!("{} is not valid {name}: {why}", quote(text));
             return Some(Failure::new(path, message));
         }
         let mut errors = Vec::new();
