@@ -206,6 +206,7 @@ D7 = "http://json-schema.org/draft-07/schema#"
 SCHEMA_CASES = [
     ("pattern", {"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]+$"}}}, "s: ABC\n"),
     ("pattern-re2-class", {"type": "object", "properties": {"s": {"pattern": "^[\\w-\\.]+$"}}}, "s: a-b.c\n"),
+    ("pattern-trailing-backslash", {"type": "object", "properties": {"s": {"pattern": "^[a-z]+$"}}}, 's: "ab\\\\"\n'),
     ("pattern-not-string", {"type": "object", "properties": {"s": {"pattern": "^a"}}}, "s: 5\n"),
     ("pattern-properties", {"type": "object", "patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": False}, "x-a: s\n"),
     ("pattern-properties-bad", {"type": "object", "patternProperties": {"^x-": {"type": "string"}}}, "x-a: 1\n"),
@@ -329,6 +330,9 @@ FORMAT_CASES = [
     ("semver-letter", "d7", "semver", "1.x.3"), ("semver-empty-minor", "d7", "semver", "1..3"),
     ("email-d2020", "d2020", "email", "x"), ("date-d4", "d4", "date", "x"), ("date-d6", "d6", "date", "x"),
     ("date-no-schema", "none", "date", "x"),
+    ("uri-bracket-inside", "d7", "uri", "http://a[b/"), ("uri-zone", "d7", "uri", "http://[fe80::1%25eth0]/"),
+    ("uri-ipv4-mapped", "d7", "uri", "http://[::ffff:1.2.3.4]/"), ("email-backslash", "d7", "email", "\\a@b"),
+    ("uri-reference-trailing-backslash", "d7", "uri-reference", "a\\"),
 ]
 
 

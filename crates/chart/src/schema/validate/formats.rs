@@ -39,7 +39,9 @@ pub(super) fn check(name: &str, text: &str) -> Option<Outcome> {
 
 /// A character as Go's `%q` shows a rune.
 pub(super) fn rune(c: char) -> String {
-    super::report::quote(c.encode_utf8(&mut [0; 4]))
+    let go = go_quote(c.encode_utf8(&mut [0; 4]));
+    let inner = &go[1..go.len() - 1];
+    format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
 }
 
 fn fail<T>(why: impl Into<String>) -> Result<T, String> {

@@ -54,11 +54,18 @@ fn ipv4_fields(input: &str, s: &[u8]) -> Outcome {
     Ok(())
 }
 
-/// `netip.ParseAddr(input)`, keeping only whether it has a zone.
-pub(super) fn parse_addr(input: &str) -> Result<bool, String> {
+/// What `netip.ParseAddr` found.
+#[derive(PartialEq)]
+pub(super) enum Addr {
+    V4,
+    V6 { zoned: bool },
+}
+
+/// `netip.ParseAddr(input)`.
+pub(super) fn parse_addr(input: &str) -> Result<Addr, String> {
     match input.bytes().find(|b| matches!(b, b'.' | b':' | b'%')) {
-        Some(b'.') => ipv4_fields(input, input.as_bytes()).map(|()| false),
-        Some(b':') => parse_ipv6(input),
+        Some(b'.') => ipv4_fields(input, input.as_bytes()).map(|()| Addr::V4),
+        Some(b':') => parse_ipv6(input).map(|zoned| Addr::V6 { zoned }),
         Some(_) => addr_error(input, "missing IPv6 address", None),
         None => addr_error(input, "unable to parse IP", None),
     }
@@ -152,7 +159,7 @@ pub(super) fn ipv6(s: &str) -> Outcome {
     if !s.contains(':') {
         return fail("missing colon");
     }
-    if parse_addr(s)? {
+    if parse_addr(s)? == (Addr::V6 { zoned: true }) {
         return fail("zone id is not a part of ipv6 address");
     }
     Ok(())

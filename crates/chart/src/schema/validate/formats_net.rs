@@ -4,7 +4,7 @@
 use gotemplate::fmt::quote;
 
 use super::formats::Outcome;
-use super::formats_ip::{ipv6, parse_addr};
+use super::formats_ip::{Addr, ipv6, parse_addr};
 
 fn fail<T>(why: impl Into<String>) -> Result<T, String> {
     Err(why.into())
@@ -18,9 +18,19 @@ struct Url {
     raw_path: String,
 }
 
-/// `%XX` decoded; `host` applies Go's rule for hosts (an escape only for non-ASCII
-/// bytes, or `%25`, and no character that would need escaping).
-fn unescape(s: &str, host: bool) -> Result<Vec<u8>, String> {
+/// Where a piece of a URL stands, for the rules of its escapes.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    Other,
+    /// A host: an escape only for a non-ASCII byte (or `%25`), and no character that
+    /// would need escaping.
+    Host,
+    /// An IPv6 zone: any escape, and no character that would need escaping.
+    Zone,
+}
+
+/// `%XX` decoded, with Go's rules for `part`.
+fn unescape(s: &str, part: Part) -> Result<Vec<u8>, String> {
     let b = s.as_bytes();
     let (mut out, mut i) = (Vec::with_capacity(b.len()), 0);
     while i < b.len() {
@@ -30,7 +40,7 @@ fn unescape(s: &str, host: bool) -> Result<Vec<u8>, String> {
                 let bad = String::from_utf8_lossy(&b[i..(i + 3).min(b.len())]);
                 return fail(format!("invalid URL escape {}", quote(&bad)));
             };
-            if host && hi < 8 && &s[i..i + 3] != "%25" {
+            if part == Part::Host && hi < 8 && &s[i..i + 3] != "%25" {
                 return fail(format!("invalid URL escape {}", quote(&s[i..i + 3])));
             }
             out.push((hi * 16 + lo) as u8);
@@ -39,7 +49,7 @@ fn unescape(s: &str, host: bool) -> Result<Vec<u8>, String> {
         }
         let c = b[i];
         let host_ok = c.is_ascii_alphanumeric() || b"-_.~!$&'()*+,;=:[]<>\"".contains(&c);
-        if host && c < 0x80 && !host_ok {
+        if part != Part::Other && c < 0x80 && !host_ok {
             return fail(format!(
                 "invalid character {} in host name",
                 quote(&s[i..i + 1])
@@ -72,27 +82,40 @@ fn valid_port(colon_port: &str) -> bool {
 }
 
 fn parse_host(host: &str) -> Result<String, String> {
-    if host.starts_with('[') {
-        let Some(close) = host.rfind(']') else {
-            return fail("missing ']' in host");
-        };
-        let port = &host[close + 1..];
-        if !valid_port(port) {
-            return fail(format!("invalid port {} after host", quote(port)));
-        }
-        if !host[..close].contains("%25") {
-            match parse_addr(&host[1..close]) {
-                Err(e) => return fail(format!("invalid host: {e}")),
-                Ok(_) if !host[1..close].contains(':') => return fail("invalid IP-literal"),
-                Ok(_) => {}
+    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
+    match host.rfind('[') {
+        Some(0) => {
+            let Some(close) = host.rfind(']') else {
+                return fail("missing ']' in host");
+            };
+            let port = &host[close + 1..];
+            if !valid_port(port) {
+                return fail(format!("invalid port {} after host", quote(port)));
+            }
+            let inside = &host[1..close];
+            let name = match inside.find("%25") {
+                Some(zone) => {
+                    text(unescape(&inside[..zone], Part::Host)?)
+                        + &text(unescape(&inside[zone..], Part::Zone)?)
+                }
+                None => text(unescape(inside, Part::Host)?),
+            };
+            match parse_addr(&name) {
+                Err(e) => fail(format!("invalid host: {e}")),
+                Ok(Addr::V4) => fail("invalid IP-literal"),
+                Ok(_) => Ok(format!("[{name}]{port}")),
             }
         }
-    } else if let Some(colon) = host.find(':')
-        && !valid_port(&host[colon..])
-    {
-        return fail(format!("invalid port {} after host", quote(&host[colon..])));
+        Some(_) => fail("invalid IP-literal"),
+        None => {
+            if let Some(colon) = host.find(':')
+                && !valid_port(&host[colon..])
+            {
+                return fail(format!("invalid port {} after host", quote(&host[colon..])));
+            }
+            Ok(text(unescape(host, Part::Host)?))
+        }
     }
-    Ok(String::from_utf8_lossy(&unescape(host, true)?).into_owned())
 }
 
 /// `net/url.Parse(raw)` (the parts the URL formats look at).
@@ -100,7 +123,7 @@ fn parse(raw: &str) -> Result<Url, String> {
     let (before, fragment) = raw.split_once('#').unwrap_or((raw, ""));
     let wrap = |url: &str, e: String| format!("parse {}: {e}", quote(url));
     let url = parse_reference(before).map_err(|e| wrap(before, e))?;
-    unescape(fragment, false).map_err(|e| wrap(raw, e))?;
+    unescape(fragment, Part::Other).map_err(|e| wrap(raw, e))?;
     Ok(url)
 }
 
@@ -155,11 +178,11 @@ fn parse_reference(raw: &str) -> Result<Url, String> {
                 return fail("net/url: invalid userinfo");
             }
             for part in info.splitn(2, ':') {
-                unescape(part, false)?;
+                unescape(part, Part::Other)?;
             }
         }
     }
-    let path = unescape(rest, false)?;
+    let path = unescape(rest, Part::Other)?;
     if escape_path(&path) != rest {
         url.raw_path = rest.to_string();
     }
@@ -204,7 +227,8 @@ pub(super) fn uri_reference(s: &str) -> Outcome {
 pub(super) fn uri_template(s: &str) -> Outcome {
     let url = parse_url(s)?;
     for token in url.raw_path.split('/') {
-        let decoded = unescape(token, false).map_err(|e| format!("percent decode failed: {e}"))?;
+        let decoded =
+            unescape(token, Part::Other).map_err(|e| format!("percent decode failed: {e}"))?;
         let mut open = false;
         for c in decoded {
             match c {

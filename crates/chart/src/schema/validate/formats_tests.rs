@@ -139,3 +139,20 @@ fn formats_explain_failures_like_helm() {
         assert_eq!(check(format, text), Some(Ok(())), "{format} {text}");
     }
 }
+
+#[test]
+fn a_trailing_backslash_loses_its_escape_in_messages() {
+    // The validator unescapes `\"` over the whole Go literal, closing quote included.
+    assert_eq!(
+        errors(D7, "uri-reference", json!("a\\")).unwrap_err(),
+        ["at '/u': 'a\\' is not valid uri-reference: contains \\"]
+    );
+    assert_eq!(
+        errors(D7, "email", json!("\\a@b")).unwrap_err(),
+        ["at '/u': '\\\\a@b' is not valid email: invalid character '\\\\'"]
+    );
+    assert_eq!(
+        errors(D7, "uri", json!("http://a[b/")).unwrap_err(),
+        ["at '/u': 'http://a[b/' is not valid uri: parse \"http://a[b/\": invalid IP-literal"]
+    );
+}
