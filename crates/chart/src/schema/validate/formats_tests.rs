@@ -156,3 +156,14 @@ fn a_trailing_backslash_loses_its_escape_in_messages() {
         ["at '/u': 'http://a[b/' is not valid uri: parse \"http://a[b/\": invalid IP-literal"]
     );
 }
+
+#[test]
+fn before_2019_a_ref_hides_the_format_and_type_beside_it() {
+    let schema = json!({"$schema": D7, "definitions": {"p": {"type": "integer"}},
+        "properties": {"u": {"$ref": "#/definitions/p", "format": "email", "type": "string"}}});
+    assert!(validate_json_schema(&json!({"u": 5}), &schema).is_ok());
+    assert_eq!(
+        validate_json_schema(&json!({"u": "x"}), &schema).unwrap_err(),
+        ["at '/u': got string, want integer"]
+    );
+}

@@ -120,6 +120,17 @@ impl<'a> Validator<'a> {
         if self.structural && value.is_null() && s.get("nullable") == Some(&Value::Bool(true)) {
             return None;
         }
+        let target = s
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| self.resolve(r));
+        if let Some(target) = target
+            && self.draft < 2019
+        {
+            // Before 2019-09, `$ref` replaces every keyword beside it, type and format
+            // included.
+            return self.check(value, target, path);
+        }
         if let Some(t) = s.get("type") {
             let wanted: Vec<&str> = match t {
                 Value::String(one) => vec![one.as_str()],
@@ -169,17 +180,8 @@ impl<'a> Validator<'a> {
             return Some(Failure::new(path, message));
         }
         let mut errors = Vec::new();
-        if let Some(target) = s
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| self.resolve(r))
-        {
-            let failure = self.check(value, target, path);
-            if self.draft < 2019 {
-                // Before 2019-09, `$ref` replaces every keyword beside it.
-                return failure;
-            }
-            errors.extend(failure);
+        if let Some(target) = target {
+            errors.extend(self.check(value, target, path));
         }
         match value {
             Value::Object(map) => self.check_object(map, s, path, &mut errors),
