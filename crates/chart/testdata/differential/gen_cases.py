@@ -206,6 +206,12 @@ D7 = "http://json-schema.org/draft-07/schema#"
 SCHEMA_CASES = [
     ("pattern", {"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]+$"}}}, "s: ABC\n"),
     ("pattern-re2-class", {"type": "object", "properties": {"s": {"pattern": "^[\\w-\\.]+$"}}}, "s: a-b.c\n"),
+    ("pattern-trailing-backslash", {"type": "object", "properties": {"s": {"pattern": "^[a-z]+$"}}}, 's: "ab\\\\"\n'),
+    ("format-beside-ref-d7", {"$schema": D7, "definitions": {"p": {"type": "integer"}}, "type": "object", "properties": {"u": {"$ref": "#/definitions/p", "format": "email"}}}, "u: x\n"),
+    ("ref-sibling-type-ignored-d7", {"$schema": D7, "definitions": {"p": {"type": "integer"}}, "type": "object", "properties": {"num": {"$ref": "#/definitions/p", "type": "string"}}}, "num: 5\n"),
+    ("format-in-ref-d7", {"$schema": D7, "definitions": {"p": {"format": "ipv4"}}, "type": "object", "properties": {"u": {"$ref": "#/definitions/p"}}}, "u: x\n"),
+    ("format-after-enum-d7", {"$schema": D7, "type": "object", "properties": {"u": {"enum": ["a"], "format": "email"}}}, "u: x\n"),
+    ("format-in-any-of-d7", {"$schema": D7, "type": "object", "properties": {"u": {"anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]}}}, "u: x\n"),
     ("pattern-not-string", {"type": "object", "properties": {"s": {"pattern": "^a"}}}, "s: 5\n"),
     ("pattern-properties", {"type": "object", "patternProperties": {"^x-": {"type": "string"}}, "additionalProperties": False}, "x-a: s\n"),
     ("pattern-properties-bad", {"type": "object", "patternProperties": {"^x-": {"type": "string"}}}, "x-a: 1\n"),
@@ -244,6 +250,110 @@ SCHEMA_CASES = [
     ("group-nested", {"required": ["zz"], "properties": {"num": {"multipleOf": 2, "exclusiveMinimum": 3}}}, "num: 3\n"),
 ]
 
+# `format` cases: (id, draft, format, value of u). Helm's validator asserts `format` for
+# drafts 4, 6 and 7 only; a value is a JSON scalar written into values.yaml.
+DRAFTS = {"d4": "http://json-schema.org/draft-04/schema#", "d6": "http://json-schema.org/draft-06/schema#",
+          "d7": D7, "d2019": "https://json-schema.org/draft/2019-09/schema",
+          "d2020": "https://json-schema.org/draft/2020-12/schema", "none": None}
+FORMAT_CASES = [
+    ("uri-empty-d7", "d7", "uri", ""), ("uri-words-d7", "d7", "uri", "not a uri"),
+    ("uri-d4", "d4", "uri", "x"), ("uri-d6", "d6", "uri", "x"), ("uri-d2019", "d2019", "uri", "x"),
+    ("uri-d2020", "d2020", "uri", "x"), ("uri-no-schema", "none", "uri", "x"),
+    ("uri-number", "d7", "uri", 5), ("uri-bool", "d7", "uri", True), ("unknown-format", "d7", "foo", "x"),
+    ("uri-ok", "d7", "uri", "https://example.com/a?b#c"), ("uri-opaque", "d7", "uri", "mailto:x"),
+    ("uri-space-host", "d7", "uri", "http://a b"), ("uri-ipv6-port", "d7", "uri", "http://[::1]:80"),
+    ("uri-bare-ipv6", "d7", "uri", "http://::1/"), ("uri-bad-ipv6", "d7", "uri", "http://[::zz]/"),
+    ("uri-bad-escape", "d7", "uri", "%zz"), ("uri-escape-end", "d7", "uri", "http://a/%"),
+    ("uri-no-scheme", "d7", "uri", ":a"), ("uri-colon-segment", "d7", "uri", "1a:b"),
+    ("uri-bad-port", "d7", "uri", "http://a:x/"), ("uri-fragment-escape", "d7", "uri", "http://a/#%zz"),
+    ("uri-control", "d7", "uri", "http://a/\u0001"), ("uri-userinfo", "d7", "uri", "http://a b@c/"),
+    ("uri-host-escape", "d7", "uri", "http://%41/"), ("uri-ipv4-literal", "d7", "uri", "http://[1.2.3.4]/"),
+    ("uri-no-bracket", "d7", "uri", "http://[::1/"),
+    ("uri-reference-rel", "d7", "uri-reference", "a/b"), ("uri-reference-backslash", "d7", "uri-reference", "a\\b"),
+    ("uri-reference-colon", "d7", "uri-reference", "c:d:e"), ("uri-reference-bad", "d7", "uri-reference", "1a:b"),
+    ("iri", "d7", "iri", "http://\u00e9.com"), ("iri-relative", "d7", "iri", "\u00e9"),
+    ("iri-reference", "d7", "iri-reference", "\u00e9"),
+    ("uri-template-ok", "d7", "uri-template", "http://x/{a}"), ("uri-template-open", "d7", "uri-template", "http://x/{a"),
+    ("uri-template-nested", "d7", "uri-template", "http://x/{{a}}"),
+    ("email-ok", "d7", "email", "a@b"), ("email-no-at", "d7", "email", "x"), ("email-dot", "d7", "email", ".a@b"),
+    ("email-end-dot", "d7", "email", "a.@b"), ("email-dots", "d7", "email", "a..b@c"),
+    ("email-space", "d7", "email", "a b@c"), ("email-domain", "d7", "email", "a@-b"),
+    ("email-ipv4", "d7", "email", "a@[1.2.3]"), ("email-ipv6", "d7", "email", "a@[IPv6:zz]"),
+    ("email-ipv6-ok", "d7", "email", "a@[IPv6:::1]"), ("email-empty-domain", "d7", "email", "a@"),
+    ("email-quoted", "d7", "email", "\"a\\b\"@c"), ("email-long-local", "d7", "email", "a" * 65 + "@b"),
+    ("hostname-empty", "d7", "hostname", ""), ("hostname-dots", "d7", "hostname", "a..b"),
+    ("hostname-hyphen", "d7", "hostname", "-a"), ("hostname-end-hyphen", "d7", "hostname", "a-"),
+    ("hostname-underscore", "d7", "hostname", "a_b"), ("hostname-trailing-dot", "d7", "hostname", "a.b."),
+    ("hostname-unicode", "d7", "hostname", "\u00e9"), ("hostname-long-label", "d7", "hostname", "a" * 64),
+    ("ipv4-short", "d7", "ipv4", "1.2.3"), ("ipv4-zero", "d7", "ipv4", "1.2.3.04"),
+    ("ipv4-letter", "d7", "ipv4", "1.2.3.x"), ("ipv4-big", "d7", "ipv4", "1.2.3.256"),
+    ("ipv4-negative", "d7", "ipv4", "1.2.3.-1"), ("ipv4-plus", "d7", "ipv4", "1.2.3.+1"),
+    ("ipv4-empty-field", "d7", "ipv4", "1.2..3"), ("ipv4-huge", "d7", "ipv4", "1.2.3.99999999999999999999"),
+    ("ipv6-ok", "d7", "ipv6", "::1"), ("ipv6-no-colon", "d7", "ipv6", "x"), ("ipv6-zone", "d7", "ipv6", "::1%eth0"),
+    ("ipv6-two-ellipses", "d7", "ipv6", "1::2::3"), ("ipv6-colons", "d7", "ipv6", ":::"),
+    ("ipv6-nine", "d7", "ipv6", "1:2:3:4:5:6:7:8:9"), ("ipv6-five-digits", "d7", "ipv6", "12345::"),
+    ("ipv6-mapped", "d7", "ipv6", "::ffff:1.2.3.4"), ("ipv6-mapped-short", "d7", "ipv6", "::ffff:1.2.3"),
+    ("ipv6-letter", "d7", "ipv6", "g::"), ("ipv6-short", "d7", "ipv6", "1:2"), ("ipv6-trailing", "d7", "ipv6", "1::2:"),
+    ("ipv6-empty-zone", "d7", "ipv6", "fe80::1%"), ("ipv6-full-ellipsis", "d7", "ipv6", "1:2:3:4:5:6:7::8"),
+    ("ipv6-v4-first", "d7", "ipv6", "1.2.3.4:5"), ("ipv6-v4-misplaced", "d7", "ipv6", "1:1.2.3.4"),
+    ("ipv6-v4-zero", "d7", "ipv6", "::01.2.3.4"),
+    ("date-ok", "d7", "date", "2024-02-29"), ("date-leap", "d7", "date", "2023-02-29"),
+    ("date-month", "d7", "date", "2023-13-01"), ("date-short", "d7", "date", "2023-1-01"),
+    ("date-extra", "d7", "date", "2023-01-011"), ("date-word", "d7", "date", "x"), ("date-slash", "d7", "date", "2023/01/01"),
+    ("date-day-zero", "d7", "date", "2023-01-00"),
+    ("time-ok", "d7", "time", "12:00:00Z"), ("time-offset", "d7", "time", "12:00:00.5+01:00"),
+    ("time-short", "d7", "time", "12:00"), ("time-colon", "d7", "time", "1200:00:00"),
+    ("time-range", "d7", "time", "24:00:00Z"), ("time-frac", "d7", "time", "12:00:00.Z"),
+    ("time-offset-len", "d7", "time", "12:00:00+1:00"), ("time-offset-sign", "d7", "time", "12:00:00x01:00"),
+    ("time-leap", "d7", "time", "12:00:60Z"), ("time-leap-ok", "d7", "time", "23:59:60Z"),
+    ("time-leap-offset", "d7", "time", "15:59:60-08:00"), ("time-letters", "d7", "time", "aa:00:00Z"),
+    ("time-negative", "d7", "time", "-1:00:00Z"), ("time-offset-range", "d7", "time", "12:00:00+24:00"),
+    ("date-time-ok", "d7", "date-time", "2024-01-01T00:00:00Z"), ("date-time-short", "d7", "date-time", "2024-01-01"),
+    ("date-time-t", "d7", "date-time", "2024-01-01 00:00:00Z"), ("date-time-date", "d7", "date-time", "2024-02-30T00:00:00Z"),
+    ("date-time-time", "d7", "date-time", "2024-01-01T00:00:61Z"),
+    ("duration-ok", "d7", "duration", "P1Y2M3DT4H5M6S"), ("duration-no-p", "d7", "duration", "1D"),
+    ("duration-empty", "d7", "duration", "P"), ("duration-week", "d7", "duration", "P1W"),
+    ("duration-week-bad", "d7", "duration", "PxW"), ("duration-week-empty", "d7", "duration", "PW"),
+    ("duration-no-time", "d7", "duration", "P1DT"), ("duration-two-t", "d7", "duration", "PT1HT1M"),
+    ("duration-no-number", "d7", "duration", "PD"), ("duration-no-unit", "d7", "duration", "P1"),
+    ("duration-order", "d7", "duration", "P1D1Y"), ("duration-unit", "d7", "duration", "P1X"),
+    ("duration-time-unit", "d7", "duration", "P1H"),
+    ("period-ok", "d7", "period", "2024-01-01T00:00:00Z/P1D"), ("period-no-slash", "d7", "period", "x"),
+    ("period-start", "d7", "period", "P1X/2024-01-01T00:00:00Z"), ("period-end", "d7", "period", "2024-01-01T00:00:00Z/x"),
+    ("json-pointer-ok", "d7", "json-pointer", "/a~0b/c~1d"), ("json-pointer-empty", "d7", "json-pointer", ""),
+    ("json-pointer-relative", "d7", "json-pointer", "a"), ("json-pointer-tilde", "d7", "json-pointer", "/a~2"),
+    ("json-pointer-tilde-end", "d7", "json-pointer", "/a~"),
+    ("relative-json-pointer-ok", "d7", "relative-json-pointer", "1/a"), ("relative-json-pointer-hash", "d7", "relative-json-pointer", "0#"),
+    ("relative-json-pointer-none", "d7", "relative-json-pointer", "/a"), ("relative-json-pointer-zero", "d7", "relative-json-pointer", "01/a"),
+    ("relative-json-pointer-bad", "d7", "relative-json-pointer", "1a"),
+    ("uuid-ok", "d7", "uuid", "123e4567-e89b-12d3-a456-426614174000"), ("uuid-groups", "d7", "uuid", "123"),
+    ("uuid-length", "d7", "uuid", "123e4567-e89b-12d3-a456-42661417400"), ("uuid-hex", "d7", "uuid", "123e4567-e89b-12d3-a456-42661417400g"),
+    ("regex-ok", "d7", "regex", "^a+$"), ("regex-bad", "d7", "regex", "(a"), ("regex-lookahead", "d7", "regex", "(?=a)"),
+    ("semver-ok", "d7", "semver", "1.2.3-rc.1+b.2"), ("semver-two", "d7", "semver", "1.2"),
+    ("semver-zero", "d7", "semver", "01.2.3"), ("semver-empty-build", "d7", "semver", "1.2.3+"),
+    ("semver-pre-zero", "d7", "semver", "1.2.3-01"), ("semver-pre-char", "d7", "semver", "1.2.3-a_b"),
+    ("semver-letter", "d7", "semver", "1.x.3"), ("semver-empty-minor", "d7", "semver", "1..3"),
+    ("email-d2020", "d2020", "email", "x"), ("date-d4", "d4", "date", "x"), ("date-d6", "d6", "date", "x"),
+    ("date-no-schema", "none", "date", "x"),
+    ("uri-bracket-inside", "d7", "uri", "http://a[b/"), ("uri-zone", "d7", "uri", "http://[fe80::1%25eth0]/"),
+    ("uri-ipv4-mapped", "d7", "uri", "http://[::ffff:1.2.3.4]/"), ("email-backslash", "d7", "email", "\\a@b"),
+    ("uri-reference-trailing-backslash", "d7", "uri-reference", "a\\"),
+]
+
+
+def format_cases():
+    """`format` assertions: drafts, non-strings, each known format's errors."""
+    import json as _json
+    out = []
+    for name, draft, fmt, value in FORMAT_CASES:
+        schema = {"type": "object", "properties": {"u": {"format": fmt}}}
+        if DRAFTS[draft]:
+            schema = {"$schema": DRAFTS[draft], **schema}
+        out.append(case(f"schema/format-{name}", {"t.yaml": "ok"},
+                        files={"values.yaml": f"u: {_json.dumps(value)}\n",
+                               "values.schema.json": _json.dumps(schema)}))
+    return out
+
 
 def schema_cases():
     """values.schema.json keywords, each case one violation (or none)."""
@@ -252,7 +362,7 @@ def schema_cases():
         case(f"schema/{name}", {"t.yaml": "ok"},
              files={"values.yaml": values, "values.schema.json": _json.dumps(schema)})
         for name, schema, values in SCHEMA_CASES
-    ]
+    ] + format_cases()
 
 # Random composition: expressions typed loosely, so that some fail on purpose.
 PATHS = [".Values.str", ".Values.int", ".Values.float", ".Values.list", ".Values.map",

@@ -1,6 +1,6 @@
 //! A validator for the JSON-schema keywords charts and CRDs use, checking in the order
 //! and wording Helm's validator (santhosh-tekuri/jsonschema v6) reports: type, const,
-//! enum, $ref, object keywords (min/maxProperties, required, dependencies, properties,
+//! enum, format (asserted before draft 2019-09), $ref, object keywords (min/maxProperties, required, dependencies, properties,
 //! patternProperties, additionalProperties, propertyNames, dependentRequired and
 //! dependentSchemas), array keywords (min/maxItems, uniqueItems, items in both the
 //! tuple and the 2020-12 `prefixItems` forms, additionalItems, contains), string
@@ -11,6 +11,12 @@
 use serde_json::{Map, Value};
 
 mod containers;
+mod formats;
+mod formats_ip;
+mod formats_net;
+#[cfg(test)]
+mod formats_tests;
+mod formats_time;
 mod refs;
 mod report;
 mod scalars;
@@ -18,7 +24,7 @@ mod scalars;
 mod tests;
 
 use refs::{local_pointer, remote_reference};
-use report::{Failure, display, equals, got_kind, type_matches};
+use report::{Failure, display, equals, got_kind, quote, type_matches};
 
 /// Check `value` against a structural CRD schema. Unknown fields are errors here (the API
 /// server would silently drop them), unless the node preserves unknown fields.
@@ -114,6 +120,17 @@ impl<'a> Validator<'a> {
         if self.structural && value.is_null() && s.get("nullable") == Some(&Value::Bool(true)) {
             return None;
         }
+        let target = s
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| self.resolve(r));
+        if let Some(target) = target
+            && self.draft < 2019
+        {
+            // Before 2019-09, `$ref` replaces every keyword beside it, type and format
+            // included.
+            return self.check(value, target, path);
+        }
         if let Some(t) = s.get("type") {
             let wanted: Vec<&str> = match t {
                 Value::String(one) => vec![one.as_str()],
@@ -154,18 +171,17 @@ impl<'a> Validator<'a> {
             };
             return Some(Failure::new(path, message));
         }
-        let mut errors = Vec::new();
-        if let Some(target) = s
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| self.resolve(r))
+        // Drafts before 2019-09 assert `format` (later ones only annotate), on strings.
+        if self.draft < 2019
+            && let (Some(Value::String(name)), Value::String(text)) = (s.get("format"), value)
+            && let Some(Err(why)) = formats::check(name, text)
         {
-            let failure = self.check(value, target, path);
-            if self.draft < 2019 {
-                // Before 2019-09, `$ref` replaces every keyword beside it.
-                return failure;
-            }
-            errors.extend(failure);
+            let message = format!("{} is not valid {name}: {why}", quote(text));
+            return Some(Failure::new(path, message));
+        }
+        let mut errors = Vec::new();
+        if let Some(target) = target {
+            errors.extend(self.check(value, target, path));
         }
         match value {
             Value::Object(map) => self.check_object(map, s, path, &mut errors),

@@ -53,9 +53,11 @@ pub(super) fn pointer(path: &[String]) -> String {
 /// A string as Helm's validator quotes it: Go's `%q`, with `"` left bare and `'`
 /// escaped, in single quotes.
 pub(super) fn quote(s: &str) -> String {
-    let go = gotemplate::fmt::quote(s);
+    // The replacements run over the whole literal, closing quote included, as the
+    // validator's do: so a trailing backslash (`"\\"`) loses its escape.
+    let go = gotemplate::fmt::quote(s).replace("\\\"", "\"");
     let inner = &go[1..go.len() - 1];
-    format!("'{}'", inner.replace("\\\"", "\"").replace('\'', "\\'"))
+    format!("'{}'", inner.replace('\'', "\\'"))
 }
 
 pub(super) fn kind(v: &Value) -> &'static str {
