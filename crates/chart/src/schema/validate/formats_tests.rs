@@ -167,3 +167,85 @@ fn before_2019_a_ref_hides_the_format_and_type_beside_it() {
         ["at '/u': got string, want integer"]
     );
 }
+
+/// Every format answers (valid or a reason) for any string a values file can hold: cut
+/// multi-byte characters, stray escapes and brackets, empty and long input; no panic.
+#[test]
+fn every_format_answers_any_string_without_panicking() {
+    const FORMATS: [&str; 19] = [
+        "json-pointer",
+        "relative-json-pointer",
+        "uuid",
+        "duration",
+        "period",
+        "ipv4",
+        "ipv6",
+        "hostname",
+        "email",
+        "date",
+        "time",
+        "date-time",
+        "uri",
+        "uri-reference",
+        "uri-template",
+        "semver",
+        "regex",
+        "iri",
+        "iri-reference",
+    ];
+    let pieces = [
+        "",
+        "é",
+        "日本",
+        "%",
+        "%2",
+        "%e9",
+        "%25",
+        "[",
+        "]",
+        "[::1",
+        "::",
+        ":",
+        "@",
+        "/",
+        "#",
+        "?",
+        "{",
+        "}",
+        "+",
+        "-",
+        ".",
+        "0",
+        "1",
+        "255",
+        "256",
+        "T",
+        "Z",
+        "P",
+        "\\",
+        "a",
+        "\u{0}",
+        "\u{10FFFF}",
+        "~1",
+        "1:2:3:4:5:6:7:8",
+        "2024-02-30",
+        "23:59:60",
+    ];
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        usize::try_from(seed % n as u64).unwrap()
+    };
+    for _ in 0..20_000 {
+        let text: String = (0..next(8)).map(|_| pieces[next(pieces.len())]).collect();
+        for format in FORMATS {
+            assert!(check(format, &text).is_some(), "{format}");
+        }
+    }
+    let long = "a.".repeat(100_000);
+    for format in FORMATS {
+        assert!(check(format, &long).is_some(), "{format}");
+    }
+}
