@@ -36,8 +36,6 @@ pub struct SpokePlan {
     pub now: Vec<Spoke>,
     /// Add `now` to the existing webhook at its markers.
     pub extend: bool,
-    /// `--conversion` was asked for.
-    asked: bool,
 }
 
 impl SpokePlan {
@@ -76,12 +74,7 @@ impl SpokePlan {
         all.extend(new.iter().cloned());
         let extend = recorded.conversion && !force;
         let now = if extend { new } else { all.clone() };
-        Ok(SpokePlan {
-            all,
-            now,
-            extend,
-            asked: true,
-        })
+        Ok(SpokePlan { all, now, extend })
     }
 
     /// Conversion was asked for and there is something to scaffold.
@@ -89,9 +82,10 @@ impl SpokePlan {
         !self.now.is_empty()
     }
 
-    /// Conversion was asked for, and the kind converts with every spoke given already.
+    /// Conversion was asked for (so there are spokes), and the kind converts with every
+    /// spoke given already.
     pub fn nothing_new(&self) -> bool {
-        self.asked && self.now.is_empty()
+        !self.all.is_empty() && self.now.is_empty()
     }
 }
 
