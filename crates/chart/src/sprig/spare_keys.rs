@@ -8,7 +8,7 @@
 //! (announced, at most [`WANTED`] of a size, or waited for) and not yet made, so nothing is
 //! left running to slow whatever the process does next; a key is handed out once.
 use std::collections::HashMap;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 
 use rcgen::{KeyPair, RsaKeySize};
 
@@ -106,7 +106,10 @@ fn make(bits: usize) -> Result<KeyPair, String> {
 /// Start makers of `bits`, up to one per core, while keys are short; returns how many
 /// makers run now.
 fn start_makers(state: &mut Keys, bits: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    // Read once: it consults the cgroup files, and every certificate call gets here.
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES
+        .get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     while state.short() && state.making < cores.min(MAKERS) {
         let spawned = std::thread::Builder::new()
             .name("rsa-keys".into())
