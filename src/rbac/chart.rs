@@ -2,7 +2,7 @@
 //! (default values, and every `enabled` switch on) and lists the objects of both renders,
 //! its crds/ and its subcharts; each object's apiVersion and kind become a resource name
 //! through the project's own kinds, the chart's CRDs, the built-in table, or a guess.
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 
@@ -11,7 +11,7 @@ use super::resources::{self, Scope};
 use super::rule::{HELM_VERBS, Permission, Source, Target};
 
 /// One object a chart creates.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ChartObject {
     /// The template (or crds/ file) it came from, for error messages.
     pub source: String,
@@ -61,6 +61,38 @@ pub fn permissions(
         out.push(permission);
     }
     Ok(out)
+}
+
+/// `objects` flattened and cut down to what [`permissions`] reads: apiVersion, kind, and a
+/// CRD's group, names and scope. Nothing else of a rendered object (a Secret's data, a
+/// generated key) is kept, so nothing else is cached either (see `objects_cache`).
+pub fn essentials(objects: &[ChartObject]) -> Vec<ChartObject> {
+    flatten(objects)
+        .into_iter()
+        .map(|o| ChartObject {
+            object: essential_fields(&o.object),
+            ..o
+        })
+        .collect()
+}
+
+fn essential_fields(object: &Value) -> Value {
+    let mut out = Map::new();
+    let copy = |to: &mut Map<String, Value>, from: &Value, key: &str| {
+        if let Some(value) = from.get(key) {
+            to.insert(key.to_string(), value.clone());
+        }
+    };
+    copy(&mut out, object, "apiVersion");
+    copy(&mut out, object, "kind");
+    if let (Some(_), Some(spec)) = (crd_kind(object), object.get("spec")) {
+        let mut kept = Map::new();
+        copy(&mut kept, spec, "group");
+        copy(&mut kept, spec, "scope");
+        copy(&mut kept, spec, "names");
+        out.insert("spec".into(), Value::Object(kept));
+    }
+    Value::Object(out)
 }
 
 /// Objects with `v1 List` (or any `*List` with items) replaced by their items.

@@ -1,30 +1,65 @@
 //! Loading a chart from the project (staged files included, so `create api` can regenerate
 //! role.yaml for a chart it is scaffolding in the same plan) and listing its objects with the
 //! chart crate.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rusty_sdk_chart::{Chart, ChartFile, FailedSwitch, HookKind, Manifest, all_objects};
 
 use crate::error::{Error, Result};
 use crate::scaffold::Tree;
 
-use super::chart::ChartObject;
+use super::chart::{ChartObject, essentials};
+use super::objects_cache;
 
-/// Every object the chart in `chart_dir` (relative to the project root) can create, and a
-/// warning for each `enabled` switch that fails to render (its objects may be missing).
+/// Every object the chart in `chart_dir` (relative to the project root) can create, cut
+/// down to what the role needs, and a warning for each `enabled` switch that fails to render
+/// (its objects may be missing). A chart seen before comes from [`objects_cache`].
 pub fn chart_objects(tree: &Tree, chart_dir: &str) -> Result<(Vec<ChartObject>, Vec<String>)> {
-    let chart = load(tree, chart_dir)?;
-    let found = all_objects(&chart).map_err(|e| {
-        Error::Project(format!(
-            "{chart_dir}: the chart does not render, so its RBAC rules cannot be derived: {e}"
-        ))
-    })?;
+    let found = match files(tree, chart_dir)? {
+        Source::Files(path, files) => {
+            let cache = objects_cache::dir();
+            let key = objects_cache::key(&files);
+            match cache
+                .as_deref()
+                .and_then(|dir| objects_cache::get(dir, &key))
+            {
+                Some(entry) => entry,
+                None => {
+                    let chart = Chart::from_files(&path, files)
+                        .map_err(|e| Error::Project(format!("{chart_dir}: {e}")))?;
+                    let entry = render(chart_dir, &chart)?;
+                    if let Some(dir) = cache {
+                        objects_cache::put(&dir, &key, &entry);
+                    }
+                    entry
+                }
+            }
+        }
+        Source::Archive(path) => {
+            let chart =
+                Chart::load(&path).map_err(|e| Error::Project(format!("{chart_dir}: {e}")))?;
+            render(chart_dir, &chart)?
+        }
+    };
     let warnings = found
         .failed_switches
         .iter()
         .map(|f| switch_warning(chart_dir, f))
         .collect();
-    Ok((found.manifests.into_iter().map(object).collect(), warnings))
+    Ok((found.objects, warnings))
+}
+
+fn render(chart_dir: &str, chart: &Chart) -> Result<objects_cache::Entry> {
+    let found = all_objects(chart).map_err(|e| {
+        Error::Project(format!(
+            "{chart_dir}: the chart does not render, so its RBAC rules cannot be derived: {e}"
+        ))
+    })?;
+    let objects: Vec<ChartObject> = found.manifests.into_iter().map(object).collect();
+    Ok(objects_cache::Entry {
+        objects: essentials(&objects),
+        failed_switches: found.failed_switches,
+    })
 }
 
 /// One line: the switch, what the role may lack, why, and what to do.
@@ -42,7 +77,15 @@ fn switch_warning(chart_dir: &str, failed: &FailedSwitch) -> String {
     )
 }
 
-fn load(tree: &Tree, chart_dir: &str) -> Result<Chart> {
+/// Where a chart's content comes from.
+enum Source {
+    /// A chart directory's files (as `Chart::load` reads them), staged ones winning.
+    Files(PathBuf, Vec<ChartFile>),
+    /// A packaged chart, read by `Chart::load`.
+    Archive(PathBuf),
+}
+
+fn files(tree: &Tree, chart_dir: &str) -> Result<Source> {
     let prefix = format!("{chart_dir}/");
     let staged: Vec<&String> = tree
         .staged()
@@ -50,29 +93,32 @@ fn load(tree: &Tree, chart_dir: &str) -> Result<Chart> {
         .filter(|p| p.starts_with(&prefix))
         .collect();
     let path = tree.root().join(chart_dir);
-    let loaded = if staged.is_empty() {
+    if staged.is_empty() {
         if !path.exists() {
             return Err(Error::Project(format!(
                 "{chart_dir}: chart not found; fix the `chart` of this API in watches.yaml or restore the chart"
             )));
         }
-        Chart::load(&path)
-    } else {
-        // Staged files win over the disk; the rest of the chart is read from disk.
-        let mut files = disk_files(&path)?;
-        for name in staged {
-            let rel = &name[prefix.len()..];
-            let data = tree.read_bytes(name)?.unwrap_or_default();
-            files.retain(|f| f.name != rel);
-            files.push(ChartFile {
-                name: rel.to_string(),
-                data,
-            });
+        if !path.is_dir() {
+            return Ok(Source::Archive(path));
         }
-        files.sort_by(|a, b| a.name.cmp(&b.name));
-        Chart::from_files(Path::new(chart_dir), files)
-    };
-    loaded.map_err(|e| Error::Project(format!("{chart_dir}: {e}")))
+        let files =
+            Chart::dir_files(&path).map_err(|e| Error::Project(format!("{chart_dir}: {e}")))?;
+        return Ok(Source::Files(path, files));
+    }
+    // Staged files win over the disk; the rest of the chart is read from disk.
+    let mut files = disk_files(&path)?;
+    for name in staged {
+        let rel = &name[prefix.len()..];
+        let data = tree.read_bytes(name)?.unwrap_or_default();
+        files.retain(|f| f.name != rel);
+        files.push(ChartFile {
+            name: rel.to_string(),
+            data,
+        });
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Source::Files(PathBuf::from(chart_dir), files))
 }
 
 /// The chart's files on disk, if it is there already (.helmignore is not applied here: a

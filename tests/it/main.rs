@@ -16,6 +16,7 @@ mod image;
 mod init;
 mod namespaced;
 mod rbac;
+mod rbac_cache;
 mod rust_api;
 mod shipping;
 mod tutorial;

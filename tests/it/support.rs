@@ -9,7 +9,12 @@ pub fn rusty(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("rusty-sdk").expect("binary built");
     cmd.current_dir(dir)
         .env("NO_COLOR", "1")
-        .env_remove("CLICOLOR_FORCE");
+        .env_remove("CLICOLOR_FORCE")
+        // The chart-render cache of the tests' own, not the user's.
+        .env(
+            "RUSTY_SDK_CACHE_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("rusty-sdk-cache"),
+        );
     cmd
 }
 

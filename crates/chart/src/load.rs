@@ -27,6 +27,13 @@ impl Chart {
         }
     }
 
+    /// The files [`Chart::load`] reads from a chart directory (what .helmignore excludes left
+    /// out), sorted by path: `Chart::from_files(path, Chart::dir_files(path)?)` equals
+    /// `Chart::load(path)`, so a caller can look at the bytes before parsing them.
+    pub fn dir_files(path: &Path) -> Result<Vec<ChartFile>, ChartError> {
+        read_dir_files(path)
+    }
+
     /// Load a chart from the bytes of a `.tgz` archive; `source` names it in errors.
     pub fn from_archive(source: &Path, bytes: &[u8]) -> Result<Chart, ChartError> {
         from_archive_within(source, bytes, &mut Budget::default())

@@ -228,7 +228,7 @@ pub struct ChartObjects {
 }
 
 /// A switch that could not be rendered on its own.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FailedSwitch {
     /// Its path in the values, e.g. `metrics.serviceMonitor.enabled`.
     pub switch: String,

@@ -44,7 +44,9 @@ pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Res
         (None, None) => return Err(neither_kind_nor_chart()),
     };
     let chart = load(&fetched)?;
-    check_renders(&chart, &fetched.origin, session)?;
+    if !fetched.is_starter {
+        check_renders(&chart, &fetched.origin, session)?;
+    }
 
     let kind = match &request.kind {
         Some(kind) => kind.clone(),

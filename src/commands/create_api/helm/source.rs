@@ -108,6 +108,8 @@ fn looks_like_repo_name(repo: &str, name: &str) -> bool {
 pub struct FetchedChart {
     pub origin: PathBuf,
     pub files: Vec<ChartFile>,
+    /// Our own starter chart, tested to render with its defaults under any kind's name.
+    pub is_starter: bool,
 }
 
 /// The starter chart, named `name`.
@@ -121,6 +123,7 @@ pub fn starter(name: &str) -> FetchedChart {
                 data: text.into_bytes(),
             })
             .collect(),
+        is_starter: true,
     }
 }
 
@@ -186,6 +189,7 @@ fn read_dir(root: &Path, shown: &Path) -> Result<FetchedChart> {
     Ok(FetchedChart {
         origin: shown.to_path_buf(),
         files,
+        is_starter: false,
     })
 }
 
@@ -201,6 +205,7 @@ pub fn unpack(origin: &Path, bytes: &[u8]) -> Result<FetchedChart> {
     Ok(FetchedChart {
         origin: origin.to_path_buf(),
         files,
+        is_starter: false,
     })
 }
 
@@ -217,6 +222,26 @@ mod tests {
 
     fn parse(chart: &str, repo: Option<&str>) -> Result<ChartRef> {
         ChartRef::parse(chart, repo, None, Path::new("/nonexistent-base"))
+    }
+
+    /// `create api` does not render the starter before staging it (the render would only
+    /// cost time): this is what makes that safe, for short, long and numbered names.
+    #[test]
+    fn the_starter_renders_with_its_defaults_and_every_switch_under_any_name() {
+        for name in ["a", "memcached", "cache2", &"k".repeat(63)] {
+            let fetched = starter(name);
+            assert!(fetched.is_starter);
+            let chart = rusty_sdk_chart::Chart::from_files(Path::new(name), fetched.files).unwrap();
+            let options = rusty_sdk_chart::RenderOptions::default();
+            let rendered = rusty_sdk_chart::render(&chart, &serde_json::json!({}), &options);
+            assert!(rendered.is_ok(), "{name}: {rendered:?}");
+            let all = rusty_sdk_chart::all_objects(&chart).unwrap();
+            assert!(
+                all.failed_switches.is_empty(),
+                "{name}: {:?}",
+                all.failed_switches
+            );
+        }
     }
 
     #[test]

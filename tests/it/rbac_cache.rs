@@ -1,0 +1,101 @@
+//! The cache of chart renders behind `generate rbac` and `create api`: a chart seen before
+//! gives the same role and warnings as a fresh render, a changed chart is rendered again,
+//! and nothing a template renders (a Secret's value) is written to the cache.
+use std::path::Path;
+
+use crate::rbac::{ROLE, cluster_resources, fixture_chart_project};
+use crate::support::{rusty, transcript};
+
+const SECRET: &str = "s3cr3t-from-the-chart";
+
+fn generate(root: &Path, cache: &Path) -> String {
+    std::fs::remove_file(root.join(ROLE)).ok();
+    let output = rusty(root)
+        .env("RUSTY_SDK_CACHE_DIR", cache)
+        .args(["generate", "rbac"])
+        .output()
+        .unwrap();
+    transcript(&output, root)
+}
+
+fn cache_entries(cache: &Path) -> Vec<String> {
+    std::fs::read_dir(cache.join("chart-objects"))
+        .map(|dir| {
+            dir.map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_cached_chart_gives_the_same_role_and_a_changed_chart_is_rendered_again() {
+    let project = fixture_chart_project();
+    project.write(
+        "helm-charts/demo/templates/secret.yaml",
+        &format!("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  password: {SECRET}\n"),
+    );
+    // A switch that does not render on its own: its warning must survive the cache.
+    project.write(
+        "helm-charts/demo/templates/extra.yaml",
+        "{{- if .Values.extra.enabled }}\napiVersion: batch/v1\nkind: Job\nmetadata:\n  name: {{ required \"extra.name is needed\" .Values.extra.name }}\n{{- end }}\n",
+    );
+    let values = project.read("helm-charts/demo/values.yaml");
+    project.write(
+        "helm-charts/demo/values.yaml",
+        &format!("{values}\nextra:\n  enabled: false\n"),
+    );
+    let cache = tempfile::tempdir().unwrap();
+
+    let cold = generate(&project.root, cache.path());
+    assert!(cold.starts_with("exit: 0\n"), "{cold}");
+    assert!(
+        cold.contains("`extra.enabled: true` does not render on its own"),
+        "{cold}"
+    );
+    let cold_role = project.read(ROLE);
+    let entries = cache_entries(cache.path());
+    assert_eq!(entries.len(), 1, "one chart, one entry");
+    assert!(
+        !entries[0].contains(SECRET),
+        "rendered data was cached: {}",
+        entries[0]
+    );
+
+    let warm = generate(&project.root, cache.path());
+    assert_eq!(warm, cold, "a cached chart changes what the command prints");
+    assert_eq!(
+        project.read(ROLE),
+        cold_role,
+        "a cached chart changes the role"
+    );
+
+    let without = rusty(&project.root)
+        .env("RUSTY_SDK_CACHE_DIR", "")
+        .args(["generate", "rbac", "--check"])
+        .output()
+        .unwrap();
+    // Without the cache, the same role (`--check` fails when role.yaml would change).
+    assert!(
+        without.status.success(),
+        "{}",
+        transcript(&without, &project.root)
+    );
+
+    // A new object in the chart: the cached entry no longer applies.
+    assert!(
+        !cluster_resources(&cold_role).contains("/serviceaccounts"),
+        "{cold_role}"
+    );
+    project.write(
+        "helm-charts/demo/templates/sa.yaml",
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+    );
+    let changed = generate(&project.root, cache.path());
+    assert!(changed.starts_with("exit: 0\n"), "{changed}");
+    let role = project.read(ROLE);
+    assert!(
+        cluster_resources(&role).contains("/serviceaccounts"),
+        "{role}"
+    );
+    assert_eq!(cache_entries(cache.path()).len(), 2);
+}
