@@ -11,8 +11,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::scaffold::durable::{self, Durable, Sync};
 use crate::scaffold::faults::{self, CommitGuard};
-use crate::scaffold::journal::{self, Durable, Entry, Journal, Replace, Sync};
+use crate::scaffold::journal::{self, Entry, Journal, Replace};
 use crate::scaffold::plan::Plan;
 
 fn sibling(rel: &str, tag: &str) -> String {
@@ -94,7 +95,7 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
 fn settle(root: &Path, journal: &Journal) {
     if journal.roll_back(root).is_ok() {
         let _ = fs::remove_file(root.join(journal::FILE_NAME));
-        let _ = journal::sync_dir(root);
+        let _ = durable::sync_dir(root);
     }
 }
 

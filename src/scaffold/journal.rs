@@ -9,6 +9,7 @@ use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::scaffold::durable::{Durable, Sync, sync_dir};
 use crate::scaffold::faults;
 
 /// The journal's name in the project root.
@@ -335,103 +336,6 @@ fn remove_if_exists(path: &Path) -> Result<()> {
     }
 }
 
-/// Something to fsync: a file already open, or a directory.
-pub enum Durable<'a> {
-    File(&'a Path, &'a fs::File),
-    Dir(&'a Path),
-}
-
-impl Durable<'_> {
-    fn sync(&self) -> Result<()> {
-        match self {
-            Durable::File(path, file) => file.sync_all().map_err(|e| Error::io(path, e)),
-            Durable::Dir(dir) => sync_dir(dir),
-        }
-    }
-}
-
-/// How to fsync several things: at once, on several threads (the file system then commits
-/// them together, a fraction of the cost of one fsync after another), or one after another
-/// where fsync has nothing to wait for.
-#[derive(Clone, Copy)]
-pub struct Sync {
-    spread: bool,
-}
-
-impl Sync {
-    /// For the file system of `dir` (or of its nearest existing parent). On tmpfs and ramfs
-    /// fsync returns at once (nothing is ever written to a disk): threads there would only
-    /// cost their start.
-    pub fn of(dir: &Path) -> Sync {
-        let probe = dir.ancestors().find(|d| d.exists()).unwrap_or(dir);
-        Sync {
-            spread: !in_memory(probe),
-        }
-    }
-
-    pub fn run(self, items: &[Durable]) -> Result<()> {
-        self.for_each(items, Durable::sync)
-    }
-
-    /// Run `job` on every item the way fsyncs run.
-    pub fn for_each<T: std::marker::Sync>(
-        self,
-        items: &[T],
-        job: impl Fn(&T) -> Result<()> + std::marker::Sync,
-    ) -> Result<()> {
-        if self.spread {
-            in_parallel(items, job)
-        } else {
-            items.iter().try_for_each(job)
-        }
-    }
-}
-
-/// Whether `dir` is on tmpfs or ramfs.
-fn in_memory(dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    const TMPFS_MAGIC: i64 = 0x0102_1994;
-    const RAMFS_MAGIC: i64 = 0x8584_58f6;
-    let Ok(c_path) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: an all-zero statfs is valid; statfs only writes it.
-    let mut buf: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: a NUL-terminated path and a pointer to a live statfs.
-    if unsafe { libc::statfs(c_path.as_ptr(), &raw mut buf) } != 0 {
-        return false;
-    }
-    #[allow(clippy::unnecessary_cast)]
-    let kind = buf.f_type as i64;
-    kind == TMPFS_MAGIC || kind == RAMFS_MAGIC
-}
-
-/// Run `job` on every item, on up to 8 threads (this one included); the first error wins.
-fn in_parallel<T: std::marker::Sync>(
-    items: &[T],
-    job: impl Fn(&T) -> Result<()> + std::marker::Sync,
-) -> Result<()> {
-    const THREADS: usize = 8;
-    if items.len() < 2 {
-        return items.iter().try_for_each(&job);
-    }
-    let chunk = items.len().div_ceil(THREADS);
-    let (own, rest) = items.split_at(chunk);
-    std::thread::scope(|scope| {
-        let jobs: Vec<_> = rest
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().try_for_each(&job)))
-            .collect();
-        let mine = own.iter().try_for_each(&job);
-        jobs.into_iter()
-            .map(|j| {
-                j.join()
-                    .unwrap_or_else(|_| Err(Error::Internal("an fsync thread panicked".into())))
-            })
-            .fold(mine, Result::and)
-    })
-}
-
 /// Create `path` (it must not exist), write `bytes`, give it `mode`; not yet synced.
 pub fn write_new(path: &Path, bytes: &[u8], mode: Option<fs::Permissions>) -> Result<fs::File> {
     let mut file = fs::OpenOptions::new()
@@ -449,12 +353,6 @@ pub fn write_new(path: &Path, bytes: &[u8], mode: Option<fs::Permissions>) -> Re
         return Err(Error::io(path, e));
     }
     Ok(file)
-}
-
-pub fn sync_dir(dir: &Path) -> Result<()> {
-    fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io(dir, e))
 }
 
 #[cfg(test)]

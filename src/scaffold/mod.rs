@@ -1,6 +1,7 @@
 //! The scaffolding engine: stage changes in memory, plan them against the disk, then commit
 //! all or nothing (or just print them for `--dry-run`).
 pub mod commit;
+pub mod durable;
 pub mod faults;
 pub mod journal;
 pub mod lock;
