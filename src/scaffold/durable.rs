@@ -1,12 +1,14 @@
 //! Making a commit's files and directories durable, a round at a time: every item of a round
 //! is on disk when the round returns.
 //!
-//! On Linux a round is one `syncfs` of the project's file system: it writes what is pending
-//! in one pass and commits the file system's journal once. One fsync per file, even on
-//! parallel threads, costs several times as much on ext4 (each waits for its own write and
-//! device flush). `syncfs` also writes what other programs have pending on that file system;
-//! items on another file system (a mount inside the project) get their own fsync. On tmpfs
-//! and ramfs nothing is ever written to a disk, and fsync returns at once.
+//! On Linux, when little else waits to be written, a round is one `syncfs` of the project's
+//! file system: it writes what is pending in one pass and commits the file system's journal
+//! once. One fsync per file, even on parallel threads, costs several times as much on ext4
+//! (each waits for its own write and device flush). But `syncfs` also writes what other
+//! programs have pending there: while a build writes megabytes, it would wait for all of
+//! them, so then each item gets its own fsync, on up to 8 threads. Items on another file
+//! system (a mount inside the project) always get their own fsync. On tmpfs and ramfs
+//! nothing is ever written to a disk, and fsync returns at once.
 use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
@@ -52,8 +54,9 @@ pub struct Sync {
 enum Medium {
     /// tmpfs or ramfs: fsync has nothing to wait for.
     Memory,
-    /// A file system on a device: `syncfs` it (on Linux), or fsync items in parallel.
-    Disk { device: u64 },
+    /// A file system on a device: `syncfs` it (on Linux) when `whole` is set, or fsync
+    /// items in parallel.
+    Disk { device: u64, whole: bool },
 }
 
 impl Sync {
@@ -62,20 +65,27 @@ impl Sync {
         let probe = dir.ancestors().find(|d| d.exists()).unwrap_or(dir);
         let medium = match fs::metadata(probe) {
             _ if in_memory(probe) => Medium::Memory,
-            Ok(meta) => Medium::Disk { device: meta.dev() },
+            Ok(meta) => Medium::Disk {
+                device: meta.dev(),
+                whole: little_pending(),
+            },
             // Nothing to learn the device from: every item gets its own fsync.
-            Err(_) => Medium::Disk { device: u64::MAX },
+            Err(_) => Medium::Disk {
+                device: u64::MAX,
+                whole: false,
+            },
         };
         Sync { medium }
     }
 
     /// Make every item durable.
     pub fn run(self, items: &[Durable]) -> Result<()> {
-        let Medium::Disk { device } = self.medium else {
+        let Medium::Disk { device, whole } = self.medium else {
             return items.iter().try_for_each(Durable::sync);
         };
-        let (here, elsewhere): (Vec<&Durable>, Vec<&Durable>) =
-            items.iter().partition(|item| item.device() == Some(device));
+        let (here, elsewhere): (Vec<&Durable>, Vec<&Durable>) = items
+            .iter()
+            .partition(|item| whole && item.device() == Some(device));
         if let Some(first) = here.first()
             && let Err(e) = sync_file_system(first)
         {
@@ -100,6 +110,32 @@ impl Sync {
             Medium::Disk { .. } => in_parallel(items, job),
         }
     }
+}
+
+/// Whether the kernel has little data waiting to be written (`Dirty` and `Writeback` of
+/// /proc/meminfo, all file systems together): then a `syncfs` waits for little besides
+/// this commit's own files.
+fn little_pending() -> bool {
+    const MOST_KB: u64 = 4 * 1024;
+    let Ok(info) = fs::read_to_string("/proc/meminfo") else {
+        return false;
+    };
+    let mut pending = 0;
+    for line in info.lines() {
+        for field in ["Dirty:", "Writeback:"] {
+            if let Some(rest) = line.strip_prefix(field) {
+                let Some(kb) = rest
+                    .trim()
+                    .strip_suffix("kB")
+                    .and_then(|n| n.trim().parse::<u64>().ok())
+                else {
+                    return false;
+                };
+                pending += kb;
+            }
+        }
+    }
+    pending <= MOST_KB
 }
 
 /// `syncfs` the file system `item` is on. Its errors include the write errors of files
@@ -187,23 +223,62 @@ mod tests {
 
     #[test]
     fn a_round_syncs_files_and_directories_and_names_what_is_gone() {
-        // The target directory is on a disk (syncfs); /dev/shm, where there is one, is not.
+        // The target directory is on a disk; /dev/shm, where there is one, is not.
         let roots = [
             Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
             "/dev/shm".into(),
         ];
         for root in roots.iter().filter(|r| r.is_dir()) {
             let dir = tempfile::tempdir_in(root).unwrap();
-            let path = dir.path().join("a");
-            let file = fs::File::create(&path).unwrap();
-            let sync = Sync::of(dir.path());
-            sync.run(&[Durable::File(&path, &file), Durable::Dir(dir.path())])
-                .unwrap();
-            let gone = dir.path().join("gone");
-            let err = sync
-                .run(&[Durable::File(&path, &file), Durable::Dir(&gone)])
-                .unwrap_err();
-            assert!(err.to_string().contains("gone"), "{err}");
+            let device = fs::metadata(dir.path()).unwrap().dev();
+            // As `Sync::of` finds it, and both ways a disk is synced (syncfs, fsyncs).
+            let ways = [
+                Sync::of(dir.path()),
+                Sync {
+                    medium: Medium::Disk {
+                        device,
+                        whole: true,
+                    },
+                },
+                Sync {
+                    medium: Medium::Disk {
+                        device,
+                        whole: false,
+                    },
+                },
+            ];
+            for sync in ways {
+                let path = dir.path().join("a");
+                let file = fs::File::create(&path).unwrap();
+                sync.run(&[Durable::File(&path, &file), Durable::Dir(dir.path())])
+                    .unwrap();
+                let gone = dir.path().join("gone");
+                let err = sync
+                    .run(&[Durable::File(&path, &file), Durable::Dir(&gone)])
+                    .unwrap_err();
+                assert!(err.to_string().contains("gone"), "{err}");
+            }
+        }
+    }
+
+    #[test]
+    fn pending_data_is_read_from_the_kernel() {
+        // Whatever the machine has pending, the answer comes from /proc/meminfo's two
+        // fields, which every Linux has: a parse failure would always say "no".
+        let info = fs::read_to_string("/proc/meminfo").unwrap();
+        let kb = |field: &str| -> u64 {
+            let line = info.lines().find(|l| l.starts_with(field)).unwrap();
+            line[field.len()..]
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse()
+                .unwrap()
+        };
+        let pending = kb("Dirty:") + kb("Writeback:");
+        // Far from the limit either way, so the kernel's numbers cannot move across it.
+        if !(2048..=8192).contains(&pending) {
+            assert_eq!(little_pending(), pending < 4096, "{pending} kB pending");
         }
     }
 }
