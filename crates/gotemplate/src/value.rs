@@ -246,6 +246,17 @@ impl MapRef {
         }
     }
 
+    /// The same map seen as the named type `name` with `methods`, whose underlying type is
+    /// not `map[string]interface {}` (Helm's `engine.files`, a `map[string][]byte`): it is
+    /// not assignable to a function's map parameter.
+    #[must_use]
+    pub fn with_methods_of_type(&self, methods: MapMethods, name: &str) -> Self {
+        Self {
+            type_name: Some(name.into()),
+            ..self.with_methods(methods)
+        }
+    }
+
     /// The same map as a plain `map[string]interface{}`.
     #[must_use]
     pub fn plain(&self) -> Self {
@@ -446,12 +457,11 @@ impl Value {
             Value::Float(_) => "float64".into(),
             Value::String(_) => "string".into(),
             Value::List(_) => "[]interface {}".into(),
-            Value::Map(m) if m.is_named() => "common.Values".into(),
-            Value::Map(m) => m
-                .type_name
-                .as_deref()
-                .unwrap_or("map[string]interface {}")
-                .into(),
+            Value::Map(m) => match (&m.type_name, m.is_named()) {
+                (Some(name), _) => name.to_string(),
+                (None, true) => "common.Values".into(),
+                (None, false) => "map[string]interface {}".into(),
+            },
             Value::Function(_) => "func(...interface {}) (interface {}, error)".into(),
             Value::Object(o) => o.type_name().to_string(),
         }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use gotemplate::{MapRef, Value};
 
 use crate::chart::Chart;
-use crate::convert::{map, string, to_template};
+use crate::convert::{string, to_template};
 use crate::error::RenderError;
 
 mod errors;
@@ -66,10 +66,13 @@ pub fn render(
     let set = chart.render_cache.get_or_parse(&renderables)?;
     let mut out = BTreeMap::new();
     for r in renderables.iter().filter(|r| r.render) {
-        let template = map([
-            ("Name", string(&r.name)),
-            ("BasePath", string(&r.base_path)),
-        ]);
+        // Helm's `common.Values`, methods included.
+        let fields: MapRef = BTreeMap::from([
+            (Arc::from("Name"), string(&r.name)),
+            (Arc::from("BasePath"), string(&r.base_path)),
+        ])
+        .into();
+        let template = Value::Map(objects::values_map(&fields));
         r.top.insert(Arc::from("Template"), template);
         let data = Value::Map(r.top.clone());
         let text = set

@@ -452,7 +452,10 @@ impl Bytes {
 
 fn files_map(m: MapRef) -> MapRef {
     static METHODS: OnceLock<MapMethods> = OnceLock::new();
-    m.with_methods(METHODS.get_or_init(|| Arc::new(files_method)).clone())
+    m.with_methods_of_type(
+        METHODS.get_or_init(|| Arc::new(files_method)).clone(),
+        "engine.files",
+    )
 }
 
 fn files_method(m: &MapRef, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {

@@ -102,3 +102,53 @@ fn tpl_of_a_missing_value_fails_like_helm_at_its_line() {
         "{err}"
     );
 }
+
+/// `.Files` is Helm's `engine.files` (a `map[string][]byte` with methods), not a values
+/// map: its type prints so, and map functions refuse it as Helm does. `.Template` is a
+/// `common.Values`, methods included. Expected texts are Helm v4.2.3's.
+#[test]
+fn files_and_template_objects_have_helms_types() {
+    let chart = |template: &str| {
+        let file = |name: &str, data: &str| rusty_sdk_chart::ChartFile {
+            name: name.into(),
+            data: data.as_bytes().to_vec(),
+        };
+        Chart::from_files(
+            std::path::Path::new("t"),
+            vec![
+                file("Chart.yaml", "apiVersion: v2\nname: t\nversion: 0.1.0\n"),
+                file("files/a.txt", "hi\n"),
+                file("templates/t.yaml", template),
+            ],
+        )
+        .unwrap()
+    };
+    let render = |template: &str| {
+        rusty_sdk_chart::render(
+            &chart(template),
+            &serde_json::json!({}),
+            &Default::default(),
+        )
+        .map(|out| out["t/templates/t.yaml"].clone())
+        .map_err(|e| e.to_string())
+    };
+    assert_eq!(
+        render("{{ typeOf .Files }} {{ printf \"%T\" (.Files.Glob \"files/*\") }} {{ deepCopy .Files | typeOf }}")
+            .unwrap(),
+        "engine.files engine.files engine.files"
+    );
+    assert_eq!(
+        render("{{ typeOf .Template }} {{ .Template.AsMap | typeOf }} {{ .Template.AsMap.Name }}")
+            .unwrap(),
+        "common.Values map[string]interface {} t/templates/t.yaml"
+    );
+    for refused in ["keys .Files", "pluck \"a\" .Files", "merge (dict) .Files"] {
+        let err = render(&format!("{{{{ {refused} }}}}")).unwrap_err();
+        assert!(
+            err.contains(
+                "wrong type for value; expected map[string]interface {}; got engine.files"
+            ),
+            "{refused}: {err}"
+        );
+    }
+}
