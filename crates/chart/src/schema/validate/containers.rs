@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::report::{Failure, equals, pointer, quote, regex};
+use super::report::{Failure, equals, quote, regex};
 use super::{Obj, Validator};
 
 impl<'a> Validator<'a> {
@@ -96,17 +96,12 @@ impl<'a> Validator<'a> {
         }
         if let Some(names) = s.get("propertyNames") {
             for key in map.keys() {
+                // A name is checked as a value of its own: Helm's validator places its
+                // errors, and the one that names it, at '' whatever the object's path.
                 if let Some(e) = self.check(&Value::String(key.clone()), names, &mut Vec::new()) {
                     let causes = if e.group { e.causes } else { vec![e] };
-                    let causes = causes
-                        .into_iter()
-                        .map(|c| Failure {
-                            at: pointer(path),
-                            ..c
-                        })
-                        .collect();
                     errors.push(
-                        Failure::new(path, format!("invalid propertyName {}", quote(key)))
+                        Failure::new(&[], format!("invalid propertyName {}", quote(key)))
                             .with_causes(causes),
                     );
                 }

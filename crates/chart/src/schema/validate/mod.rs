@@ -17,12 +17,18 @@ mod formats_net;
 #[cfg(test)]
 mod formats_tests;
 mod formats_time;
+mod meta;
+#[cfg(test)]
+mod meta_tests;
+mod metaschemas;
 mod refs;
 mod report;
+mod resources;
 mod scalars;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use meta::check_schema;
 use refs::{local_pointer, remote_reference};
 use report::{Failure, display, equals, got_kind, quote, type_matches};
 
@@ -35,7 +41,7 @@ pub fn validate_against_schema(value: &Value, schema: &Value) -> Result<(), Vec<
 /// Check `value` against a values.schema.json (unknown fields allowed unless
 /// `additionalProperties: false`).
 pub(crate) fn validate_json_schema(value: &Value, schema: &Value) -> Result<(), Vec<String>> {
-    if let Some(url) = remote_reference(schema) {
+    if let Some(url) = remote_reference(schema, draft_of(schema)) {
         // Helm's validator loads every document a reachable `$ref` names before it
         // validates; the chart engine has no network, so a remote schema fails to load,
         // as it does for Helm run offline.
@@ -51,6 +57,8 @@ fn run(value: &Value, schema: &Value, structural: bool) -> Result<(), Vec<String
         root: schema,
         structural,
         draft: draft_of(schema),
+        assert_format: draft_of(schema) < 2019,
+        dynamic_root: None,
         depth: 0,
     };
     match v.check(value, schema, &mut Vec::new()) {
@@ -61,36 +69,53 @@ fn run(value: &Value, schema: &Value, structural: bool) -> Result<(), Vec<String
 }
 
 /// The schema draft as a year-like number (4, 6, 7, 2019, 2020), from `$schema`;
-/// 2020-12 when absent or unknown, as in Helm's validator.
+/// 2020-12 when absent (a `$schema` Helm does not know is refused before validation).
 fn draft_of(schema: &Value) -> u32 {
-    let url = schema.get("$schema").and_then(Value::as_str).unwrap_or("");
-    if url.contains("draft-04") {
-        4
-    } else if url.contains("draft-06") {
-        6
-    } else if url.contains("draft-07") {
-        7
-    } else if url.contains("2019-09") {
-        2019
-    } else {
-        2020
-    }
+    metaschemas::draft_of(schema).map_or(2020, |d| d.number)
 }
 
+#[derive(Clone, Copy)]
 struct Validator<'a> {
+    /// The document local `$ref`s point into.
     root: &'a Value,
     structural: bool,
     draft: u32,
+    /// `format` is asserted: before 2019-09, and always when checking a schema against
+    /// its metaschema (as Helm's validator compiles the metaschemas).
+    assert_format: bool,
+    /// Checking a schema against its metaschema: the metaschema where `$dynamicRef` and
+    /// `$recursiveRef` land, and `$ref`s may name the other metaschema documents.
+    dynamic_root: Option<&'a Value>,
     depth: usize,
 }
 
 type Obj = Map<String, Value>;
 
 impl<'a> Validator<'a> {
-    fn resolve(&self, reference: &str) -> Option<&'a Value> {
-        let pointer = local_pointer(self.root, reference).ok()?;
-        let decoded = pointer.replace("%25", "%");
-        self.root.pointer(&decoded)
+    /// The schema a `$ref` names, with the validator for it (another document when
+    /// the reference leaves this one).
+    fn resolve(&self, reference: &str) -> Option<(Validator<'a>, &'a Value)> {
+        match local_pointer(self.root, reference) {
+            Ok(pointer) => {
+                let decoded = pointer.replace("%25", "%");
+                self.root.pointer(&decoded).map(|t| (*self, t))
+            }
+            Err(doc) if self.dynamic_root.is_some() => {
+                let fragment = reference.split_once('#').map_or("", |(_, f)| f);
+                let root = metaschemas::document(&doc)?;
+                let target = root.pointer(fragment)?;
+                Some((self.in_document(root), target))
+            }
+            Err(_) => None,
+        }
+    }
+
+    fn in_document(&self, root: &'a Value) -> Validator<'a> {
+        Validator {
+            root,
+            draft: draft_of(root),
+            ..*self
+        }
     }
 
     /// The errors of `value` against `schema` at `path`: None when it is valid, one
@@ -101,14 +126,22 @@ impl<'a> Validator<'a> {
             Value::Object(s) => s,
             _ => return None,
         };
-        if self.depth > 64 {
+        // A metaschema walks every level of the schema it checks, several steps each.
+        let limit = if self.dynamic_root.is_some() {
+            2048
+        } else {
+            64
+        };
+        if self.depth > limit {
             return None;
         }
         let deeper = Validator {
             depth: self.depth + 1,
             ..*self
         };
-        deeper.check_object_schema(value, s, path)
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            deeper.check_object_schema(value, s, path)
+        })
     }
 
     fn check_object_schema(
@@ -124,12 +157,12 @@ impl<'a> Validator<'a> {
             .get("$ref")
             .and_then(Value::as_str)
             .and_then(|r| self.resolve(r));
-        if let Some(target) = target
+        if let Some((v, target)) = target
             && self.draft < 2019
         {
             // Before 2019-09, `$ref` replaces every keyword beside it, type and format
             // included.
-            return self.check(value, target, path);
+            return v.check(value, target, path).map(Failure::referenced);
         }
         if let Some(t) = s.get("type") {
             let wanted: Vec<&str> = match t {
@@ -150,6 +183,7 @@ impl<'a> Validator<'a> {
             }
         }
         if let Some(c) = s.get("const")
+            && self.draft >= 6
             && !equals(c, value)
         {
             let message = match c {
@@ -172,7 +206,7 @@ impl<'a> Validator<'a> {
             return Some(Failure::new(path, message));
         }
         // Drafts before 2019-09 assert `format` (later ones only annotate), on strings.
-        if self.draft < 2019
+        if self.assert_format
             && let (Some(Value::String(name)), Value::String(text)) = (s.get("format"), value)
             && let Some(Err(why)) = formats::check(name, text)
         {
@@ -180,8 +214,8 @@ impl<'a> Validator<'a> {
             return Some(Failure::new(path, message));
         }
         let mut errors = Vec::new();
-        if let Some(target) = target {
-            errors.extend(self.check(value, target, path));
+        if let Some((v, target)) = target {
+            errors.extend(v.check(value, target, path).map(Failure::referenced));
         }
         match value {
             Value::Object(map) => self.check_object(map, s, path, &mut errors),
@@ -190,6 +224,7 @@ impl<'a> Validator<'a> {
             Value::Number(_) => self.check_number(value, s, path, &mut errors),
             _ => {}
         }
+        self.check_dynamic_refs(value, s, path, &mut errors);
         self.check_combinators(value, s, path, &mut errors);
         match errors.len() {
             0 => None,
@@ -217,7 +252,15 @@ impl<'a> Validator<'a> {
 
     /// `min<what>` and `max<what>` (Properties, Items, Length) against a count.
     fn bounds(&self, path: &[String], what: &str, got: usize, s: &Obj, errors: &mut Vec<Failure>) {
-        let limit = |keyword: &str| s.get(keyword).and_then(Value::as_u64);
+        // A whole number written as a float (`2.0`) counts as that integer.
+        let limit = |keyword: &str| {
+            let v = s.get(keyword)?;
+            v.as_u64().or_else(|| {
+                v.as_f64()
+                    .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < u64::MAX as f64)
+                    .map(|f| f as u64)
+            })
+        };
         let got64 = got as u64;
         for (keyword, violated) in [
             (

@@ -22,6 +22,16 @@ impl Failure {
         }
     }
 
+    /// The failure of a schema reached through `$ref` (or `$dynamicRef`,
+    /// `$recursiveRef`): several errors stay together under the reference, even at the
+    /// top, where a plain group is listed error by error.
+    pub(super) fn referenced(self) -> Failure {
+        Failure {
+            group: false,
+            ..self
+        }
+    }
+
     pub(super) fn with_causes(mut self, causes: Vec<Failure>) -> Failure {
         self.causes = causes;
         self

@@ -145,3 +145,36 @@ fn a_remote_reference_fails_to_load() {
         json!({"$defs": {"p": {"type": "integer"}}, "properties": {"e": {"$ref": "#/$defs/p"}}});
     assert!(validate_json_schema(&json!({"e": 1}), &local).is_ok());
 }
+
+/// Found with the metaschema cases of the differential run.
+#[test]
+fn keywords_as_helms_validator_reads_them() {
+    // `const` is not a draft 4 keyword.
+    let d4 = json!({"$schema": "http://json-schema.org/draft-04/schema#",
+        "properties": {"a": {"const": 1}}});
+    assert!(validate_json_schema(&json!({"a": 2}), &d4).is_ok());
+    // A whole float is a count.
+    let schema = json!({"properties": {"a": {"minLength": 2.0}}});
+    assert_eq!(
+        validate_json_schema(&json!({"a": "x"}), &schema),
+        Err(vec!["at '/a': minLength: got 1, want 2".to_string()])
+    );
+    // A property name is checked as a value of its own, at ''.
+    let schema = json!({"properties": {"o": {"propertyNames": {"maxLength": 1}}}});
+    assert_eq!(
+        validate_json_schema(&json!({"o": {"ab": 1}}), &schema),
+        Err(vec![
+            "at '': invalid propertyName 'ab'\n  - at '': maxLength: got 2, want 1".to_string()
+        ])
+    );
+    // Several errors behind a root `$ref` stay under it.
+    let schema =
+        json!({"$ref": "#/$defs/o", "$defs": {"o": {"required": ["x"], "minProperties": 3}}});
+    assert_eq!(
+        validate_json_schema(&json!({"a": 1}), &schema),
+        Err(vec![
+            "at '': validation failed\n  - at '': minProperties: got 1, want 3\n  - at '': missing property 'x'"
+                .to_string()
+        ])
+    );
+}
