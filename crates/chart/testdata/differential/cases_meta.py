@@ -150,7 +150,32 @@ def hand_meta_cases():
         one("schema/meta-nested-id-d7", json.dumps(
             {"$schema": DRAFTS["d7"], "properties": {"a": {"$id": "http://example.invalid/a", "minLength": -1}}})),
     ]
-    return out + subchart_meta_cases()
+    return out + ref_cases() + subchart_meta_cases()
+
+
+def ref_cases():
+    """`$ref`s to a part of the file no keyword keeps a schema in (checked against the
+    metaschema on its own), and to the metaschemas themselves (which Helm holds)."""
+    d2020 = "https://json-schema.org/draft/2020-12/schema"
+    to = lambda ref: json.dumps({"type": "object", "properties": {"a": {"$ref": ref}}})
+    return [
+        one("schema/meta-ref-to-examples", json.dumps(
+            {"examples": [{"minLength": -1}], "properties": {"a": {"$ref": "#/examples/0"}}})),
+        one("schema/meta-ref-to-examples-d7", json.dumps(
+            {"$schema": DRAFTS["d7"], "examples": [{"type": "foo"}], "properties": {"a": {"$ref": "#/examples/0"}}})),
+        one("schema/meta-ref-to-examples-valid", json.dumps(
+            {"examples": [{"minLength": 2}], "properties": {"a": {"$ref": "#/examples/0"}}})),
+        one("schema/meta-ref-to-examples-unreferenced", json.dumps(
+            {"examples": [{"minLength": -1}], "properties": {"a": {}}})),
+        one("schema/meta-ref-into-metaschema-d7", to(DRAFTS["d7"])),
+        one("schema/meta-ref-into-metaschema-d7-format", to(DRAFTS["d7"]), values="a: {pattern: '(a'}\n"),
+        one("schema/meta-ref-into-metaschema-d2020-format", to(d2020), values="a: {pattern: '(a'}\n"),
+        one("schema/meta-ref-into-metaschema-d2020", to(d2020), values="a: {properties: {b: {type: foo}}}\n"),
+        one("schema/meta-ref-into-metaschema-d2020-ok", to(d2020), values="a: {type: string}\n"),
+        one("schema/meta-ref-into-metaschema-d2019", to(DRAFTS["d2019"]), values="a: {items: {minItems: -1}}\n"),
+        one("schema/meta-ref-into-vocabulary", to("https://json-schema.org/draft/2020-12/meta/validation#/$defs/simpleTypes"),
+            values="a: foo\n"),
+    ]
 
 
 def nested(depth, leaf):

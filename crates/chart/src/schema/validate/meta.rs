@@ -21,26 +21,35 @@ pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
     if let Some(problem) = resources::unparsable_id(schema, draft.number) {
         return Err(problem);
     }
-    match against_metaschema(schema, draft) {
-        None => resources::bad_pattern_property(schema, draft.number).map_or(Ok(()), Err),
-        Some(failure) => {
-            let causes = if failure.group {
-                failure.causes
-            } else {
-                vec![failure]
-            };
-            let mut out = format!(
-                "\"{SCHEMA_URL}#\" is not valid against metaschema: \
-                 jsonschema validation failed with '{}#'",
-                draft.url
-            );
-            for cause in causes {
-                out.push_str("\n- ");
-                out.push_str(&cause.render());
-            }
-            Err(out)
+    if let Some(failure) = against_metaschema(schema, draft) {
+        return Err(refusal("", draft, failure));
+    }
+    for (part, at) in resources::outside_subschemas(schema, draft.number) {
+        if let Some(failure) = against_metaschema(part, draft) {
+            return Err(refusal(&resources::path_escaped(&at), draft, failure));
         }
     }
+    resources::bad_pattern_property(schema, draft.number).map_or(Ok(()), Err)
+}
+
+/// Helm's message for a schema (the part of the file at `pointer`) that its draft's
+/// metaschema refuses.
+fn refusal(pointer: &str, draft: Draft, failure: Failure) -> String {
+    let causes = if failure.group {
+        failure.causes
+    } else {
+        vec![failure]
+    };
+    let mut out = format!(
+        "\"{SCHEMA_URL}#{pointer}\" is not valid against metaschema: \
+         jsonschema validation failed with '{}#'",
+        draft.url
+    );
+    for cause in causes {
+        out.push_str("\n- ");
+        out.push_str(&cause.render());
+    }
+    out
 }
 
 fn against_metaschema(schema: &Value, draft: Draft) -> Option<Failure> {
@@ -49,7 +58,7 @@ fn against_metaschema(schema: &Value, draft: Draft) -> Option<Failure> {
         root: meta,
         structural: false,
         draft: draft.number,
-        assert_format: true,
+        checking_schema: true,
         dynamic_root: Some(meta),
         depth: 0,
     };

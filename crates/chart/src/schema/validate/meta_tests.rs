@@ -182,3 +182,29 @@ fn deep_schemas_are_checked_without_exhausting_the_stack() {
         }
     }
 }
+
+#[test]
+fn references_to_other_places_and_to_the_metaschemas() {
+    // A part of the file no keyword keeps a schema in is checked on its own, once a
+    // `$ref` names it.
+    let schema =
+        json!({"examples": [{"minLength": -1}], "properties": {"a": {"$ref": "#/examples/0"}}});
+    assert_eq!(
+        refusal(schema),
+        format!(
+            "\"file:///values.schema.json#/examples/0\" is not valid against metaschema: jsonschema validation failed with '{D2020}#'\n- at '': 'allOf' failed\n  - at '/minLength': minimum: got -1, want 0"
+        )
+    );
+    assert_eq!(
+        check_schema(&json!({"examples": [{"minLength": -1}]})),
+        Ok(())
+    );
+    // The metaschemas are at hand for values too: not a remote document.
+    let schema = json!({"properties": {"a": {"$ref": D2020}}});
+    assert_eq!(check_schema(&schema), Ok(()));
+    let value = json!({"a": {"properties": {"b": {"minLength": -1}}}});
+    assert_eq!(
+        super::validate_json_schema(&value, &schema),
+        Err(vec!["at '/a': 'allOf' failed\n  - at '/a/properties/b': 'allOf' failed\n    - at '/a/properties/b/minLength': minimum: got -1, want 0".to_string()])
+    );
+}

@@ -57,7 +57,7 @@ fn run(value: &Value, schema: &Value, structural: bool) -> Result<(), Vec<String
         root: schema,
         structural,
         draft: draft_of(schema),
-        assert_format: draft_of(schema) < 2019,
+        checking_schema: false,
         dynamic_root: None,
         depth: 0,
     };
@@ -80,11 +80,11 @@ struct Validator<'a> {
     root: &'a Value,
     structural: bool,
     draft: u32,
-    /// `format` is asserted: before 2019-09, and always when checking a schema against
-    /// its metaschema (as Helm's validator compiles the metaschemas).
-    assert_format: bool,
-    /// Checking a schema against its metaschema: the metaschema where `$dynamicRef` and
-    /// `$recursiveRef` land, and `$ref`s may name the other metaschema documents.
+    /// Checking a schema against its metaschema: `format` is asserted in every draft
+    /// (as Helm's validator compiles the metaschemas), not only before 2019-09.
+    checking_schema: bool,
+    /// Inside the metaschema documents (checking a schema, or a `$ref` of a schema
+    /// naming one): the metaschema where `$dynamicRef` and `$recursiveRef` land.
     dynamic_root: Option<&'a Value>,
     depth: usize,
 }
@@ -100,13 +100,13 @@ impl<'a> Validator<'a> {
                 let decoded = pointer.replace("%25", "%");
                 self.root.pointer(&decoded).map(|t| (*self, t))
             }
-            Err(doc) if self.dynamic_root.is_some() => {
+            // Helm's validator holds the metaschema documents: a `$ref` may name them.
+            Err(doc) => {
                 let fragment = reference.split_once('#').map_or("", |(_, f)| f);
                 let root = metaschemas::document(&doc)?;
                 let target = root.pointer(fragment)?;
                 Some((self.in_document(root), target))
             }
-            Err(_) => None,
         }
     }
 
@@ -114,6 +114,7 @@ impl<'a> Validator<'a> {
         Validator {
             root,
             draft: draft_of(root),
+            dynamic_root: self.dynamic_root.or(Some(root)),
             ..*self
         }
     }
@@ -206,7 +207,7 @@ impl<'a> Validator<'a> {
             return Some(Failure::new(path, message));
         }
         // Drafts before 2019-09 assert `format` (later ones only annotate), on strings.
-        if self.assert_format
+        if (self.checking_schema || self.draft < 2019)
             && let (Some(Value::String(name)), Value::String(text)) = (s.get("format"), value)
             && let Some(Err(why)) = formats::check(name, text)
         {

@@ -43,7 +43,10 @@ pub(super) fn remote_reference(root: &Value, draft: u32) -> Option<String> {
     super::resources::reachable(root, draft)
         .into_iter()
         .find_map(|(schema, _)| match schema.get("$ref") {
-            Some(Value::String(r)) => local_pointer(root, r).err(),
+            // The metaschemas are at hand.
+            Some(Value::String(r)) => local_pointer(root, r)
+                .err()
+                .filter(|doc| super::metaschemas::document(doc).is_none()),
             _ => None,
         })
 }

@@ -149,6 +149,29 @@ pub(super) fn reachable(root: &Value, draft: u32) -> Vec<(&Value, String)> {
     out
 }
 
+/// The schemas a local `$ref` reaches at a place where no keyword keeps a schema (under
+/// `examples`, say), with their pointers: Helm's validator checks each against the
+/// metaschema when it compiles it.
+pub(super) fn outside_subschemas(root: &Value, draft: u32) -> Vec<(&Value, String)> {
+    let mut places = HashSet::new();
+    let mut todo = vec![(root, String::new())];
+    while let Some((schema, at)) = todo.pop() {
+        if places.len() > 1_000_000 {
+            break;
+        }
+        todo.extend(children(schema, &at, draft));
+        places.insert(at);
+    }
+    let mut outside: Vec<(&Value, String)> = Vec::new();
+    for (schema, at) in reachable(root, draft) {
+        let within = |(_, o): &(&Value, String)| at.starts_with(&format!("{o}/"));
+        if !places.contains(&at) && !outside.iter().any(within) {
+            outside.push((schema, at));
+        }
+    }
+    outside
+}
+
 /// A JSON pointer token: `~` and `/` escaped.
 fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
@@ -156,7 +179,7 @@ fn escape(token: &str) -> String {
 
 /// A pointer as Helm's validator writes it in a URL: each token escaped as Go's
 /// `url.PathEscape` does.
-fn path_escaped(pointer: &str) -> String {
+pub(super) fn path_escaped(pointer: &str) -> String {
     let mut out = String::new();
     for b in pointer.bytes() {
         match b {
