@@ -205,5 +205,37 @@ def subchart_meta_cases():
     ]
 
 
+# Keywords of later drafts are not keywords in earlier ones (values validation):
+# (id, draft, subschema of l or o, values).
+DRAFT_KEYWORDS = [
+    ("dependent-required-d7", "d7", {"dependentRequired": {"a": ["b"]}}, "o: {a: 1}\n"),
+    ("dependent-required-d2019", "d2019", {"dependentRequired": {"a": ["b"]}}, "o: {a: 1}\n"),
+    ("dependent-schemas-d7", "d7", {"dependentSchemas": {"a": {"required": ["b"]}}}, "o: {a: 1}\n"),
+    ("dependent-schemas-d2020", "d2020", {"dependentSchemas": {"a": {"required": ["b"]}}}, "o: {a: 1}\n"),
+    ("contains-d4", "d4", {"contains": {"const": 5}}, "l: [1]\n"),
+    ("contains-d6", "d6", {"contains": {"const": 5}}, "l: [1]\n"),
+    ("min-contains-zero-d7", "d7", {"contains": {"const": 5}, "minContains": 0}, "l: [1]\n"),
+    ("min-contains-zero-d2020", "d2020", {"contains": {"const": 5}, "minContains": 0}, "l: [1]\n"),
+    ("min-contains-none-d2020", "d2020", {"contains": {"const": 5}, "minContains": 2}, "l: [1]\n"),
+    ("min-contains-some-d2019", "d2019", {"contains": {"const": 5}, "minContains": 3}, "l: [5, 1, 5]\n"),
+    ("max-contains-d2020", "d2020", {"contains": {"const": 5}, "maxContains": 1}, "l: [5, 1, 5]\n"),
+    ("max-contains-d7", "d7", {"contains": {"const": 5}, "maxContains": 1}, "l: [5, 1, 5]\n"),
+    ("if-d6", "d6", {"if": {"const": 1}, "then": {"const": 2}}, "l: 1\n"),
+    ("if-d7", "d7", {"if": {"const": 1}, "then": {"const": 2}}, "l: 1\n"),
+    ("const-d4", "d4", {"const": 2}, "l: 1\n"),
+    ("property-names-nested", "d7", {"propertyNames": {"maxLength": 1}}, "o: {ab: 1}\n"),
+    ("min-length-float", "d2020", {"minLength": 2.0}, "l: x\n"),
+]
+
+
+def draft_keyword_cases():
+    out = []
+    for name, draft, sub, values in DRAFT_KEYWORDS:
+        key = "o" if values.startswith("o") else "l"
+        schema = schema_file(draft, {"properties": {key: sub}})
+        out.append(one(f"schema/meta-keyword-{name}", schema, values=values))
+    return out
+
+
 def meta_cases():
-    return hand_meta_cases() + mutation_cases()
+    return hand_meta_cases() + draft_keyword_cases() + mutation_cases()

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::report::{Failure, equals, quote, regex};
+use super::report::{Failure, count, equals, quote, regex};
 use super::{Obj, Validator};
 
 impl<'a> Validator<'a> {
@@ -107,7 +107,8 @@ impl<'a> Validator<'a> {
                 }
             }
         }
-        if self.draft == 6 {
+        // dependentSchemas and dependentRequired came with 2019-09.
+        if self.draft < 2019 {
             return;
         }
         if let Some(Value::Object(deps)) = s.get("dependentSchemas") {
@@ -223,20 +224,49 @@ impl<'a> Validator<'a> {
                 rest(evaluated, sch, path, errors);
             }
         }
-        if let Some(contains) = s.get("contains") {
-            let mut failures = Vec::new();
-            let mut matched = 0;
-            for (i, item) in items.iter().enumerate() {
-                match self.check_at(item, contains, path, &i.to_string()) {
-                    Some(e) => failures.push(e),
-                    None => matched += 1,
-                }
+        // `contains` came with draft 6, minContains and maxContains with 2019-09.
+        let Some(contains) = s.get("contains").filter(|_| self.draft >= 6) else {
+            return;
+        };
+        let mut failures = Vec::new();
+        let mut matched = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match self.check_at(item, contains, path, &i.to_string()) {
+                Some(e) => failures.push(e),
+                None => matched.push(i.to_string()),
             }
-            if matched == 0 && s.get("minContains").is_none() {
-                errors.push(
-                    Failure::new(path, "no items match contains schema").with_causes(failures),
-                );
+        }
+        let limit = |keyword| {
+            s.get(keyword)
+                .and_then(count)
+                .filter(|_| self.draft >= 2019)
+        };
+        let at = || format!("{} items at {}", matched.len(), matched.join(" "));
+        match limit("minContains") {
+            Some(min) if (matched.len() as u64) < min => {
+                let message = match matched.len() {
+                    0 => format!(
+                        "min {min} items required to match contains schema, but none matched"
+                    ),
+                    _ => format!(
+                        "min {min} items required to match contains schema, but matched {}",
+                        at()
+                    ),
+                };
+                errors.push(Failure::new(path, message).with_causes(failures));
             }
+            None if matched.is_empty() => errors
+                .push(Failure::new(path, "no items match contains schema").with_causes(failures)),
+            _ => {}
+        }
+        if let Some(max) = limit("maxContains")
+            && matched.len() as u64 > max
+        {
+            let message = format!(
+                "max {max} items required to match contains schema, but matched {}",
+                at()
+            );
+            errors.push(Failure::new(path, message));
         }
     }
 }

@@ -30,7 +30,7 @@ mod tests;
 
 pub(crate) use meta::check_schema;
 use refs::{local_pointer, remote_reference};
-use report::{Failure, display, equals, got_kind, quote, type_matches};
+use report::{Failure, count, display, equals, got_kind, quote, type_matches};
 
 /// Check `value` against a structural CRD schema. Unknown fields are errors here (the API
 /// server would silently drop them), unless the node preserves unknown fields.
@@ -253,15 +253,7 @@ impl<'a> Validator<'a> {
 
     /// `min<what>` and `max<what>` (Properties, Items, Length) against a count.
     fn bounds(&self, path: &[String], what: &str, got: usize, s: &Obj, errors: &mut Vec<Failure>) {
-        // A whole number written as a float (`2.0`) counts as that integer.
-        let limit = |keyword: &str| {
-            let v = s.get(keyword)?;
-            v.as_u64().or_else(|| {
-                v.as_f64()
-                    .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < u64::MAX as f64)
-                    .map(|f| f as u64)
-            })
-        };
+        let limit = |keyword: &str| s.get(keyword).and_then(count);
         let got64 = got as u64;
         for (keyword, violated) in [
             (

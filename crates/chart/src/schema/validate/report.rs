@@ -138,6 +138,16 @@ pub(super) fn regex(pattern: &str) -> Option<regex::Regex> {
         .and_then(|p| regex::Regex::new(&p).ok())
 }
 
+/// A count keyword's value (minLength, maxItems, ...): a whole number, also when written
+/// as a float (`2.0`).
+pub(super) fn count(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < u64::MAX as f64)
+            .map(|f| f as u64)
+    })
+}
+
 /// `n` is a whole multiple of `m` (exactly for integers, to float precision otherwise).
 pub(super) fn is_multiple(n: &Value, m: &Value) -> bool {
     if let (Some(a), Some(b)) = (n.as_i64(), m.as_i64()) {

@@ -147,7 +147,8 @@ impl<'a> Validator<'a> {
                     .push(Failure::new(path, "'oneOf' failed, none matched").with_causes(failures));
             }
         }
-        if let Some(cond) = s.get("if") {
+        // if/then/else came with draft 7.
+        if let Some(cond) = s.get("if").filter(|_| self.draft >= 7) {
             let branch = if self.check(value, cond, path).is_none() {
                 s.get("then")
             } else {

@@ -178,3 +178,29 @@ fn keywords_as_helms_validator_reads_them() {
         ])
     );
 }
+
+/// Keywords belong to the draft that brought them (checked with Helm's engine).
+#[test]
+fn later_keywords_are_plain_names_in_earlier_drafts() {
+    let with = |draft: &str, sub: Value| json!({"$schema": draft, "properties": {"l": sub}});
+    let d7 = "http://json-schema.org/draft-07/schema#";
+    let d2020 = "https://json-schema.org/draft/2020-12/schema";
+    let required = json!({"dependentRequired": {"a": ["b"]}});
+    assert!(validate_json_schema(&json!({"l": {"a": 1}}), &with(d7, required.clone())).is_ok());
+    assert!(validate_json_schema(&json!({"l": {"a": 1}}), &with(d2020, required)).is_err());
+    let contains = json!({"contains": {"const": 5}, "minContains": 3, "maxContains": 1});
+    let three = json!({"l": [5, 1, 5]});
+    assert_eq!(
+        validate_json_schema(&three, &with(d2020, contains.clone())),
+        Err(vec![
+            "at '/l': min 3 items required to match contains schema, but matched 2 items at 0 2\n  - at '/l/1': value must be 5".to_string(),
+            "at '/l': max 1 items required to match contains schema, but matched 2 items at 0 2".to_string(),
+        ])
+    );
+    // Draft 7 knows `contains` only.
+    assert!(validate_json_schema(&three, &with(d7, contains)).is_ok());
+    let draft6 = "http://json-schema.org/draft-06/schema#";
+    let cond = json!({"if": {"const": 1}, "then": {"const": 2}});
+    assert!(validate_json_schema(&json!({"l": 1}), &with(draft6, cond.clone())).is_ok());
+    assert!(validate_json_schema(&json!({"l": 1}), &with(d7, cond)).is_err());
+}
