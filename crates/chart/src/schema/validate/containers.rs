@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::report::{Failure, count, equals, quote, regex};
-use super::{Obj, Validator};
+use super::{Obj, Validator, get};
 
 impl<'a> Validator<'a> {
     pub(super) fn check_object(
@@ -13,7 +13,13 @@ impl<'a> Validator<'a> {
         path: &mut Vec<String>,
         errors: &mut Vec<Failure>,
     ) {
-        self.bounds(path, "Properties", map.len(), s, errors);
+        self.bounds(
+            path,
+            ["minProperties", "maxProperties"],
+            map.len(),
+            s,
+            errors,
+        );
         let missing_of = |names: &Value| -> Vec<String> {
             names
                 .as_array()
@@ -24,7 +30,7 @@ impl<'a> Validator<'a> {
                 .map(quote)
                 .collect()
         };
-        if let Some(required) = s.get("required") {
+        if let Some(required) = get(s, "required") {
             let missing = missing_of(required);
             match missing.len() {
                 0 => {}
@@ -38,12 +44,12 @@ impl<'a> Validator<'a> {
                 )),
             }
         }
-        if let Some(Value::Object(deps)) = s.get("dependencies") {
+        if let Some(Value::Object(deps)) = get(s, "dependencies") {
             for (key, d) in deps {
                 self.dependent(map, key, d, path, errors);
             }
         }
-        let props = s.get("properties").and_then(Value::as_object);
+        let props = get(s, "properties").and_then(Value::as_object);
         let patterns: Vec<(regex::Regex, &'a Value)> = s
             .get("patternProperties")
             .and_then(Value::as_object)
@@ -51,11 +57,12 @@ impl<'a> Validator<'a> {
             .flatten()
             .filter_map(|(p, sch)| regex(p).map(|re| (re, sch)))
             .collect();
-        let preserve = s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+        let preserve = get(s, "x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+        let additional = get(s, "additionalProperties");
         let mut not_allowed = Vec::new();
         for (key, item) in map {
             let mut evaluated = false;
-            if let Some(prop) = props.and_then(|p| p.get(key)) {
+            if let Some(prop) = props.and_then(|p| get(p, key)) {
                 evaluated = true;
                 errors.extend(self.check_at(item, prop, path, key));
             }
@@ -68,7 +75,7 @@ impl<'a> Validator<'a> {
             if evaluated {
                 continue;
             }
-            match s.get("additionalProperties") {
+            match additional {
                 Some(Value::Bool(false)) => not_allowed.push(key.as_str()),
                 Some(extra @ Value::Object(_)) => {
                     errors.extend(self.check_at(item, extra, path, key))
@@ -94,7 +101,7 @@ impl<'a> Validator<'a> {
         if self.draft == 4 {
             return;
         }
-        if let Some(names) = s.get("propertyNames") {
+        if let Some(names) = get(s, "propertyNames") {
             for key in map.keys() {
                 // A name is checked as a value of its own: Helm's validator places its
                 // errors, and the one that names it, at '' whatever the object's path.
@@ -111,12 +118,12 @@ impl<'a> Validator<'a> {
         if self.draft < 2019 {
             return;
         }
-        if let Some(Value::Object(deps)) = s.get("dependentSchemas") {
+        if let Some(Value::Object(deps)) = get(s, "dependentSchemas") {
             for (key, d) in deps {
                 self.dependent(map, key, d, path, errors);
             }
         }
-        if let Some(Value::Object(deps)) = s.get("dependentRequired") {
+        if let Some(Value::Object(deps)) = get(s, "dependentRequired") {
             for (key, d) in deps {
                 if d.is_array() {
                     self.dependent(map, key, d, path, errors);
@@ -167,8 +174,8 @@ impl<'a> Validator<'a> {
         path: &mut Vec<String>,
         errors: &mut Vec<Failure>,
     ) {
-        self.bounds(path, "Items", items.len(), s, errors);
-        if s.get("uniqueItems") == Some(&Value::Bool(true)) {
+        self.bounds(path, ["minItems", "maxItems"], items.len(), s, errors);
+        if get(s, "uniqueItems") == Some(&Value::Bool(true)) {
             'outer: for i in 0..items.len() {
                 for j in i + 1..items.len() {
                     if equals(&items[i], &items[j]) {
@@ -190,7 +197,7 @@ impl<'a> Validator<'a> {
                 }
             };
         if self.draft < 2020 {
-            let evaluated = match s.get("items") {
+            let evaluated = match get(s, "items") {
                 Some(Value::Array(tuple)) => {
                     for (i, (item, sch)) in items.iter().zip(tuple).enumerate() {
                         errors.extend(self.check_at(item, sch, path, &i.to_string()));
@@ -203,7 +210,7 @@ impl<'a> Validator<'a> {
                 }
                 None => 0,
             };
-            match s.get("additionalItems") {
+            match get(s, "additionalItems") {
                 Some(Value::Bool(false)) if evaluated != items.len() => errors.push(Failure::new(
                     path,
                     format!(
@@ -215,17 +222,17 @@ impl<'a> Validator<'a> {
                 _ => {}
             }
         } else {
-            let prefix = s.get("prefixItems").and_then(Value::as_array);
+            let prefix = get(s, "prefixItems").and_then(Value::as_array);
             let evaluated = prefix.map_or(0, |p| p.len().min(items.len()));
             for (i, (item, sch)) in items.iter().zip(prefix.into_iter().flatten()).enumerate() {
                 errors.extend(self.check_at(item, sch, path, &i.to_string()));
             }
-            if let Some(sch) = s.get("items") {
+            if let Some(sch) = get(s, "items") {
                 rest(evaluated, sch, path, errors);
             }
         }
         // `contains` came with draft 6, minContains and maxContains with 2019-09.
-        let Some(contains) = s.get("contains").filter(|_| self.draft >= 6) else {
+        let Some(contains) = get(s, "contains").filter(|_| self.draft >= 6) else {
             return;
         };
         let mut failures = Vec::new();
@@ -237,7 +244,7 @@ impl<'a> Validator<'a> {
             }
         }
         let limit = |keyword| {
-            s.get(keyword)
+            get(s, keyword)
                 .and_then(count)
                 .filter(|_| self.draft >= 2019)
         };

@@ -9,9 +9,10 @@ use serde_json::Value;
 
 use super::metaschemas::{self, Draft};
 use super::refs::SCHEMA_URL;
+use super::refs::remote_reference;
 use super::report::Failure;
 use super::resources;
-use super::{Obj, Validator};
+use super::{Obj, Validator, get};
 
 /// `Err` with Helm's message when `schema` is not a valid schema of its draft, or names
 /// a metaschema Helm would have to fetch.
@@ -24,12 +25,24 @@ pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
     if let Some(failure) = against_metaschema(schema, draft) {
         return Err(refusal("", draft, failure));
     }
-    for (part, at) in resources::outside_subschemas(schema, draft.number) {
+    // What Helm's validator finds while compiling the schemas the root reaches.
+    let reached = resources::reachable(schema, draft.number);
+    for (part, at) in resources::outside_subschemas(schema, draft.number, &reached) {
         if let Some(failure) = against_metaschema(part, draft) {
-            return Err(refusal(&resources::path_escaped(&at), draft, failure));
+            return Err(refusal(&resources::path_escaped(at), draft, failure));
         }
     }
-    resources::bad_pattern_property(schema, draft.number).map_or(Ok(()), Err)
+    if let Some(problem) = resources::bad_pattern_property(&reached) {
+        return Err(problem);
+    }
+    // It loads every other document a reachable `$ref` names; the chart engine has no
+    // network, so a remote schema fails to load, as it does for Helm run offline.
+    match remote_reference(schema, &reached) {
+        Some(url) => Err(format!(
+            "failing loading \"{url}\": remote schemas are not fetched"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Helm's message for a schema (the part of the file at `pointer`) that its draft's
@@ -82,7 +95,7 @@ impl<'a> Validator<'a> {
             return;
         };
         for keyword in ["$recursiveRef", "$dynamicRef"] {
-            let Some(Value::String(reference)) = s.get(keyword) else {
+            let Some(Value::String(reference)) = get(s, keyword) else {
                 continue;
             };
             let fragment = reference.split_once('#').map_or("", |(_, f)| f);

@@ -104,27 +104,42 @@ pub(crate) fn document(url: &str) -> Option<&'static Value> {
         ("http://json-schema.org/draft-06/schema", None) => &DRAFT6,
         ("http://json-schema.org/draft-07/schema", None) => &DRAFT7,
         ("https://json-schema.org/draft/2019-09/schema", None) => &meta::DRAFT201909,
-        ("https://json-schema.org/draft/2019-09", Some(name)) => match name {
-            "core" => &meta::DRAFT201909_CORE,
-            "applicator" => &meta::DRAFT201909_APPLICATOR,
-            "validation" => &meta::DRAFT201909_VALIDATION,
-            "meta-data" => &meta::DRAFT201909_META_DATA,
-            "format" => &meta::DRAFT201909_FORMAT,
-            "content" => &meta::DRAFT201909_CONTENT,
-            _ => return None,
-        },
+        ("https://json-schema.org/draft/2019-09", Some(name)) => return vocabulary(2019, name),
         ("https://json-schema.org/draft/2020-12/schema", None) => &meta::DRAFT202012,
-        ("https://json-schema.org/draft/2020-12", Some(name)) => match name {
-            "core" => &meta::DRAFT202012_CORE,
-            "applicator" => &meta::DRAFT202012_APPLICATOR,
-            "unevaluated" => &meta::DRAFT202012_UNEVALUATED,
-            "validation" => &meta::DRAFT202012_VALIDATION,
-            "meta-data" => &meta::DRAFT202012_META_DATA,
-            "format-annotation" => &meta::DRAFT202012_FORMAT_ANNOTATION,
-            "format-assertion" => &meta::DRAFT202012_FORMAT_ASSERTION,
-            "content" => &meta::DRAFT202012_CONTENT,
-            _ => return None,
-        },
+        ("https://json-schema.org/draft/2020-12", Some(name)) => return vocabulary(2020, name),
+        _ => return None,
+    };
+    Some(doc)
+}
+
+/// A document named relative to a metaschema document's `$id` (`meta/core` in the
+/// 2020-12 schema), found without building its URL.
+pub(crate) fn sibling(id: &str, path: &str) -> Option<&'static Value> {
+    let dir = &id[..id.rfind('/')? + 1];
+    match (dir, path.strip_prefix("meta/")) {
+        ("https://json-schema.org/draft/2019-09/", Some(name)) => vocabulary(2019, name),
+        ("https://json-schema.org/draft/2020-12/", Some(name)) => vocabulary(2020, name),
+        _ => document(&format!("{dir}{path}")),
+    }
+}
+
+/// One of the vocabulary documents the 2019-09 and 2020-12 metaschemas are made of.
+fn vocabulary(draft: u32, name: &str) -> Option<&'static Value> {
+    let doc: &'static Value = match (draft, name) {
+        (2019, "core") => &meta::DRAFT201909_CORE,
+        (2019, "applicator") => &meta::DRAFT201909_APPLICATOR,
+        (2019, "validation") => &meta::DRAFT201909_VALIDATION,
+        (2019, "meta-data") => &meta::DRAFT201909_META_DATA,
+        (2019, "format") => &meta::DRAFT201909_FORMAT,
+        (2019, "content") => &meta::DRAFT201909_CONTENT,
+        (2020, "core") => &meta::DRAFT202012_CORE,
+        (2020, "applicator") => &meta::DRAFT202012_APPLICATOR,
+        (2020, "unevaluated") => &meta::DRAFT202012_UNEVALUATED,
+        (2020, "validation") => &meta::DRAFT202012_VALIDATION,
+        (2020, "meta-data") => &meta::DRAFT202012_META_DATA,
+        (2020, "format-annotation") => &meta::DRAFT202012_FORMAT_ANNOTATION,
+        (2020, "format-assertion") => &meta::DRAFT202012_FORMAT_ASSERTION,
+        (2020, "content") => &meta::DRAFT202012_CONTENT,
         _ => return None,
     };
     Some(doc)

@@ -29,7 +29,7 @@ mod scalars;
 mod tests;
 
 pub(crate) use meta::check_schema;
-use refs::{local_pointer, remote_reference};
+use refs::local_pointer;
 use report::{Failure, count, display, equals, got_kind, quote, type_matches};
 
 /// Check `value` against a structural CRD schema. Unknown fields are errors here (the API
@@ -41,14 +41,6 @@ pub fn validate_against_schema(value: &Value, schema: &Value) -> Result<(), Vec<
 /// Check `value` against a values.schema.json (unknown fields allowed unless
 /// `additionalProperties: false`).
 pub(crate) fn validate_json_schema(value: &Value, schema: &Value) -> Result<(), Vec<String>> {
-    if let Some(url) = remote_reference(schema, draft_of(schema)) {
-        // Helm's validator loads every document a reachable `$ref` names before it
-        // validates; the chart engine has no network, so a remote schema fails to load,
-        // as it does for Helm run offline.
-        return Err(vec![format!(
-            "failing loading \"{url}\": remote schemas are not fetched"
-        )]);
-    }
     run(value, schema, false)
 }
 
@@ -91,10 +83,29 @@ struct Validator<'a> {
 
 type Obj = Map<String, Value>;
 
+/// A keyword of a schema object (or a name in `properties`). Most have a handful of
+/// entries: a scan of them is cheaper than hashing the name (checking a schema against a
+/// metaschema asks for some twenty keywords of every metaschema object it meets).
+fn get<'a>(s: &'a Obj, keyword: &str) -> Option<&'a Value> {
+    if s.len() <= 16 {
+        s.iter().find(|(k, _)| *k == keyword).map(|(_, v)| v)
+    } else {
+        s.get(keyword)
+    }
+}
+
 impl<'a> Validator<'a> {
     /// The schema a `$ref` names, with the validator for it (another document when
     /// the reference leaves this one).
     fn resolve(&self, reference: &str) -> Option<(Validator<'a>, &'a Value)> {
+        if self.dynamic_root.is_some() && !reference.starts_with('#') {
+            // Inside the metaschemas a reference names a sibling document, relative to
+            // this one's `$id`: no URL parsing needed.
+            let id = self.root.get("$id").and_then(Value::as_str)?;
+            let (path, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+            let root = metaschemas::sibling(id, path)?;
+            return Some((self.in_document(root), root.pointer(fragment)?));
+        }
         match local_pointer(self.root, reference) {
             Ok(pointer) => {
                 let decoded = pointer.replace("%25", "%");
@@ -151,7 +162,7 @@ impl<'a> Validator<'a> {
         s: &'a Obj,
         path: &mut Vec<String>,
     ) -> Option<Failure> {
-        if self.structural && value.is_null() && s.get("nullable") == Some(&Value::Bool(true)) {
+        if self.structural && value.is_null() && get(s, "nullable") == Some(&Value::Bool(true)) {
             return None;
         }
         let target = s
@@ -165,7 +176,7 @@ impl<'a> Validator<'a> {
             // included.
             return v.check(value, target, path).map(Failure::referenced);
         }
-        if let Some(t) = s.get("type") {
+        if let Some(t) = get(s, "type") {
             let wanted: Vec<&str> = match t {
                 Value::String(one) => vec![one.as_str()],
                 Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
@@ -183,7 +194,7 @@ impl<'a> Validator<'a> {
                 ));
             }
         }
-        if let Some(c) = s.get("const")
+        if let Some(c) = get(s, "const")
             && self.draft >= 6
             && !equals(c, value)
         {
@@ -193,7 +204,7 @@ impl<'a> Validator<'a> {
             };
             return Some(Failure::new(path, message));
         }
-        if let Some(Value::Array(options)) = s.get("enum")
+        if let Some(Value::Array(options)) = get(s, "enum")
             && !options.iter().any(|o| equals(o, value))
         {
             let message = if options.iter().any(|o| o.is_array() || o.is_object()) {
@@ -208,7 +219,7 @@ impl<'a> Validator<'a> {
         }
         // Drafts before 2019-09 assert `format` (later ones only annotate), on strings.
         if (self.checking_schema || self.draft < 2019)
-            && let (Some(Value::String(name)), Value::String(text)) = (s.get("format"), value)
+            && let (Some(Value::String(name)), Value::String(text)) = (get(s, "format"), value)
             && let Some(Err(why)) = formats::check(name, text)
         {
             let message = format!("{} is not valid {name}: {why}", quote(text));
@@ -251,21 +262,21 @@ impl<'a> Validator<'a> {
         failure
     }
 
-    /// `min<what>` and `max<what>` (Properties, Items, Length) against a count.
-    fn bounds(&self, path: &[String], what: &str, got: usize, s: &Obj, errors: &mut Vec<Failure>) {
-        let limit = |keyword: &str| s.get(keyword).and_then(count);
+    /// `minX` and `maxX` (Properties, Items, Length) against a count.
+    fn bounds(
+        &self,
+        path: &[String],
+        [min, max]: [&str; 2],
+        got: usize,
+        s: &Obj,
+        errors: &mut Vec<Failure>,
+    ) {
         let got64 = got as u64;
-        for (keyword, violated) in [
-            (
-                format!("min{what}"),
-                limit(&format!("min{what}")).filter(|&m| got64 < m),
-            ),
-            (
-                format!("max{what}"),
-                limit(&format!("max{what}")).filter(|&m| got64 > m),
-            ),
-        ] {
-            if let Some(want) = violated {
+        for (keyword, is_min) in [(min, true), (max, false)] {
+            let Some(want) = get(s, keyword).and_then(count) else {
+                continue;
+            };
+            if (is_min && got64 < want) || (!is_min && got64 > want) {
                 errors.push(Failure::new(
                     path,
                     format!("{keyword}: got {got}, want {want}"),

@@ -39,9 +39,9 @@ pub(super) fn local_pointer(root: &Value, reference: &str) -> Result<String, Str
 /// The first document other than the root that a `$ref` reachable from the root (through
 /// schema keywords and the local `$ref`s themselves, as Helm's validator compiles them)
 /// names. Schemas only under `definitions` and never referenced are not reached.
-pub(super) fn remote_reference(root: &Value, draft: u32) -> Option<String> {
-    super::resources::reachable(root, draft)
-        .into_iter()
+pub(super) fn remote_reference(root: &Value, reached: &[(&Value, String)]) -> Option<String> {
+    reached
+        .iter()
         .find_map(|(schema, _)| match schema.get("$ref") {
             // The metaschemas are at hand.
             Some(Value::String(r)) => local_pointer(root, r)

@@ -109,15 +109,15 @@ pub(super) fn unparsable_id(root: &Value, draft: u32) -> Option<String> {
 
 /// Helm's "invalid regex" for the first `patternProperties` name that Go's regexp
 /// refuses, among the schemas Helm's validator compiles.
-pub(super) fn bad_pattern_property(root: &Value, draft: u32) -> Option<String> {
-    reachable(root, draft).into_iter().find_map(|(schema, at)| {
+pub(super) fn bad_pattern_property(reached: &[(&Value, String)]) -> Option<String> {
+    reached.iter().find_map(|(schema, at)| {
         let patterns = schema.get("patternProperties")?.as_object()?;
         patterns.keys().find_map(|name| {
             let Some(Err(why)) = formats::check("regex", name) else {
                 return None;
             };
             let quoted = gotemplate::fmt::quote(name);
-            let url = format!("{SCHEMA_URL}#{}/patternProperties", path_escaped(&at));
+            let url = format!("{SCHEMA_URL}#{}/patternProperties", path_escaped(at));
             Some(format!("invalid regex {quoted} at \"{url}\": {why}"))
         })
     })
@@ -152,7 +152,11 @@ pub(super) fn reachable(root: &Value, draft: u32) -> Vec<(&Value, String)> {
 /// The schemas a local `$ref` reaches at a place where no keyword keeps a schema (under
 /// `examples`, say), with their pointers: Helm's validator checks each against the
 /// metaschema when it compiles it.
-pub(super) fn outside_subschemas(root: &Value, draft: u32) -> Vec<(&Value, String)> {
+pub(super) fn outside_subschemas<'a>(
+    root: &Value,
+    draft: u32,
+    reached: &'a [(&'a Value, String)],
+) -> Vec<(&'a Value, &'a str)> {
     let mut places = HashSet::new();
     let mut todo = vec![(root, String::new())];
     while let Some((schema, at)) = todo.pop() {
@@ -162,10 +166,11 @@ pub(super) fn outside_subschemas(root: &Value, draft: u32) -> Vec<(&Value, Strin
         todo.extend(children(schema, &at, draft));
         places.insert(at);
     }
-    let mut outside: Vec<(&Value, String)> = Vec::new();
-    for (schema, at) in reachable(root, draft) {
-        let within = |(_, o): &(&Value, String)| at.starts_with(&format!("{o}/"));
-        if !places.contains(&at) && !outside.iter().any(within) {
+    let mut outside: Vec<(&Value, &str)> = Vec::new();
+    for (schema, at) in reached {
+        let within =
+            |(_, o): &(&Value, &str)| at.strip_prefix(o).is_some_and(|rest| rest.starts_with('/'));
+        if !places.contains(at) && !outside.iter().any(within) {
             outside.push((schema, at));
         }
     }
