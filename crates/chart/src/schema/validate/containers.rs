@@ -3,13 +3,13 @@
 use serde_json::Value;
 
 use super::report::{Failure, count, equals, quote, regex};
-use super::{Obj, Validator, get};
+use super::{Keywords, Obj, Validator, get};
 
 impl<'a> Validator<'a> {
     pub(super) fn check_object(
         &self,
         map: &Obj,
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &mut Vec<String>,
         errors: &mut Vec<Failure>,
     ) {
@@ -30,7 +30,7 @@ impl<'a> Validator<'a> {
                 .map(quote)
                 .collect()
         };
-        if let Some(required) = get(s, "required") {
+        if let Some(required) = s.get("required") {
             let missing = missing_of(required);
             match missing.len() {
                 0 => {}
@@ -44,12 +44,12 @@ impl<'a> Validator<'a> {
                 )),
             }
         }
-        if let Some(Value::Object(deps)) = get(s, "dependencies") {
+        if let Some(Value::Object(deps)) = s.get("dependencies") {
             for (key, d) in deps {
                 self.dependent(map, key, d, path, errors);
             }
         }
-        let props = get(s, "properties").and_then(Value::as_object);
+        let props = s.get("properties").and_then(Value::as_object);
         let patterns: Vec<(regex::Regex, &'a Value)> = s
             .get("patternProperties")
             .and_then(Value::as_object)
@@ -57,8 +57,8 @@ impl<'a> Validator<'a> {
             .flatten()
             .filter_map(|(p, sch)| regex(p).map(|re| (re, sch)))
             .collect();
-        let preserve = get(s, "x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
-        let additional = get(s, "additionalProperties");
+        let preserve = s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+        let additional = s.get("additionalProperties");
         let mut not_allowed = Vec::new();
         for (key, item) in map {
             let mut evaluated = false;
@@ -101,7 +101,7 @@ impl<'a> Validator<'a> {
         if self.draft == 4 {
             return;
         }
-        if let Some(names) = get(s, "propertyNames") {
+        if let Some(names) = s.get("propertyNames") {
             for key in map.keys() {
                 // A name is checked as a value of its own: Helm's validator places its
                 // errors, and the one that names it, at '' whatever the object's path.
@@ -118,12 +118,12 @@ impl<'a> Validator<'a> {
         if self.draft < 2019 {
             return;
         }
-        if let Some(Value::Object(deps)) = get(s, "dependentSchemas") {
+        if let Some(Value::Object(deps)) = s.get("dependentSchemas") {
             for (key, d) in deps {
                 self.dependent(map, key, d, path, errors);
             }
         }
-        if let Some(Value::Object(deps)) = get(s, "dependentRequired") {
+        if let Some(Value::Object(deps)) = s.get("dependentRequired") {
             for (key, d) in deps {
                 if d.is_array() {
                     self.dependent(map, key, d, path, errors);
@@ -170,12 +170,12 @@ impl<'a> Validator<'a> {
     pub(super) fn check_array(
         &self,
         items: &[Value],
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &mut Vec<String>,
         errors: &mut Vec<Failure>,
     ) {
         self.bounds(path, ["minItems", "maxItems"], items.len(), s, errors);
-        if get(s, "uniqueItems") == Some(&Value::Bool(true)) {
+        if s.get("uniqueItems") == Some(&Value::Bool(true)) {
             'outer: for i in 0..items.len() {
                 for j in i + 1..items.len() {
                     if equals(&items[i], &items[j]) {
@@ -197,7 +197,7 @@ impl<'a> Validator<'a> {
                 }
             };
         if self.draft < 2020 {
-            let evaluated = match get(s, "items") {
+            let evaluated = match s.get("items") {
                 Some(Value::Array(tuple)) => {
                     for (i, (item, sch)) in items.iter().zip(tuple).enumerate() {
                         errors.extend(self.check_at(item, sch, path, &i.to_string()));
@@ -210,7 +210,7 @@ impl<'a> Validator<'a> {
                 }
                 None => 0,
             };
-            match get(s, "additionalItems") {
+            match s.get("additionalItems") {
                 Some(Value::Bool(false)) if evaluated != items.len() => errors.push(Failure::new(
                     path,
                     format!(
@@ -222,17 +222,17 @@ impl<'a> Validator<'a> {
                 _ => {}
             }
         } else {
-            let prefix = get(s, "prefixItems").and_then(Value::as_array);
+            let prefix = s.get("prefixItems").and_then(Value::as_array);
             let evaluated = prefix.map_or(0, |p| p.len().min(items.len()));
             for (i, (item, sch)) in items.iter().zip(prefix.into_iter().flatten()).enumerate() {
                 errors.extend(self.check_at(item, sch, path, &i.to_string()));
             }
-            if let Some(sch) = get(s, "items") {
+            if let Some(sch) = s.get("items") {
                 rest(evaluated, sch, path, errors);
             }
         }
         // `contains` came with draft 6, minContains and maxContains with 2019-09.
-        let Some(contains) = get(s, "contains").filter(|_| self.draft >= 6) else {
+        let Some(contains) = s.get("contains").filter(|_| self.draft >= 6) else {
             return;
         };
         let mut failures = Vec::new();
@@ -244,7 +244,7 @@ impl<'a> Validator<'a> {
             }
         }
         let limit = |keyword| {
-            get(s, keyword)
+            s.get(keyword)
                 .and_then(count)
                 .filter(|_| self.draft >= 2019)
         };

@@ -12,7 +12,7 @@ use super::refs::SCHEMA_URL;
 use super::refs::remote_reference;
 use super::report::Failure;
 use super::resources;
-use super::{Obj, Validator, get};
+use super::{Keywords, Validator};
 
 /// `Err` with Helm's message when `schema` is not a valid schema of its draft, or names
 /// a metaschema Helm would have to fetch.
@@ -87,7 +87,7 @@ impl<'a> Validator<'a> {
     pub(super) fn check_dynamic_refs(
         &self,
         value: &Value,
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &mut Vec<String>,
         errors: &mut Vec<Failure>,
     ) {
@@ -95,7 +95,7 @@ impl<'a> Validator<'a> {
             return;
         };
         for keyword in ["$recursiveRef", "$dynamicRef"] {
-            let Some(Value::String(reference)) = get(s, keyword) else {
+            let Some(Value::String(reference)) = s.get(keyword) else {
                 continue;
             };
             let fragment = reference.split_once('#').map_or("", |(_, f)| f);

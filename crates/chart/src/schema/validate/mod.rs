@@ -83,6 +83,81 @@ struct Validator<'a> {
 
 type Obj = Map<String, Value>;
 
+/// A schema object with the keywords it has noted in one pass over it: a check asks for
+/// some forty keywords, and most schema objects (the metaschemas' above all) have a few.
+#[derive(Clone, Copy)]
+struct Keywords<'a> {
+    obj: &'a Obj,
+    present: u64,
+}
+
+impl<'a> Keywords<'a> {
+    fn of(obj: &'a Obj) -> Keywords<'a> {
+        let present = obj.keys().fold(0, |m, k| m | keyword_bit(k));
+        Keywords { obj, present }
+    }
+
+    #[inline]
+    fn get(&self, keyword: &str) -> Option<&'a Value> {
+        let bit = keyword_bit(keyword);
+        if bit != 0 && self.present & bit == 0 {
+            return None;
+        }
+        get(self.obj, keyword)
+    }
+}
+
+/// The bit of a keyword the validator reads (0 for any other name).
+#[inline]
+fn keyword_bit(name: &str) -> u64 {
+    match name {
+        "$ref" => 1 << 0,
+        "type" => 1 << 1,
+        "const" => 1 << 2,
+        "enum" => 1 << 3,
+        "format" => 1 << 4,
+        "nullable" => 1 << 5,
+        "x-kubernetes-preserve-unknown-fields" => 1 << 6,
+        "minProperties" => 1 << 7,
+        "maxProperties" => 1 << 8,
+        "required" => 1 << 9,
+        "dependencies" => 1 << 10,
+        "properties" => 1 << 11,
+        "patternProperties" => 1 << 12,
+        "additionalProperties" => 1 << 13,
+        "propertyNames" => 1 << 14,
+        "dependentSchemas" => 1 << 15,
+        "dependentRequired" => 1 << 16,
+        "minItems" => 1 << 17,
+        "maxItems" => 1 << 18,
+        "uniqueItems" => 1 << 19,
+        "items" => 1 << 20,
+        "additionalItems" => 1 << 21,
+        "prefixItems" => 1 << 22,
+        "contains" => 1 << 23,
+        "minContains" => 1 << 24,
+        "maxContains" => 1 << 25,
+        "minLength" => 1 << 26,
+        "maxLength" => 1 << 27,
+        "pattern" => 1 << 28,
+        "minimum" => 1 << 29,
+        "maximum" => 1 << 30,
+        "exclusiveMinimum" => 1 << 31,
+        "exclusiveMaximum" => 1 << 32,
+        "multipleOf" => 1 << 33,
+        "not" => 1 << 34,
+        "allOf" => 1 << 35,
+        "anyOf" => 1 << 36,
+        "oneOf" => 1 << 37,
+        "if" => 1 << 38,
+        "then" => 1 << 39,
+        "else" => 1 << 40,
+        "$recursiveRef" => 1 << 41,
+        "$dynamicRef" => 1 << 42,
+        _ => 0,
+    }
+}
+
 /// A keyword of a schema object (or a name in `properties`). Most have a handful of
 /// entries: a scan of them is cheaper than hashing the name (checking a schema against a
 /// metaschema asks for some twenty keywords of every metaschema object it meets).
@@ -159,10 +234,11 @@ impl<'a> Validator<'a> {
     fn check_object_schema(
         &self,
         value: &Value,
-        s: &'a Obj,
+        obj: &'a Obj,
         path: &mut Vec<String>,
     ) -> Option<Failure> {
-        if self.structural && value.is_null() && get(s, "nullable") == Some(&Value::Bool(true)) {
+        let s = Keywords::of(obj);
+        if self.structural && value.is_null() && s.get("nullable") == Some(&Value::Bool(true)) {
             return None;
         }
         let target = s
@@ -176,7 +252,7 @@ impl<'a> Validator<'a> {
             // included.
             return v.check(value, target, path).map(Failure::referenced);
         }
-        if let Some(t) = get(s, "type") {
+        if let Some(t) = s.get("type") {
             let wanted: Vec<&str> = match t {
                 Value::String(one) => vec![one.as_str()],
                 Value::Array(many) => many.iter().filter_map(Value::as_str).collect(),
@@ -194,7 +270,7 @@ impl<'a> Validator<'a> {
                 ));
             }
         }
-        if let Some(c) = get(s, "const")
+        if let Some(c) = s.get("const")
             && self.draft >= 6
             && !equals(c, value)
         {
@@ -204,7 +280,7 @@ impl<'a> Validator<'a> {
             };
             return Some(Failure::new(path, message));
         }
-        if let Some(Value::Array(options)) = get(s, "enum")
+        if let Some(Value::Array(options)) = s.get("enum")
             && !options.iter().any(|o| equals(o, value))
         {
             let message = if options.iter().any(|o| o.is_array() || o.is_object()) {
@@ -219,7 +295,7 @@ impl<'a> Validator<'a> {
         }
         // Drafts before 2019-09 assert `format` (later ones only annotate), on strings.
         if (self.checking_schema || self.draft < 2019)
-            && let (Some(Value::String(name)), Value::String(text)) = (get(s, "format"), value)
+            && let (Some(Value::String(name)), Value::String(text)) = (s.get("format"), value)
             && let Some(Err(why)) = formats::check(name, text)
         {
             let message = format!("{} is not valid {name}: {why}", quote(text));
@@ -268,12 +344,12 @@ impl<'a> Validator<'a> {
         path: &[String],
         [min, max]: [&str; 2],
         got: usize,
-        s: &Obj,
+        s: Keywords,
         errors: &mut Vec<Failure>,
     ) {
         let got64 = got as u64;
         for (keyword, is_min) in [(min, true), (max, false)] {
-            let Some(want) = get(s, keyword).and_then(count) else {
+            let Some(want) = s.get(keyword).and_then(count) else {
                 continue;
             };
             if (is_min && got64 < want) || (!is_min && got64 > want) {

@@ -3,19 +3,19 @@
 use serde_json::Value;
 
 use super::report::{Failure, is_multiple, number, quote, regex};
-use super::{Obj, Validator, get};
+use super::{Keywords, Validator};
 
 impl<'a> Validator<'a> {
     pub(super) fn check_string(
         &self,
         text: &str,
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &[String],
         errors: &mut Vec<Failure>,
     ) {
         let len = text.chars().count();
         self.bounds(path, ["minLength", "maxLength"], len, s, errors);
-        if let Some(pattern) = get(s, "pattern").and_then(Value::as_str)
+        if let Some(pattern) = s.get("pattern").and_then(Value::as_str)
             && let Some(re) = regex(pattern)
             && !re.is_match(text)
         {
@@ -29,15 +29,15 @@ impl<'a> Validator<'a> {
     pub(super) fn check_number(
         &self,
         value: &Value,
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &[String],
         errors: &mut Vec<Failure>,
     ) {
         let Some(n) = value.as_f64() else { return };
         let got = number(value);
         // Draft 4 spells exclusive bounds as booleans beside minimum and maximum.
-        let exclusive = |key: &str| get(s, key) == Some(&Value::Bool(true));
-        if let Some(min) = get(s, "minimum").filter(|m| m.is_number()) {
+        let exclusive = |key: &str| s.get(key) == Some(&Value::Bool(true));
+        if let Some(min) = s.get("minimum").filter(|m| m.is_number()) {
             let m = min.as_f64().unwrap_or(f64::NAN);
             if exclusive("exclusiveMinimum") && n <= m {
                 errors.push(Failure::new(
@@ -51,7 +51,7 @@ impl<'a> Validator<'a> {
                 ));
             }
         }
-        if let Some(max) = get(s, "maximum").filter(|m| m.is_number()) {
+        if let Some(max) = s.get("maximum").filter(|m| m.is_number()) {
             let m = max.as_f64().unwrap_or(f64::NAN);
             if exclusive("exclusiveMaximum") && n >= m {
                 errors.push(Failure::new(
@@ -65,7 +65,7 @@ impl<'a> Validator<'a> {
                 ));
             }
         }
-        if let Some(min) = get(s, "exclusiveMinimum").filter(|m| m.is_number())
+        if let Some(min) = s.get("exclusiveMinimum").filter(|m| m.is_number())
             && n <= min.as_f64().unwrap_or(f64::NAN)
         {
             errors.push(Failure::new(
@@ -73,7 +73,7 @@ impl<'a> Validator<'a> {
                 format!("exclusiveMinimum: got {got}, want {}", number(min)),
             ));
         }
-        if let Some(max) = get(s, "exclusiveMaximum").filter(|m| m.is_number())
+        if let Some(max) = s.get("exclusiveMaximum").filter(|m| m.is_number())
             && n >= max.as_f64().unwrap_or(f64::NAN)
         {
             errors.push(Failure::new(
@@ -81,7 +81,7 @@ impl<'a> Validator<'a> {
                 format!("exclusiveMaximum: got {got}, want {}", number(max)),
             ));
         }
-        if let Some(m) = get(s, "multipleOf").filter(|m| m.is_number())
+        if let Some(m) = s.get("multipleOf").filter(|m| m.is_number())
             && !is_multiple(value, m)
         {
             errors.push(Failure::new(
@@ -94,16 +94,16 @@ impl<'a> Validator<'a> {
     pub(super) fn check_combinators(
         &self,
         value: &Value,
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &mut Vec<String>,
         errors: &mut Vec<Failure>,
     ) {
-        if let Some(not) = get(s, "not")
+        if let Some(not) = s.get("not")
             && self.check(value, not, path).is_none()
         {
             errors.push(Failure::new(path, "'not' failed"));
         }
-        if let Some(Value::Array(all)) = get(s, "allOf") {
+        if let Some(Value::Array(all)) = s.get("allOf") {
             let failures: Vec<Failure> = all
                 .iter()
                 .filter_map(|sub| self.check(value, sub, path))
@@ -112,7 +112,7 @@ impl<'a> Validator<'a> {
                 errors.push(Failure::new(path, "'allOf' failed").with_causes(failures));
             }
         }
-        if let Some(Value::Array(any)) = get(s, "anyOf") {
+        if let Some(Value::Array(any)) = s.get("anyOf") {
             let mut failures = Vec::new();
             let matched = any.iter().any(|sub| match self.check(value, sub, path) {
                 Some(e) => {
@@ -125,7 +125,7 @@ impl<'a> Validator<'a> {
                 errors.push(Failure::new(path, "'anyOf' failed").with_causes(failures));
             }
         }
-        if let Some(Value::Array(one)) = get(s, "oneOf") {
+        if let Some(Value::Array(one)) = s.get("oneOf") {
             let mut failures = Vec::new();
             let mut matched: Option<usize> = None;
             for (i, sub) in one.iter().enumerate() {
@@ -148,11 +148,11 @@ impl<'a> Validator<'a> {
             }
         }
         // if/then/else came with draft 7.
-        if let Some(cond) = get(s, "if").filter(|_| self.draft >= 7) {
+        if let Some(cond) = s.get("if").filter(|_| self.draft >= 7) {
             let branch = if self.check(value, cond, path).is_none() {
-                get(s, "then")
+                s.get("then")
             } else {
-                get(s, "else")
+                s.get("else")
             };
             if let Some(b) = branch {
                 errors.extend(self.check(value, b, path));
