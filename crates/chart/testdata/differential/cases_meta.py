@@ -147,6 +147,10 @@ def hand_meta_cases():
             {"$schema": DRAFTS["d2019"], "properties": {"a": {"items": [{"type": "string"}, {"minItems": -1}]}}})),
         one("schema/meta-dependencies-d2020", json.dumps(
             {"dependencies": {"a": {"minLength": -1}}})),
+        one("schema/meta-enum-repeated-late-d7", json.dumps(
+            {"$schema": DRAFTS["d7"], "properties": {"a": {"enum": list(range(40)) + [39, 2]}}})),
+        one("schema/meta-enum-large", json.dumps({"properties": {"a": {"enum": list(range(50000))}}}),
+            values="a: 49999\n"),
         one("schema/meta-nested-id-d7", json.dumps(
             {"$schema": DRAFTS["d7"], "properties": {"a": {"$id": "http://example.invalid/a", "minLength": -1}}})),
     ]
@@ -225,6 +229,11 @@ DRAFT_KEYWORDS = [
     ("const-d4", "d4", {"const": 2}, "l: 1\n"),
     ("property-names-nested", "d7", {"propertyNames": {"maxLength": 1}}, "o: {ab: 1}\n"),
     ("min-length-float", "d2020", {"minLength": 2.0}, "l: x\n"),
+    # The pair Helm names: the first item equal to an earlier one.
+    ("unique-items-order", "d2020", {"uniqueItems": True}, "l: [1, 2, 2, 1]\n"),
+    ("unique-items-objects", "d7", {"uniqueItems": True}, "l: [{a: 1, b: [2]}, {b: [2.0], a: 1.0}]\n"),
+    ("unique-items-many", "d2020", {"uniqueItems": True},
+     "l: [" + ", ".join(str(i) for i in range(30)) + ", 7, 3]\n"),
 ]
 
 

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::report::{Failure, count, equals, quote, regex};
+use super::report::{Failure, count, first_repeat, quote, regex};
 use super::{Keywords, Obj, Validator, get};
 
 impl<'a> Validator<'a> {
@@ -175,18 +175,13 @@ impl<'a> Validator<'a> {
         errors: &mut Vec<Failure>,
     ) {
         self.bounds(path, ["minItems", "maxItems"], items.len(), s, errors);
-        if s.get("uniqueItems") == Some(&Value::Bool(true)) {
-            'outer: for i in 0..items.len() {
-                for j in i + 1..items.len() {
-                    if equals(&items[i], &items[j]) {
-                        errors.push(Failure::new(
-                            path,
-                            format!("items at {i} and {j} are equal"),
-                        ));
-                        break 'outer;
-                    }
-                }
-            }
+        if s.get("uniqueItems") == Some(&Value::Bool(true))
+            && let Some((i, j)) = first_repeat(items)
+        {
+            errors.push(Failure::new(
+                path,
+                format!("items at {i} and {j} are equal"),
+            ));
         }
         // Items past the evaluated ones are numbered from 0 again, as in Helm's
         // validator.

@@ -208,3 +208,24 @@ fn references_to_other_places_and_to_the_metaschemas() {
         Err(vec!["at '/a': 'allOf' failed\n  - at '/a/properties/b': 'allOf' failed\n    - at '/a/properties/b/minLength': minimum: got -1, want 0".to_string()])
     );
 }
+
+#[test]
+fn repeated_items_are_found_in_linear_time_and_named_as_helm_names_them() {
+    // The first item equal to an earlier one, with the earliest it equals.
+    let schema = json!({"$schema": D7, "properties": {"a": {"enum": [0, 1, 2, 1, 0]}}});
+    assert!(refusal(schema).ends_with("- at '/properties/a/enum': items at 1 and 3 are equal"));
+    let schema = json!({"properties": {"a": {"required": ["x", "y", "x"]}}});
+    assert!(refusal(schema).ends_with("items at 0 and 2 are equal"));
+    // A long enum (Helm's draft 7 wants its values unique; one equals another in value
+    // only).
+    let mut values: Vec<Value> = (0..200_000).map(|i| json!(i)).collect();
+    assert_eq!(
+        check_schema(&json!({"$schema": D7, "properties": {"a": {"enum": values.clone()}}})),
+        Ok(())
+    );
+    values.push(json!(199_999.0));
+    assert!(
+        refusal(json!({"$schema": D7, "properties": {"a": {"enum": values}}}))
+            .ends_with("items at 199999 and 200000 are equal")
+    );
+}
