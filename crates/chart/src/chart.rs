@@ -29,6 +29,9 @@ pub struct Chart {
     pub(crate) values: std::sync::Arc<Value>,
     pub(crate) values_yaml: std::sync::Arc<str>,
     pub(crate) schema: Option<std::sync::Arc<Value>>,
+    /// Helm's check of values.schema.json against its draft's metaschema, made on the
+    /// first render that needs it and shared by the copies of the chart.
+    pub(crate) schema_check: std::sync::Arc<std::sync::OnceLock<Result<(), String>>>,
     /// Shared, so that the per-render copy made by dependency processing is cheap.
     pub(crate) templates: std::sync::Arc<Vec<ChartFile>>,
     /// Parsed template sets of earlier renders (shared by clones of this chart).
@@ -61,6 +64,19 @@ impl Chart {
     /// values.schema.json, when the chart has one.
     pub fn schema(&self) -> Option<&serde_json::Value> {
         self.schema.as_deref()
+    }
+
+    /// `Err` with Helm's message when values.schema.json is not a valid schema of its
+    /// draft (Helm refuses the chart then, whatever the values).
+    pub(crate) fn schema_problem(&self) -> Result<(), &str> {
+        let Some(schema) = self.schema() else {
+            return Ok(());
+        };
+        self.schema_check
+            .get_or_init(|| crate::schema::check_schema(schema))
+            .as_ref()
+            .map_err(String::as_str)
+            .copied()
     }
 
     /// The values a render with `user` values sees at the top level: dependencies

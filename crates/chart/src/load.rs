@@ -83,6 +83,7 @@ fn from_files_within(
         schema: None,
         templates: Default::default(),
         render_cache: Default::default(),
+        schema_check: Default::default(),
         files: Default::default(),
         dependencies: Vec::new(),
     };

@@ -11,6 +11,7 @@ mod convert;
 mod infer;
 mod validate;
 
+pub(crate) use validate::check_schema;
 pub use validate::validate_against_schema;
 
 /// The structural OpenAPI v3 schema for a CRD's `spec` that holds this chart's values:
@@ -36,7 +37,11 @@ pub(crate) fn validate_chart_values(chart: &Chart, values: &Value) -> Result<(),
 }
 
 fn collect_violations(chart: &Chart, values: &Value, report: &mut String) {
-    if let Some(schema) = chart.schema() {
+    if let Err(problem) = chart.schema_problem() {
+        // An invalid schema is reported as Helm's compiler words it, with no newline
+        // after it.
+        report.push_str(&format!("{}:\n{problem}", chart.name()));
+    } else if let Some(schema) = chart.schema() {
         // Helm validates without the keys whose value is null.
         if let Err(errors) = validate::validate_json_schema(&without_nulls(values), schema) {
             report.push_str(&format!("{}:\n", chart.name()));

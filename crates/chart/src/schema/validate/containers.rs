@@ -2,18 +2,24 @@
 
 use serde_json::Value;
 
-use super::report::{Failure, equals, pointer, quote, regex};
-use super::{Obj, Validator};
+use super::report::{Failure, count, first_repeat, quote, regex};
+use super::{Keywords, Obj, Validator, get};
 
 impl<'a> Validator<'a> {
     pub(super) fn check_object(
         &self,
         map: &Obj,
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &mut Vec<String>,
         errors: &mut Vec<Failure>,
     ) {
-        self.bounds(path, "Properties", map.len(), s, errors);
+        self.bounds(
+            path,
+            ["minProperties", "maxProperties"],
+            map.len(),
+            s,
+            errors,
+        );
         let missing_of = |names: &Value| -> Vec<String> {
             names
                 .as_array()
@@ -52,10 +58,11 @@ impl<'a> Validator<'a> {
             .filter_map(|(p, sch)| regex(p).map(|re| (re, sch)))
             .collect();
         let preserve = s.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true));
+        let additional = s.get("additionalProperties");
         let mut not_allowed = Vec::new();
         for (key, item) in map {
             let mut evaluated = false;
-            if let Some(prop) = props.and_then(|p| p.get(key)) {
+            if let Some(prop) = props.and_then(|p| get(p, key)) {
                 evaluated = true;
                 errors.extend(self.check_at(item, prop, path, key));
             }
@@ -68,7 +75,7 @@ impl<'a> Validator<'a> {
             if evaluated {
                 continue;
             }
-            match s.get("additionalProperties") {
+            match additional {
                 Some(Value::Bool(false)) => not_allowed.push(key.as_str()),
                 Some(extra @ Value::Object(_)) => {
                     errors.extend(self.check_at(item, extra, path, key))
@@ -96,23 +103,19 @@ impl<'a> Validator<'a> {
         }
         if let Some(names) = s.get("propertyNames") {
             for key in map.keys() {
+                // A name is checked as a value of its own: Helm's validator places its
+                // errors, and the one that names it, at '' whatever the object's path.
                 if let Some(e) = self.check(&Value::String(key.clone()), names, &mut Vec::new()) {
                     let causes = if e.group { e.causes } else { vec![e] };
-                    let causes = causes
-                        .into_iter()
-                        .map(|c| Failure {
-                            at: pointer(path),
-                            ..c
-                        })
-                        .collect();
                     errors.push(
-                        Failure::new(path, format!("invalid propertyName {}", quote(key)))
+                        Failure::new(&[], format!("invalid propertyName {}", quote(key)))
                             .with_causes(causes),
                     );
                 }
             }
         }
-        if self.draft == 6 {
+        // dependentSchemas and dependentRequired came with 2019-09.
+        if self.draft < 2019 {
             return;
         }
         if let Some(Value::Object(deps)) = s.get("dependentSchemas") {
@@ -167,23 +170,18 @@ impl<'a> Validator<'a> {
     pub(super) fn check_array(
         &self,
         items: &[Value],
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &mut Vec<String>,
         errors: &mut Vec<Failure>,
     ) {
-        self.bounds(path, "Items", items.len(), s, errors);
-        if s.get("uniqueItems") == Some(&Value::Bool(true)) {
-            'outer: for i in 0..items.len() {
-                for j in i + 1..items.len() {
-                    if equals(&items[i], &items[j]) {
-                        errors.push(Failure::new(
-                            path,
-                            format!("items at {i} and {j} are equal"),
-                        ));
-                        break 'outer;
-                    }
-                }
-            }
+        self.bounds(path, ["minItems", "maxItems"], items.len(), s, errors);
+        if s.get("uniqueItems") == Some(&Value::Bool(true))
+            && let Some((i, j)) = first_repeat(items)
+        {
+            errors.push(Failure::new(
+                path,
+                format!("items at {i} and {j} are equal"),
+            ));
         }
         // Items past the evaluated ones are numbered from 0 again, as in Helm's
         // validator.
@@ -228,20 +226,49 @@ impl<'a> Validator<'a> {
                 rest(evaluated, sch, path, errors);
             }
         }
-        if let Some(contains) = s.get("contains") {
-            let mut failures = Vec::new();
-            let mut matched = 0;
-            for (i, item) in items.iter().enumerate() {
-                match self.check_at(item, contains, path, &i.to_string()) {
-                    Some(e) => failures.push(e),
-                    None => matched += 1,
-                }
+        // `contains` came with draft 6, minContains and maxContains with 2019-09.
+        let Some(contains) = s.get("contains").filter(|_| self.draft >= 6) else {
+            return;
+        };
+        let mut failures = Vec::new();
+        let mut matched = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match self.check_at(item, contains, path, &i.to_string()) {
+                Some(e) => failures.push(e),
+                None => matched.push(i.to_string()),
             }
-            if matched == 0 && s.get("minContains").is_none() {
-                errors.push(
-                    Failure::new(path, "no items match contains schema").with_causes(failures),
-                );
+        }
+        let limit = |keyword| {
+            s.get(keyword)
+                .and_then(count)
+                .filter(|_| self.draft >= 2019)
+        };
+        let at = || format!("{} items at {}", matched.len(), matched.join(" "));
+        match limit("minContains") {
+            Some(min) if (matched.len() as u64) < min => {
+                let message = match matched.len() {
+                    0 => format!(
+                        "min {min} items required to match contains schema, but none matched"
+                    ),
+                    _ => format!(
+                        "min {min} items required to match contains schema, but matched {}",
+                        at()
+                    ),
+                };
+                errors.push(Failure::new(path, message).with_causes(failures));
             }
+            None if matched.is_empty() => errors
+                .push(Failure::new(path, "no items match contains schema").with_causes(failures)),
+            _ => {}
+        }
+        if let Some(max) = limit("maxContains")
+            && matched.len() as u64 > max
+        {
+            let message = format!(
+                "max {max} items required to match contains schema, but matched {}",
+                at()
+            );
+            errors.push(Failure::new(path, message));
         }
     }
 }

@@ -17,14 +17,20 @@ mod formats_net;
 #[cfg(test)]
 mod formats_tests;
 mod formats_time;
+mod meta;
+#[cfg(test)]
+mod meta_tests;
+mod metaschemas;
 mod refs;
 mod report;
+mod resources;
 mod scalars;
 #[cfg(test)]
 mod tests;
 
-use refs::{local_pointer, remote_reference};
-use report::{Failure, display, equals, got_kind, quote, type_matches};
+pub(crate) use meta::check_schema;
+use refs::local_pointer;
+use report::{Failure, count, display, equals, got_kind, quote, type_matches};
 
 /// Check `value` against a structural CRD schema. Unknown fields are errors here (the API
 /// server would silently drop them), unless the node preserves unknown fields.
@@ -35,14 +41,6 @@ pub fn validate_against_schema(value: &Value, schema: &Value) -> Result<(), Vec<
 /// Check `value` against a values.schema.json (unknown fields allowed unless
 /// `additionalProperties: false`).
 pub(crate) fn validate_json_schema(value: &Value, schema: &Value) -> Result<(), Vec<String>> {
-    if let Some(url) = remote_reference(schema) {
-        // Helm's validator loads every document a reachable `$ref` names before it
-        // validates; the chart engine has no network, so a remote schema fails to load,
-        // as it does for Helm run offline.
-        return Err(vec![format!(
-            "failing loading \"{url}\": remote schemas are not fetched"
-        )]);
-    }
     run(value, schema, false)
 }
 
@@ -51,6 +49,8 @@ fn run(value: &Value, schema: &Value, structural: bool) -> Result<(), Vec<String
         root: schema,
         structural,
         draft: draft_of(schema),
+        checking_schema: false,
+        dynamic_root: None,
         depth: 0,
     };
     match v.check(value, schema, &mut Vec::new()) {
@@ -61,36 +61,148 @@ fn run(value: &Value, schema: &Value, structural: bool) -> Result<(), Vec<String
 }
 
 /// The schema draft as a year-like number (4, 6, 7, 2019, 2020), from `$schema`;
-/// 2020-12 when absent or unknown, as in Helm's validator.
+/// 2020-12 when absent (a `$schema` Helm does not know is refused before validation).
 fn draft_of(schema: &Value) -> u32 {
-    let url = schema.get("$schema").and_then(Value::as_str).unwrap_or("");
-    if url.contains("draft-04") {
-        4
-    } else if url.contains("draft-06") {
-        6
-    } else if url.contains("draft-07") {
-        7
-    } else if url.contains("2019-09") {
-        2019
-    } else {
-        2020
-    }
+    metaschemas::draft_of(schema).map_or(2020, |d| d.number)
 }
 
+#[derive(Clone, Copy)]
 struct Validator<'a> {
+    /// The document local `$ref`s point into.
     root: &'a Value,
     structural: bool,
     draft: u32,
+    /// Checking a schema against its metaschema: `format` is asserted in every draft
+    /// (as Helm's validator compiles the metaschemas), not only before 2019-09.
+    checking_schema: bool,
+    /// Inside the metaschema documents (checking a schema, or a `$ref` of a schema
+    /// naming one): the metaschema where `$dynamicRef` and `$recursiveRef` land.
+    dynamic_root: Option<&'a Value>,
     depth: usize,
 }
 
 type Obj = Map<String, Value>;
 
+/// A schema object with the keywords it has noted in one pass over it: a check asks for
+/// some forty keywords, and most schema objects (the metaschemas' above all) have a few.
+#[derive(Clone, Copy)]
+struct Keywords<'a> {
+    obj: &'a Obj,
+    present: u64,
+}
+
+impl<'a> Keywords<'a> {
+    fn of(obj: &'a Obj) -> Keywords<'a> {
+        let present = obj.keys().fold(0, |m, k| m | keyword_bit(k));
+        Keywords { obj, present }
+    }
+
+    #[inline]
+    fn get(&self, keyword: &str) -> Option<&'a Value> {
+        let bit = keyword_bit(keyword);
+        if bit != 0 && self.present & bit == 0 {
+            return None;
+        }
+        get(self.obj, keyword)
+    }
+}
+
+/// The bit of a keyword the validator reads (0 for any other name).
+#[inline]
+fn keyword_bit(name: &str) -> u64 {
+    match name {
+        "$ref" => 1 << 0,
+        "type" => 1 << 1,
+        "const" => 1 << 2,
+        "enum" => 1 << 3,
+        "format" => 1 << 4,
+        "nullable" => 1 << 5,
+        "x-kubernetes-preserve-unknown-fields" => 1 << 6,
+        "minProperties" => 1 << 7,
+        "maxProperties" => 1 << 8,
+        "required" => 1 << 9,
+        "dependencies" => 1 << 10,
+        "properties" => 1 << 11,
+        "patternProperties" => 1 << 12,
+        "additionalProperties" => 1 << 13,
+        "propertyNames" => 1 << 14,
+        "dependentSchemas" => 1 << 15,
+        "dependentRequired" => 1 << 16,
+        "minItems" => 1 << 17,
+        "maxItems" => 1 << 18,
+        "uniqueItems" => 1 << 19,
+        "items" => 1 << 20,
+        "additionalItems" => 1 << 21,
+        "prefixItems" => 1 << 22,
+        "contains" => 1 << 23,
+        "minContains" => 1 << 24,
+        "maxContains" => 1 << 25,
+        "minLength" => 1 << 26,
+        "maxLength" => 1 << 27,
+        "pattern" => 1 << 28,
+        "minimum" => 1 << 29,
+        "maximum" => 1 << 30,
+        "exclusiveMinimum" => 1 << 31,
+        "exclusiveMaximum" => 1 << 32,
+        "multipleOf" => 1 << 33,
+        "not" => 1 << 34,
+        "allOf" => 1 << 35,
+        "anyOf" => 1 << 36,
+        "oneOf" => 1 << 37,
+        "if" => 1 << 38,
+        "then" => 1 << 39,
+        "else" => 1 << 40,
+        "$recursiveRef" => 1 << 41,
+        "$dynamicRef" => 1 << 42,
+        _ => 0,
+    }
+}
+
+/// A keyword of a schema object (or a name in `properties`). Most have a handful of
+/// entries: a scan of them is cheaper than hashing the name (checking a schema against a
+/// metaschema asks for some twenty keywords of every metaschema object it meets).
+fn get<'a>(s: &'a Obj, keyword: &str) -> Option<&'a Value> {
+    if s.len() <= 16 {
+        s.iter().find(|(k, _)| *k == keyword).map(|(_, v)| v)
+    } else {
+        s.get(keyword)
+    }
+}
+
 impl<'a> Validator<'a> {
-    fn resolve(&self, reference: &str) -> Option<&'a Value> {
-        let pointer = local_pointer(self.root, reference).ok()?;
-        let decoded = pointer.replace("%25", "%");
-        self.root.pointer(&decoded)
+    /// The schema a `$ref` names, with the validator for it (another document when
+    /// the reference leaves this one).
+    fn resolve(&self, reference: &str) -> Option<(Validator<'a>, &'a Value)> {
+        if self.dynamic_root.is_some() && !reference.starts_with('#') {
+            // Inside the metaschemas a reference names a sibling document, relative to
+            // this one's `$id`: no URL parsing needed.
+            let id = self.root.get("$id").and_then(Value::as_str)?;
+            let (path, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+            let root = metaschemas::sibling(id, path)?;
+            return Some((self.in_document(root), root.pointer(fragment)?));
+        }
+        match local_pointer(self.root, reference) {
+            Ok(pointer) => {
+                let decoded = pointer.replace("%25", "%");
+                self.root.pointer(&decoded).map(|t| (*self, t))
+            }
+            // Helm's validator holds the metaschema documents: a `$ref` may name them.
+            Err(doc) => {
+                let fragment = reference.split_once('#').map_or("", |(_, f)| f);
+                let root = metaschemas::document(&doc)?;
+                let target = root.pointer(fragment)?;
+                Some((self.in_document(root), target))
+            }
+        }
+    }
+
+    fn in_document(&self, root: &'a Value) -> Validator<'a> {
+        Validator {
+            root,
+            draft: draft_of(root),
+            dynamic_root: self.dynamic_root.or(Some(root)),
+            ..*self
+        }
     }
 
     /// The errors of `value` against `schema` at `path`: None when it is valid, one
@@ -101,22 +213,31 @@ impl<'a> Validator<'a> {
             Value::Object(s) => s,
             _ => return None,
         };
-        if self.depth > 64 {
+        // A metaschema walks every level of the schema it checks, several steps each.
+        let limit = if self.dynamic_root.is_some() {
+            2048
+        } else {
+            64
+        };
+        if self.depth > limit {
             return None;
         }
         let deeper = Validator {
             depth: self.depth + 1,
             ..*self
         };
-        deeper.check_object_schema(value, s, path)
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            deeper.check_object_schema(value, s, path)
+        })
     }
 
     fn check_object_schema(
         &self,
         value: &Value,
-        s: &'a Obj,
+        obj: &'a Obj,
         path: &mut Vec<String>,
     ) -> Option<Failure> {
+        let s = Keywords::of(obj);
         if self.structural && value.is_null() && s.get("nullable") == Some(&Value::Bool(true)) {
             return None;
         }
@@ -124,12 +245,12 @@ impl<'a> Validator<'a> {
             .get("$ref")
             .and_then(Value::as_str)
             .and_then(|r| self.resolve(r));
-        if let Some(target) = target
+        if let Some((v, target)) = target
             && self.draft < 2019
         {
             // Before 2019-09, `$ref` replaces every keyword beside it, type and format
             // included.
-            return self.check(value, target, path);
+            return v.check(value, target, path).map(Failure::referenced);
         }
         if let Some(t) = s.get("type") {
             let wanted: Vec<&str> = match t {
@@ -150,6 +271,7 @@ impl<'a> Validator<'a> {
             }
         }
         if let Some(c) = s.get("const")
+            && self.draft >= 6
             && !equals(c, value)
         {
             let message = match c {
@@ -172,7 +294,7 @@ impl<'a> Validator<'a> {
             return Some(Failure::new(path, message));
         }
         // Drafts before 2019-09 assert `format` (later ones only annotate), on strings.
-        if self.draft < 2019
+        if (self.checking_schema || self.draft < 2019)
             && let (Some(Value::String(name)), Value::String(text)) = (s.get("format"), value)
             && let Some(Err(why)) = formats::check(name, text)
         {
@@ -180,8 +302,8 @@ impl<'a> Validator<'a> {
             return Some(Failure::new(path, message));
         }
         let mut errors = Vec::new();
-        if let Some(target) = target {
-            errors.extend(self.check(value, target, path));
+        if let Some((v, target)) = target {
+            errors.extend(v.check(value, target, path).map(Failure::referenced));
         }
         match value {
             Value::Object(map) => self.check_object(map, s, path, &mut errors),
@@ -190,6 +312,7 @@ impl<'a> Validator<'a> {
             Value::Number(_) => self.check_number(value, s, path, &mut errors),
             _ => {}
         }
+        self.check_dynamic_refs(value, s, path, &mut errors);
         self.check_combinators(value, s, path, &mut errors);
         match errors.len() {
             0 => None,
@@ -215,21 +338,21 @@ impl<'a> Validator<'a> {
         failure
     }
 
-    /// `min<what>` and `max<what>` (Properties, Items, Length) against a count.
-    fn bounds(&self, path: &[String], what: &str, got: usize, s: &Obj, errors: &mut Vec<Failure>) {
-        let limit = |keyword: &str| s.get(keyword).and_then(Value::as_u64);
+    /// `minX` and `maxX` (Properties, Items, Length) against a count.
+    fn bounds(
+        &self,
+        path: &[String],
+        [min, max]: [&str; 2],
+        got: usize,
+        s: Keywords,
+        errors: &mut Vec<Failure>,
+    ) {
         let got64 = got as u64;
-        for (keyword, violated) in [
-            (
-                format!("min{what}"),
-                limit(&format!("min{what}")).filter(|&m| got64 < m),
-            ),
-            (
-                format!("max{what}"),
-                limit(&format!("max{what}")).filter(|&m| got64 > m),
-            ),
-        ] {
-            if let Some(want) = violated {
+        for (keyword, is_min) in [(min, true), (max, false)] {
+            let Some(want) = s.get(keyword).and_then(count) else {
+                continue;
+            };
+            if (is_min && got64 < want) || (!is_min && got64 > want) {
                 errors.push(Failure::new(
                     path,
                     format!("{keyword}: got {got}, want {want}"),

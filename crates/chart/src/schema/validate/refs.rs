@@ -39,47 +39,14 @@ pub(super) fn local_pointer(root: &Value, reference: &str) -> Result<String, Str
 /// The first document other than the root that a `$ref` reachable from the root (through
 /// schema keywords and the local `$ref`s themselves, as Helm's validator compiles them)
 /// names. Schemas only under `definitions` and never referenced are not reached.
-pub(super) fn remote_reference(root: &Value) -> Option<String> {
-    let mut seen: Vec<*const Value> = Vec::new();
-    let mut todo: Vec<&Value> = vec![root];
-    while let Some(schema) = todo.pop() {
-        let Value::Object(m) = schema else { continue };
-        if seen.contains(&(schema as *const Value)) || seen.len() > 100_000 {
-            continue;
-        }
-        seen.push(schema);
-        if let Some(Value::String(r)) = m.get("$ref") {
-            match local_pointer(root, r) {
-                Ok(pointer) => todo.extend(root.pointer(&pointer.replace("%25", "%"))),
-                Err(url) => return Some(url),
-            }
-        }
-        for (key, sub) in m {
-            match (key.as_str(), sub) {
-                (
-                    "properties" | "patternProperties" | "dependentSchemas" | "dependencies",
-                    Value::Object(subs),
-                ) => todo.extend(subs.values()),
-                ("allOf" | "anyOf" | "oneOf" | "prefixItems" | "items", Value::Array(subs)) => {
-                    todo.extend(subs)
-                }
-                (
-                    "additionalProperties"
-                    | "items"
-                    | "additionalItems"
-                    | "contains"
-                    | "propertyNames"
-                    | "not"
-                    | "if"
-                    | "then"
-                    | "else"
-                    | "unevaluatedProperties"
-                    | "unevaluatedItems",
-                    Value::Object(_),
-                ) => todo.push(sub),
-                _ => {}
-            }
-        }
-    }
-    None
+pub(super) fn remote_reference(root: &Value, reached: &[(&Value, String)]) -> Option<String> {
+    reached
+        .iter()
+        .find_map(|(schema, _)| match schema.get("$ref") {
+            // The metaschemas are at hand.
+            Some(Value::String(r)) => local_pointer(root, r)
+                .err()
+                .filter(|doc| super::metaschemas::document(doc).is_none()),
+            _ => None,
+        })
 }

@@ -22,6 +22,16 @@ impl Failure {
         }
     }
 
+    /// The failure of a schema reached through `$ref` (or `$dynamicRef`,
+    /// `$recursiveRef`): several errors stay together under the reference, even at the
+    /// top, where a plain group is listed error by error.
+    pub(super) fn referenced(self) -> Failure {
+        Failure {
+            group: false,
+            ..self
+        }
+    }
+
     pub(super) fn with_causes(mut self, causes: Vec<Failure>) -> Failure {
         self.causes = causes;
         self
@@ -126,6 +136,67 @@ pub(super) fn regex(pattern: &str) -> Option<regex::Regex> {
     crate::sprig::re2::translate(pattern)
         .ok()
         .and_then(|p| regex::Regex::new(&p).ok())
+}
+
+/// The first item equal to an earlier one, as `(earlier, later)`: the pair Helm's
+/// validator names (the earliest item the first repeat equals). In linear time: items
+/// are compared by a canonical text (numbers by value, object keys sorted).
+pub(super) fn first_repeat(items: &[Value]) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let mut key = String::new();
+        canonical(item, &mut key);
+        if let Some(&j) = seen.get(&key) {
+            return Some((j, i));
+        }
+        seen.insert(key, i);
+    }
+    None
+}
+
+/// A value's text in which equal values (by [`equals`]) read the same.
+fn canonical(v: &Value, out: &mut String) {
+    use std::fmt::Write;
+    match v {
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => write!(out, "n{i}").unwrap_or_default(),
+            (_, Some(u), _) => write!(out, "n{u}").unwrap_or_default(),
+            (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => {
+                write!(out, "n{}", f as i64).unwrap_or_default()
+            }
+            (_, _, f) => write!(out, "n{}", f.unwrap_or(f64::NAN)).unwrap_or_default(),
+        },
+        Value::Array(items) => {
+            out.push('[');
+            for item in items {
+                canonical(item, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_unstable();
+            out.push('{');
+            for k in keys {
+                write!(out, "{k:?}:").unwrap_or_default();
+                canonical(&map[k.as_str()], out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+        other => write!(out, "{other}").unwrap_or_default(),
+    }
+}
+
+/// A count keyword's value (minLength, maxItems, ...): a whole number, also when written
+/// as a float (`2.0`).
+pub(super) fn count(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < u64::MAX as f64)
+            .map(|f| f as u64)
+    })
 }
 
 /// `n` is a whole multiple of `m` (exactly for integers, to float precision otherwise).

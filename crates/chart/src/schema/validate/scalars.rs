@@ -3,18 +3,18 @@
 use serde_json::Value;
 
 use super::report::{Failure, is_multiple, number, quote, regex};
-use super::{Obj, Validator};
+use super::{Keywords, Validator};
 
 impl<'a> Validator<'a> {
     pub(super) fn check_string(
         &self,
         text: &str,
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &[String],
         errors: &mut Vec<Failure>,
     ) {
         let len = text.chars().count();
-        self.bounds(path, "Length", len, s, errors);
+        self.bounds(path, ["minLength", "maxLength"], len, s, errors);
         if let Some(pattern) = s.get("pattern").and_then(Value::as_str)
             && let Some(re) = regex(pattern)
             && !re.is_match(text)
@@ -29,7 +29,7 @@ impl<'a> Validator<'a> {
     pub(super) fn check_number(
         &self,
         value: &Value,
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &[String],
         errors: &mut Vec<Failure>,
     ) {
@@ -94,7 +94,7 @@ impl<'a> Validator<'a> {
     pub(super) fn check_combinators(
         &self,
         value: &Value,
-        s: &'a Obj,
+        s: Keywords<'a>,
         path: &mut Vec<String>,
         errors: &mut Vec<Failure>,
     ) {
@@ -147,7 +147,8 @@ impl<'a> Validator<'a> {
                     .push(Failure::new(path, "'oneOf' failed, none matched").with_causes(failures));
             }
         }
-        if let Some(cond) = s.get("if") {
+        // if/then/else came with draft 7.
+        if let Some(cond) = s.get("if").filter(|_| self.draft >= 7) {
             let branch = if self.check(value, cond, path).is_none() {
                 s.get("then")
             } else {

@@ -120,20 +120,22 @@ fn further_keywords_read_like_helms() {
     );
 }
 
-/// Helm loads every `$ref`d document before validating; offline a remote one fails
-/// to load, and so it does here, before any value is looked at.
+/// Helm loads every `$ref`d document while compiling the schema; offline a remote one
+/// fails to load, and so it does here, before any value is looked at.
 #[test]
 fn a_remote_reference_fails_to_load() {
     let schema = json!({"properties": {"e": {"$ref": "https://example.invalid/x.json#/a"}}});
-    let errors = validate_json_schema(&json!({}), &schema).unwrap_err();
     assert_eq!(
-        errors,
-        ["failing loading \"https://example.invalid/x.json\": remote schemas are not fetched"]
+        check_schema(&schema),
+        Err(
+            "failing loading \"https://example.invalid/x.json\": remote schemas are not fetched"
+                .into()
+        )
     );
     // Only references Helm's validator reaches count: not one in a definition no
     // one uses; and a reference into the schema's own `$id` is local.
     let unused = json!({"definitions": {"x": {"$ref": "https://example.invalid/x.json"}}});
-    assert!(validate_json_schema(&json!({}), &unused).is_ok());
+    assert_eq!(check_schema(&unused), Ok(()));
     let own = json!({"$id": "https://example.invalid/dir/s.json", "definitions": {"p": {"type": "integer"}},
         "properties": {"a": {"$ref": "s.json#/definitions/p"},
             "b": {"$ref": "https://example.invalid/dir/s.json#/definitions/p"}}});
@@ -144,4 +146,63 @@ fn a_remote_reference_fails_to_load() {
     let local =
         json!({"$defs": {"p": {"type": "integer"}}, "properties": {"e": {"$ref": "#/$defs/p"}}});
     assert!(validate_json_schema(&json!({"e": 1}), &local).is_ok());
+}
+
+/// Found with the metaschema cases of the differential run.
+#[test]
+fn keywords_as_helms_validator_reads_them() {
+    // `const` is not a draft 4 keyword.
+    let d4 = json!({"$schema": "http://json-schema.org/draft-04/schema#",
+        "properties": {"a": {"const": 1}}});
+    assert!(validate_json_schema(&json!({"a": 2}), &d4).is_ok());
+    // A whole float is a count.
+    let schema = json!({"properties": {"a": {"minLength": 2.0}}});
+    assert_eq!(
+        validate_json_schema(&json!({"a": "x"}), &schema),
+        Err(vec!["at '/a': minLength: got 1, want 2".to_string()])
+    );
+    // A property name is checked as a value of its own, at ''.
+    let schema = json!({"properties": {"o": {"propertyNames": {"maxLength": 1}}}});
+    assert_eq!(
+        validate_json_schema(&json!({"o": {"ab": 1}}), &schema),
+        Err(vec![
+            "at '': invalid propertyName 'ab'\n  - at '': maxLength: got 2, want 1".to_string()
+        ])
+    );
+    // Several errors behind a root `$ref` stay under it.
+    let schema =
+        json!({"$ref": "#/$defs/o", "$defs": {"o": {"required": ["x"], "minProperties": 3}}});
+    assert_eq!(
+        validate_json_schema(&json!({"a": 1}), &schema),
+        Err(vec![
+            "at '': validation failed\n  - at '': minProperties: got 1, want 3\n  - at '': missing property 'x'"
+                .to_string()
+        ])
+    );
+}
+
+/// Keywords belong to the draft that brought them (checked with Helm's engine).
+#[test]
+fn later_keywords_are_plain_names_in_earlier_drafts() {
+    let with = |draft: &str, sub: Value| json!({"$schema": draft, "properties": {"l": sub}});
+    let d7 = "http://json-schema.org/draft-07/schema#";
+    let d2020 = "https://json-schema.org/draft/2020-12/schema";
+    let required = json!({"dependentRequired": {"a": ["b"]}});
+    assert!(validate_json_schema(&json!({"l": {"a": 1}}), &with(d7, required.clone())).is_ok());
+    assert!(validate_json_schema(&json!({"l": {"a": 1}}), &with(d2020, required)).is_err());
+    let contains = json!({"contains": {"const": 5}, "minContains": 3, "maxContains": 1});
+    let three = json!({"l": [5, 1, 5]});
+    assert_eq!(
+        validate_json_schema(&three, &with(d2020, contains.clone())),
+        Err(vec![
+            "at '/l': min 3 items required to match contains schema, but matched 2 items at 0 2\n  - at '/l/1': value must be 5".to_string(),
+            "at '/l': max 1 items required to match contains schema, but matched 2 items at 0 2".to_string(),
+        ])
+    );
+    // Draft 7 knows `contains` only.
+    assert!(validate_json_schema(&three, &with(d7, contains)).is_ok());
+    let draft6 = "http://json-schema.org/draft-06/schema#";
+    let cond = json!({"if": {"const": 1}, "then": {"const": 2}});
+    assert!(validate_json_schema(&json!({"l": 1}), &with(draft6, cond.clone())).is_ok());
+    assert!(validate_json_schema(&json!({"l": 1}), &with(d7, cond)).is_err());
 }
