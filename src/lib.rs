@@ -33,8 +33,15 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+            return match e.print() {
+                Ok(()) => ExitCode::from(if e.use_stderr() { 1 } else { 0 }),
+                // `--help | head` that stopped reading: no message, only the failure.
+                Err(io) if io.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
+                Err(io) => {
+                    let _ = writeln!(std::io::stderr(), "error: {}", Error::Output(io.kind()));
+                    ExitCode::FAILURE
+                }
+            };
         }
     };
     let session = match Session::new(&cli.global) {

@@ -60,7 +60,10 @@ impl Session {
     pub fn load_project(&self) -> Result<Project> {
         self.lock()?;
         let path = self.root.join(project::FILE_NAME);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::scaffold::input::read_text(
+            &path,
+            crate::scaffold::input::PROJECT_FILE_LIMIT,
+        ) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(Error::Project(format!(

@@ -33,7 +33,7 @@ pub fn read_file(path: &Path, shown: &str) -> Result<Vec<Object>> {
             "{shown}: {size} bytes, more than the {MAX_BYTES} a kustomize output may have"
         )));
     }
-    let text = std::fs::read_to_string(path)
+    let text = crate::scaffold::input::read_named_text(path, MAX_BYTES)
         .map_err(|e| Error::invalid(format!("{shown}: cannot read it as text ({e})")))?;
     parse(&text, shown)
 }

@@ -291,7 +291,7 @@ pub fn recover(root: &Path) -> Result<Recovered> {
     let path = root.join(FILE_NAME);
     // A journal that never got its final name: nothing else was written yet.
     remove_if_exists(&root.join(format!("{FILE_NAME}.tmp")))?;
-    let text = match fs::read_to_string(&path) {
+    let text = match super::input::read_text(&path, super::input::PROJECT_FILE_LIMIT) {
         Ok(t) => t,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Recovered::Nothing),
         Err(e) => return Err(Error::io(&path, e)),

@@ -2,6 +2,7 @@
 //! all or nothing (or just print them for `--dry-run`).
 pub mod commit;
 pub mod faults;
+pub mod input;
 pub mod journal;
 pub mod lock;
 pub mod markers;

@@ -56,7 +56,7 @@ impl Plan {
         let mut changes = Vec::with_capacity(tree.staged().len());
         for (path, staged) in tree.staged() {
             let full = tree.root().join(path);
-            let before = match std::fs::read(&full) {
+            let before = match super::input::read_file(&full, super::input::PROJECT_FILE_LIMIT) {
                 Ok(bytes) => Some(bytes),
                 Err(e) if e.kind() == ErrorKind::NotFound => None,
                 Err(e) if e.kind() == ErrorKind::IsADirectory => {

@@ -12,6 +12,7 @@ mod fuzz;
 mod helm_api;
 mod helm_chart;
 mod hostile;
+mod hostile_files;
 mod image;
 mod init;
 mod namespaced;

@@ -1,0 +1,131 @@
+//! Files that are not what they seem: a FIFO or `/dev/zero` where the project has a file,
+//! a stream given as an input. Each is a one-line error within seconds, nothing written,
+//! and never a hang or memory without bound.
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::hostile::init;
+use crate::support::{assert_refused, read_tree, rust_api_args, rusty};
+
+/// Run `args` in `root` with a time limit and expect a refusal mentioning `want`.
+fn refused_in_time(root: &Path, args: &[String], want: &str) {
+    let before = read_tree(root);
+    let started = Instant::now();
+    let output = rusty(root)
+        .args(args)
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{args:?} took {:?}",
+        started.elapsed()
+    );
+    assert_refused(&output, root, want, &before);
+}
+
+#[test]
+fn a_fifo_or_device_in_place_of_a_project_file_is_refused_not_read() {
+    let (_dir, root) = init("rust");
+    let api = rust_api_args("cache", "v1", "Memcached");
+    // PROJECT pointing at an endless device.
+    std::fs::rename(root.join("PROJECT"), root.join("PROJECT.real")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", root.join("PROJECT")).unwrap();
+    refused_in_time(&root, &api, "PROJECT: not a regular file");
+    std::fs::remove_file(root.join("PROJECT")).unwrap();
+    std::fs::rename(root.join("PROJECT.real"), root.join("PROJECT")).unwrap();
+    // A FIFO nobody writes to where the command reads src/main.rs: no hang.
+    let main = root.join("src/main.rs");
+    std::fs::rename(&main, root.join("main.rs.real")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(&main)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    refused_in_time(&root, &api, "src/main.rs: not a regular file");
+}
+
+#[test]
+fn an_endless_stream_given_as_an_input_stops_at_the_limit() {
+    let (_dir, root) = init("hybrid.helm");
+    let bundle = ["generate", "bundle", "--version", "0.1.0"]
+        .into_iter()
+        .chain(["--manifests", "/dev/zero"])
+        .map(String::from)
+        .collect::<Vec<_>>();
+    refused_in_time(&root, &bundle, "larger than the");
+    let crd = [
+        "create",
+        "api",
+        "--plugins",
+        "rust",
+        "--group",
+        "ext",
+        "--version",
+        "v1",
+    ]
+    .into_iter()
+    .chain([
+        "--kind",
+        "Widget",
+        "--controller",
+        "--external-api-crd",
+        "/dev/zero",
+    ])
+    .map(String::from)
+    .collect::<Vec<_>>();
+    refused_in_time(&root, &crd, "larger than the");
+    let chart = [
+        "create",
+        "api",
+        "--plugins",
+        "helm",
+        "--group",
+        "x",
+        "--version",
+        "v1",
+    ]
+    .into_iter()
+    .chain(["--kind", "Nginx", "--helm-chart", "/dev/zero"])
+    .map(String::from)
+    .collect::<Vec<_>>();
+    refused_in_time(&root, &chart, "larger than the");
+}
+
+#[test]
+fn help_and_version_into_a_full_or_closed_stdout_fail() {
+    for args in [
+        &["--help"][..],
+        &["--version"],
+        &["create", "api", "--help"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_rusty-sdk"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot write to standard output"),
+            "{stderr}"
+        );
+        // A reader gone before the first byte (`| true`): the same failure, no message.
+        let output = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(r#"(sleep 0.3; "$0" "$@"; echo "exit $?" >&2) | true"#)
+            .arg(env!("CARGO_BIN_EXE_rusty-sdk"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&output.stderr),
+            "exit 1\n",
+            "{args:?}"
+        );
+    }
+}
