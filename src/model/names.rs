@@ -39,6 +39,7 @@ const GENERATED_PROJECT_CRATES: &[&str] = &[
     "core",
     "futures",
     "http",
+    "json_patch",
     "k8s_openapi",
     "kube",
     "proc_macro",
@@ -55,10 +56,19 @@ const GENERATED_PROJECT_CRATES: &[&str] = &[
     "tracing",
 ];
 
+/// Module names that build but that rustc or clippy (`-D warnings` in `make lint`) warn
+/// about: `main` and `lib` name special files, and a kind module called `controller`,
+/// `webhook` or like a version sits in the module of that name (`module_inception`).
+const WARNED_MODULES: &[&str] = &["main", "lib", "controller", "webhook"];
+
 /// `snake` as a Rust module name: a keyword or a crate the generated code uses gets a
 /// trailing `_` (`type_`), the usual Rust way around a keyword.
 fn module_ident(snake: String) -> String {
-    if RUST_KEYWORDS.contains(&snake.as_str()) || GENERATED_PROJECT_CRATES.contains(&snake.as_str())
+    let name = snake.as_str();
+    if RUST_KEYWORDS.contains(&name)
+        || GENERATED_PROJECT_CRATES.contains(&name)
+        || WARNED_MODULES.contains(&name)
+        || is_api_version(name)
     {
         snake + "_"
     } else {
@@ -137,6 +147,8 @@ impl ProjectName {
             "it names the Cargo package, and a Rust keyword cannot name a package"
         } else if GENERATED_PROJECT_CRATES.contains(&s.replace('-', "_").as_str()) {
             "the generated project depends on a crate of that name"
+        } else if s == "crdgen" {
+            "it names the project's binary, and the project already has a binary crdgen (it prints the CRDs)"
         } else {
             return Ok(ProjectName(s.to_string()));
         };
@@ -437,6 +449,8 @@ mod tests {
             ("fn", "Rust keyword"),
             ("kube", "depends on a crate of that name"),
             ("serde-json", "depends on a crate of that name"),
+            ("json-patch", "depends on a crate of that name"),
+            ("crdgen", "already has a binary crdgen"),
         ] {
             let err = ProjectName::parse(bad).unwrap_err().to_string();
             assert!(err.contains(why) && err.contains("--project-name"), "{err}");
@@ -481,6 +495,8 @@ mod tests {
             ("self", "self_"),
             ("kube", "kube_"),
             ("web-apps", "web_apps"),
+            ("main", "main_"),
+            ("v1", "v1_"),
         ] {
             assert_eq!(Group::parse(group).unwrap().module(), module);
         }
@@ -489,6 +505,9 @@ mod tests {
             ("Crate", "crate_"),
             ("Deployment", "deployment"),
             ("Std", "std_"),
+            ("Controller", "controller_"),
+            ("Webhook", "webhook_"),
+            ("V1alpha1", "v1alpha1_"),
         ] {
             assert_eq!(Kind::parse(kind).unwrap().module(), module);
         }

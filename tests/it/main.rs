@@ -13,6 +13,7 @@ mod helm_api;
 mod helm_chart;
 mod hostile;
 mod hostile_files;
+mod hostile_names;
 mod image;
 mod init;
 mod namespaced;

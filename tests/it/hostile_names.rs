@@ -1,0 +1,130 @@
+//! Names that are each valid but would give two APIs the same file or module, or a
+//! module rustc and clippy warn about. Each is either its own API, beside the others, or
+//! refused in one line naming the API in the way, with nothing written.
+use crate::hostile::init;
+use crate::support::{assert_refused, read_tree, rust_api_args, rusty, transcript};
+
+fn ok(root: &std::path::Path, args: &[String]) {
+    let output = rusty(root).args(args).output().unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, root));
+}
+
+fn refused(root: &std::path::Path, args: &[String], want: &str) {
+    let before = read_tree(root);
+    let output = rusty(root).args(args).output().unwrap();
+    assert_refused(&output, root, want, &before);
+    assert!(output.stdout.is_empty(), "{}", transcript(&output, root));
+}
+
+#[test]
+fn apis_whose_names_differ_only_in_case_or_dashes_never_share_files() {
+    let (_dir, root) = init("rust");
+    ok(&root, &rust_api_args("cache", "v1", "HTTPProxy"));
+    let mut same_lower = rust_api_args("cache", "v1", "HttpProxy");
+    same_lower.extend(["--plural".into(), "proxies".into()]);
+    refused(
+        &root,
+        &same_lower,
+        "kind HttpProxy and cache.my.domain/v1, Kind=HTTPProxy in PROJECT have the same lower-case name \"httpproxy\"",
+    );
+    // In another group it is its own API, like the same kind would be.
+    let before = read_tree(&root);
+    ok(&root, &rust_api_args("web", "v1", "HttpProxy"));
+    let after = read_tree(&root);
+    for path in [
+        "src/controller/http_proxy.rs",
+        "config/rbac/httpproxy_admin_role.yaml",
+    ] {
+        assert_eq!(after[path], before[path], "{path} was rewritten");
+    }
+    assert!(after.contains_key("src/controller/web_http_proxy.rs"));
+    assert!(after.contains_key("config/rbac/web_httpproxy_admin_role.yaml"));
+
+    ok(&root, &rust_api_args("a-b", "v1", "Memcached"));
+    refused(
+        &root,
+        &rust_api_args("a--b", "v1", "Memcached"),
+        "group a--b would share the Rust module a_b with group a-b",
+    );
+    // `<Kind>Conversion` is where the conversions of `<Kind>` go.
+    refused(
+        &root,
+        &rust_api_args("a-b", "v1", "MemcachedConversion"),
+        "would share a Rust module",
+    );
+}
+
+#[test]
+fn modules_named_like_their_parent_or_a_special_file_get_a_trailing_underscore() {
+    let (_dir, root) = init("rust");
+    for (group, version, kind) in [
+        ("main", "v1", "Memcached"),
+        ("v1", "v1", "Backup"),
+        ("cache", "v1", "Controller"),
+        ("cache", "v1", "V1"),
+    ] {
+        ok(&root, &rust_api_args(group, version, kind));
+    }
+    let tree = read_tree(&root);
+    for path in [
+        "api/src/main_/v1/memcached.rs",
+        "api/src/v1_/v1/backup.rs",
+        "api/src/cache/v1/v1_.rs",
+        "src/controller/controller_.rs",
+    ] {
+        assert!(tree.contains_key(path), "no {path}");
+    }
+    let lib = String::from_utf8_lossy(&tree["api/src/lib.rs"]).into_owned();
+    assert!(
+        lib.contains("pub mod main_;") && !lib.contains("pub mod main;"),
+        "{lib}"
+    );
+}
+
+#[test]
+fn project_names_that_clash_with_a_binary_or_dependency_are_refused() {
+    for (name, want) in [
+        ("crdgen", "already has a binary crdgen"),
+        ("json-patch", "depends on a crate of that name"),
+    ] {
+        let (_dir, root) = crate::e2e::project_dir("named");
+        let output = rusty(&root)
+            .args(["init", "--plugins", "rust", "--project-name", name])
+            .output()
+            .unwrap();
+        assert_refused(&output, &root, want, &Default::default());
+    }
+}
+
+#[test]
+fn kinds_named_like_what_a_spoke_conversion_imports_get_their_own_names() {
+    let (_dir, root) = init("rust");
+    for kind in ["Hub", "DeserializeOwned", "ResourceExt"] {
+        ok(&root, &rust_api_args("cache", "v1", kind));
+        let mut spoke = rust_api_args("cache", "v2", kind);
+        spoke.retain(|arg| arg != "--controller");
+        spoke.push("--controller=false".into());
+        ok(&root, &spoke);
+        let webhook = ["create", "webhook", "--group", "cache", "--version", "v1"]
+            .into_iter()
+            .chain(["--kind", kind, "--conversion", "--spoke", "v2"])
+            .map(String::from)
+            .collect::<Vec<_>>();
+        ok(&root, &webhook);
+    }
+    let tree = read_tree(&root);
+    let text = |path: &str| String::from_utf8_lossy(&tree[path]).into_owned();
+    // Two names `Hub` in one file do not build: the hub of kind Hub is V1Hub.
+    let hub = text("api/src/cache/v2/hub_conversion.rs");
+    assert!(hub.contains("use crate::cache::v1::Hub as V1Hub;"), "{hub}");
+    assert!(hub.contains("impl TryFrom<Hub> for V1Hub {"), "{hub}");
+    // Nothing the file imports by name can be a kind: serde's traits go by path, and
+    // kube's ResourceExt is imported for its methods only.
+    let owned = text("api/src/cache/v2/deserialize_owned_conversion.rs");
+    assert!(
+        !owned.contains("use serde::de::DeserializeOwned;"),
+        "{owned}"
+    );
+    let ext = text("api/src/cache/v2/resource_ext_conversion.rs");
+    assert!(ext.contains("use kube::ResourceExt as _;"), "{ext}");
+}
