@@ -49,6 +49,25 @@ pub struct Plan {
     pub changes: Vec<Change>,
 }
 
+/// `new` with the CRLF line endings of `old`, when `old` ends every line with CRLF and
+/// `new` (rewritten whole, as PROJECT and role.yaml are) has none: a file the user keeps
+/// in CRLF stays CRLF. Edited files keep their endings already.
+pub fn keep_crlf(old: &[u8], new: &[u8]) -> Vec<u8> {
+    let lines = old.iter().filter(|&&b| b == b'\n').count();
+    let crlf = old.windows(2).filter(|w| w == b"\r\n").count();
+    if lines == 0 || crlf != lines || new.contains(&b'\r') {
+        return new.to_vec();
+    }
+    let mut out = Vec::with_capacity(new.len() + new.len() / 16);
+    for &b in new {
+        if b == b'\n' {
+            out.push(b'\r');
+        }
+        out.push(b);
+    }
+    out
+}
+
 impl Plan {
     /// Compare every staged file with the disk. PROJECT goes last, so that it is written
     /// only after everything else.
@@ -72,9 +91,13 @@ impl Plan {
                 Err(e) if e.kind() == ErrorKind::NotADirectory => None,
                 Err(e) => return Err(Error::io(full, e)),
             };
+            let after = match &before {
+                Some(old) => keep_crlf(old, &staged.content),
+                None => staged.content.clone(),
+            };
             let status = match (&before, staged.policy) {
                 (None, _) => Status::Create,
-                (Some(old), _) if *old == staged.content => Status::Identical,
+                (Some(old), _) if *old == after => Status::Identical,
                 (Some(_), Policy::Tool) => Status::Update,
                 (Some(_), Policy::SkipIfExists) => Status::Skip,
                 (Some(_), Policy::User) if force => Status::Force,
@@ -86,7 +109,7 @@ impl Plan {
                 path: path.clone(),
                 status,
                 before,
-                after: staged.content.clone(),
+                after,
             });
         }
         changes.sort_by_key(|c| c.path == crate::project::FILE_NAME);

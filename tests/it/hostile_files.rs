@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::hostile::init;
-use crate::support::{assert_refused, read_tree, rust_api_args, rusty};
+use crate::support::{assert_refused, read_tree, rust_api_args, rusty, transcript};
 
 /// Run `args` in `root` with a time limit and expect a refusal mentioning `want`.
 fn refused_in_time(root: &Path, args: &[String], want: &str) {
@@ -128,4 +128,38 @@ fn help_and_version_into_a_full_or_closed_stdout_fail() {
             "{args:?}"
         );
     }
+}
+
+/// Whether every line of `bytes` ends in CRLF.
+fn all_crlf(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    text.matches('\n').count() == text.matches("\r\n").count()
+}
+
+#[test]
+fn a_project_kept_in_crlf_stays_crlf_through_every_command() {
+    let (_dir, root) = init("hybrid.helm");
+    for (path, bytes) in read_tree(&root) {
+        let text = String::from_utf8(bytes).unwrap().replace('\n', "\r\n");
+        std::fs::write(root.join(&path), text).unwrap();
+    }
+    let before = read_tree(&root);
+    let webhook = ["create", "webhook", "--group", "cache", "--version", "v1"]
+        .into_iter()
+        .chain(["--kind", "Memcached", "--defaulting"])
+        .map(String::from)
+        .collect::<Vec<_>>();
+    for args in [rust_api_args("cache", "v1", "Memcached"), webhook] {
+        let output = rusty(&root).args(&args).output().unwrap();
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+    }
+    let after = read_tree(&root);
+    for path in before.keys() {
+        assert!(all_crlf(&after[path]), "{path} lost its CRLF line endings");
+    }
+    let check = rusty(&root)
+        .args(["generate", "rbac", "--check"])
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", transcript(&check, &root));
 }
