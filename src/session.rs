@@ -29,6 +29,12 @@ impl Session {
             Some(dir) => cwd.join(dir),
             None => cwd,
         };
+        if root.exists() && !root.is_dir() {
+            return Err(Error::invalid(format!(
+                "-C {}: not a directory; pass -C <project dir>",
+                root.display()
+            )));
+        }
         Ok(Session {
             root,
             shell: Shell::new(global.color, global.quiet, global.verbose),
@@ -66,8 +72,21 @@ impl Session {
         ) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // Started in a folder of a project: say where its root is.
+                let above = self
+                    .root
+                    .ancestors()
+                    .skip(1)
+                    .find(|dir| dir.join(project::FILE_NAME).is_file());
+                let fix = match above {
+                    Some(dir) => format!(
+                        "the project is in {0}: run rusty-sdk there, or pass -C {0}",
+                        dir.display()
+                    ),
+                    None => "run `rusty-sdk init` first, or pass -C <project dir>".to_string(),
+                };
                 return Err(Error::Project(format!(
-                    "no PROJECT file in {}: run `rusty-sdk init` first, or pass -C <project dir>",
+                    "no PROJECT file in {}; {fix}",
                     self.root.display()
                 )));
             }

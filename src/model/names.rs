@@ -122,13 +122,27 @@ impl Domain {
     /// Parse a domain read from somewhere other than `--domain`; `fix` says what to do.
     pub fn parse_from(s: &str, fix: &str) -> Result<Self> {
         if is_dns_subdomain(s) {
-            Ok(Domain(s.to_string()))
-        } else {
-            Err(Error::invalid(format!(
-                "invalid domain {}: must be a DNS-1123 subdomain of at most 253 characters (lower-case letters, digits, '-' and '.', e.g. my.domain); {fix}",
-                shown(s)
-            )))
+            return Ok(Domain(s.to_string()));
         }
+        let long_label = s.split('.').find(|label| label.len() > 63);
+        let why = if s.len() > 253 {
+            format!(
+                "it has {} characters, more than the 253 a DNS-1123 subdomain may have",
+                s.len()
+            )
+        } else if let Some(label) = long_label {
+            format!(
+                "its part {} has {} characters, more than the 63 a DNS label may have",
+                shown(label),
+                label.len()
+            )
+        } else {
+            "must be a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', each dot-separated part starting and ending with a letter or digit (e.g. my.domain)".to_string()
+        };
+        Err(Error::invalid(format!(
+            "invalid domain {}: {why}; {fix}",
+            shown(s)
+        )))
     }
 }
 
@@ -359,14 +373,21 @@ fn suggest_pascal(s: &str) -> String {
 
 /// A plural resource name given with `--plural`.
 pub fn parse_plural(s: &str) -> Result<String> {
-    if is_dns_label(s) {
-        Ok(s.to_string())
+    // The API server takes a CRD's plural only as a DNS-1035 label: no leading digit.
+    let why = if s.chars().count() > 63 {
+        format!(
+            "it has {} characters, more than the 63 a resource name may have",
+            s.chars().count()
+        )
+    } else if !is_dns_label(s) || !s.starts_with(|c: char| c.is_ascii_lowercase()) {
+        "must be a DNS-1035 label: lower-case letters, digits and '-', starting with a letter (e.g. memcacheds)".to_string()
     } else {
-        Err(Error::invalid(format!(
-            "invalid plural {}: must be a lower-case DNS-1123 label such as memcacheds; pass a valid --plural",
-            shown(s)
-        )))
-    }
+        return Ok(s.to_string());
+    };
+    Err(Error::invalid(format!(
+        "invalid plural {}: {why}; pass another --plural",
+        shown(s)
+    )))
 }
 
 /// The repository path, e.g. `github.com/example/memcached-operator`.
@@ -411,6 +432,18 @@ mod tests {
             let err = Domain::parse(bad).unwrap_err().to_string();
             assert!(err.contains("--domain"), "{err}");
         }
+        // The limit named is the one exceeded.
+        let err = Domain::parse(&format!("x.{}", "y".repeat(70)))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("70 characters, more than the 63 a DNS label"),
+            "{err}"
+        );
+        let err = Domain::parse(&["a"; 130].join("."))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("259 characters, more than the 253"), "{err}");
     }
 
     #[test]
@@ -538,6 +571,13 @@ mod tests {
         assert!(Repo::parse("has space/x").is_err());
         assert_eq!(parse_plural("memcacheds").unwrap(), "memcacheds");
         assert!(parse_plural("Memcacheds").is_err());
+        let err = parse_plural("1caches").unwrap_err().to_string();
+        assert!(
+            err.contains("starting with a letter") && err.contains("--plural"),
+            "{err}"
+        );
+        let err = parse_plural(&"p".repeat(64)).unwrap_err().to_string();
+        assert!(err.contains("64 characters, more than the 63"), "{err}");
     }
 
     #[test]

@@ -163,3 +163,22 @@ fn a_project_kept_in_crlf_stays_crlf_through_every_command() {
         .unwrap();
     assert!(check.status.success(), "{}", transcript(&check, &root));
 }
+
+#[test]
+fn commands_started_in_the_wrong_place_say_where_to_go() {
+    let (_dir, root) = init("rust");
+    let api = rust_api_args("cache", "v1", "Memcached");
+    // From a folder of the project: the message names the project's root.
+    let config = root.join("config");
+    let before = read_tree(&root);
+    let output = rusty(&config).args(&api).output().unwrap();
+    let want = format!("the project is in {}", root.display());
+    assert_refused(&output, &root, &want, &before);
+    // -C to a file: named as such, nothing created next to it.
+    let output = rusty(&root)
+        .args(["-C", "Makefile", "init", "--plugins", "rust"])
+        .output()
+        .unwrap();
+    assert_refused(&output, &root, "-C ", &before);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("Makefile: not a directory"));
+}
