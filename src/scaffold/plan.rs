@@ -1,6 +1,7 @@
 //! The plan: every staged file compared with the disk and given a status. Conflicts are all
 //! collected here, before anything is written.
 use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::scaffold::tree::{Policy, Tree};
@@ -49,6 +50,22 @@ pub struct Plan {
     pub changes: Vec<Change>,
 }
 
+/// Where a write to `rel` goes: `rel` itself, or for a symlink to a file of the project,
+/// that file (relative to `root`), so that the link stays a link. A link out of the
+/// project is an error naming its target; a dangling one is `rel` (it is replaced).
+pub fn symlink_target(root: &Path, rel: &str) -> std::result::Result<String, PathBuf> {
+    let full = root.join(rel);
+    let is_link = std::fs::symlink_metadata(&full).is_ok_and(|m| m.file_type().is_symlink());
+    let (true, Ok(real)) = (is_link, std::fs::canonicalize(&full)) else {
+        return Ok(rel.to_string());
+    };
+    let base = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    match real.strip_prefix(&base) {
+        Ok(inside) => Ok(inside.to_string_lossy().replace('\\', "/")),
+        Err(_) => Err(real),
+    }
+}
+
 /// `new` with the CRLF line endings of `old`, when `old` ends every line with CRLF and
 /// `new` (rewritten whole, as PROJECT and role.yaml are) has none: a file the user keeps
 /// in CRLF stays CRLF. Edited files keep their endings already.
@@ -91,6 +108,17 @@ impl Plan {
                 Err(e) if e.kind() == ErrorKind::NotADirectory => None,
                 Err(e) => return Err(Error::io(full, e)),
             };
+            if before.is_some() && symlink_target(tree.root(), path).is_err() {
+                changes.push(Change {
+                    path: path.clone(),
+                    status: Status::Conflict(
+                        "a symlink to a file outside the project, which rusty-sdk does not write; replace the link with a copy of the file".into(),
+                    ),
+                    before,
+                    after: staged.content.clone(),
+                });
+                continue;
+            }
             let after = match &before {
                 Some(old) => keep_crlf(old, &staged.content),
                 None => staged.content.clone(),

@@ -182,3 +182,44 @@ fn commands_started_in_the_wrong_place_say_where_to_go() {
     assert_refused(&output, &root, "-C ", &before);
     assert!(String::from_utf8_lossy(&output.stderr).contains("Makefile: not a directory"));
 }
+
+#[test]
+fn symlinked_files_stay_links_and_links_out_of_the_project_are_refused() {
+    let (dir, root) = init("hybrid.helm");
+    std::fs::rename(root.join("PROJECT"), root.join("PROJECT.real")).unwrap();
+    std::os::unix::fs::symlink("PROJECT.real", root.join("PROJECT")).unwrap();
+    std::fs::rename(root.join("src/main.rs"), root.join("src/real_main.rs")).unwrap();
+    std::os::unix::fs::symlink("real_main.rs", root.join("src/main.rs")).unwrap();
+    let output = rusty(&root)
+        .args(rust_api_args("cache", "v1", "Memcached"))
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    for (link, file) in [
+        ("PROJECT", "PROJECT.real"),
+        ("src/main.rs", "src/real_main.rs"),
+    ] {
+        let meta = std::fs::symlink_metadata(root.join(link)).unwrap();
+        assert!(meta.file_type().is_symlink(), "{link} is no longer a link");
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
+        assert!(text.contains("emcached"), "{file} was not written: {text}");
+    }
+    // A link to a file outside the project is not written through, nor replaced.
+    let outside = dir.path().join("watches.yaml");
+    std::fs::rename(root.join("watches.yaml"), &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("watches.yaml")).unwrap();
+    let helm = ["create", "api", "--plugins", "helm", "--group", "charts"]
+        .into_iter()
+        .chain(["--version", "v1", "--kind", "Nginx"])
+        .map(String::from)
+        .collect::<Vec<_>>();
+    let before = read_tree(&root);
+    let output = rusty(&root).args(&helm).output().unwrap();
+    let text = transcript(&output, &root);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let want = "watches.yaml: a symlink to a file outside the project";
+    assert!(text.contains(want), "{text}");
+    assert!(read_tree(&root) == before, "{text}");
+    let link = std::fs::symlink_metadata(root.join("watches.yaml")).unwrap();
+    assert!(link.file_type().is_symlink());
+}
