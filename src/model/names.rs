@@ -397,20 +397,23 @@ string_newtype!(Repo);
 
 impl Repo {
     pub fn parse(s: &str) -> Result<Self> {
-        let ok = !s.is_empty()
-            && !s.contains("://")
+        // Segments as a Go module path has them: `..`, `a//b` or `-x` name no repository.
+        let ok = s.len() <= 512
             && s.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-._~/".contains(c))
-            && !s.starts_with('/')
-            && !s.ends_with('/');
+            && s.split('/').all(|segment| {
+                !segment.is_empty() && !segment.starts_with(['.', '-']) && !segment.ends_with('.')
+            });
         if ok {
-            Ok(Repo(s.to_string()))
-        } else {
-            Err(Error::invalid(format!(
-                "invalid repo {}: must be a repository path without a scheme, e.g. github.com/example/memcached-operator; pass a valid --repo",
-                shown(s)
-            )))
+            return Ok(Repo(s.to_string()));
         }
+        let why = match s.split_once("://") {
+            Some((_, path)) if !path.is_empty() => {
+                format!("a repository path has no scheme; pass --repo {}", shown(path))
+            }
+            _ => "must be a repository path without a scheme, at most 512 characters of letters, digits and -._~ in /-separated parts that do not start with '.' or '-' (e.g. github.com/example/memcached-operator); pass a valid --repo".to_string(),
+        };
+        Err(Error::invalid(format!("invalid repo {}: {why}", shown(s))))
     }
 }
 
@@ -569,6 +572,12 @@ mod tests {
         assert!(Repo::parse("github.com/example/memcached-operator").is_ok());
         assert!(Repo::parse("https://github.com/x").is_err());
         assert!(Repo::parse("has space/x").is_err());
+        for bad in ["..", "../x", "a//b", "-x", "a/./b", "a/", &"r".repeat(513)] {
+            let err = Repo::parse(bad).unwrap_err().to_string();
+            assert!(err.contains("--repo"), "{bad}: {err}");
+        }
+        assert!(Repo::parse("github.com/a/b.git").is_ok());
+        assert!(Repo::parse("example.com/~user/x_y").is_ok());
         assert_eq!(parse_plural("memcacheds").unwrap(), "memcacheds");
         assert!(parse_plural("Memcacheds").is_err());
         let err = parse_plural("1caches").unwrap_err().to_string();

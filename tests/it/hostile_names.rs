@@ -128,3 +128,34 @@ fn kinds_named_like_what_a_spoke_conversion_imports_get_their_own_names() {
     let ext = text("api/src/cache/v2/resource_ext_conversion.rs");
     assert!(ext.contains("use kube::ResourceExt as _;"), "{ext}");
 }
+
+#[test]
+fn chart_names_that_would_change_watches_yaml_are_refused_naming_chart_yaml() {
+    let (dir, root) = init("helm");
+    let chart = dir.path().join("chart");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(chart.join("values.yaml"), "replicas: 1\n").unwrap();
+    let args = |kind: &str| -> Vec<String> {
+        let chart = chart.display().to_string();
+        ["create", "api", "--kind", kind, "--helm-chart", &chart]
+            .map(String::from)
+            .to_vec()
+    };
+    for name in ["'a #b'", "'a: b'", "'trail '", "\"a\\nb\"", "'*x'"] {
+        let yaml = format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n");
+        std::fs::write(chart.join("Chart.yaml"), yaml).unwrap();
+        refused(
+            &root,
+            &args("Web"),
+            "cannot be a folder name under helm-charts/ and a path in watches.yaml",
+        );
+    }
+    let yaml = "apiVersion: v2\nname: my-chart_1.2\nversion: 0.1.0\n";
+    std::fs::write(chart.join("Chart.yaml"), yaml).unwrap();
+    ok(&root, &args("Web"));
+    let watches = std::fs::read_to_string(root.join("watches.yaml")).unwrap();
+    assert!(
+        watches.contains("  chart: helm-charts/my-chart_1.2\n"),
+        "{watches}"
+    );
+}
