@@ -223,3 +223,27 @@ fn symlinked_files_stay_links_and_links_out_of_the_project_are_refused() {
     let link = std::fs::symlink_metadata(root.join("watches.yaml")).unwrap();
     assert!(link.file_type().is_symlink());
 }
+
+#[test]
+fn a_byte_order_mark_before_watches_yaml_is_read_past() {
+    let (_dir, root) = init("helm");
+    let helm = |kind: &str| {
+        let output = rusty(&root)
+            .args(["create", "api", "--group", "charts", "--version", "v1"])
+            .args(["--kind", kind])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+    };
+    helm("Nginx");
+    // The list right after the mark (no comment first): libyaml counted the mark as a
+    // column of the first line.
+    let path = root.join("watches.yaml");
+    let watches = std::fs::read_to_string(&path).unwrap();
+    let list = watches.split_once('\n').unwrap().1;
+    assert!(list.starts_with("- group:"), "{list}");
+    std::fs::write(&path, format!("\u{feff}{list}")).unwrap();
+    helm("Redis");
+    let rbac = rusty(&root).args(["generate", "rbac"]).output().unwrap();
+    assert!(rbac.status.success(), "{}", transcript(&rbac, &root));
+}
