@@ -247,3 +247,23 @@ fn a_byte_order_mark_before_watches_yaml_is_read_past() {
     let rbac = rusty(&root).args(["generate", "rbac"]).output().unwrap();
     assert!(rbac.status.success(), "{}", transcript(&rbac, &root));
 }
+
+#[test]
+fn a_watches_yaml_the_new_entry_cannot_fit_is_not_called_broken() {
+    let (_dir, root) = init("helm");
+    // Valid YAML, in flow style: a `- group:` item cannot go after it.
+    let flow = "[]\n# +rusty:scaffold:watch\n";
+    std::fs::write(root.join("watches.yaml"), flow).unwrap();
+    let before = read_tree(&root);
+    let output = rusty(&root)
+        .args(["create", "api", "--group", "charts", "--version", "v1"])
+        .args(["--kind", "Nginx"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &output,
+        &root,
+        "write watches.yaml as a block list",
+        &before,
+    );
+}
