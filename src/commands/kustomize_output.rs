@@ -74,6 +74,13 @@ pub fn parse(text: &str, shown: &str) -> Result<Vec<Object>> {
                 "{shown}: a document without kind or metadata.name; is it kustomize's output?"
             )));
         };
+        // Kubernetes refuses such names, and they become file names here.
+        if name.contains(['/', '%', '\0']) || name == "." || name == ".." || name.len() > 253 {
+            return Err(Error::invalid(format!(
+                "{shown}: the {kind} named {} cannot be a Kubernetes object (a name has no '/', '%', and is not '.' or '..'); is it kustomize's output?",
+                crate::model::names::shown(&name)
+            )));
+        }
         out.push(Object { kind, name, object });
     }
     if out.is_empty() {

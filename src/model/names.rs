@@ -417,6 +417,26 @@ impl Repo {
     }
 }
 
+/// A folder inside the project given with `flag` (`--output-dir`): relative, without
+/// `..`, so that every file a command writes stays in the project it locked.
+pub fn parse_project_dir(flag: &str, s: &str) -> Result<String> {
+    let trimmed = s.trim_end_matches('/');
+    let ok = !trimmed.is_empty()
+        && !trimmed.starts_with('/')
+        && !trimmed.contains('\0')
+        && trimmed
+            .split('/')
+            .all(|part| !matches!(part, "" | "." | ".."));
+    if ok {
+        Ok(trimmed.to_string())
+    } else {
+        Err(Error::invalid(format!(
+            "invalid {flag} {}: must be a folder inside the project, relative to it and without '..' (e.g. bundle); pass another {flag}",
+            shown(s)
+        )))
+    }
+}
+
 /// Turn a directory name into a project name candidate (`My_Operator` -> `my-operator`).
 pub fn project_name_from_dir(dir: &str) -> String {
     dir.to_kebab_case()
@@ -579,6 +599,19 @@ mod tests {
         assert!(Repo::parse("github.com/a/b.git").is_ok());
         assert!(Repo::parse("example.com/~user/x_y").is_ok());
         assert_eq!(parse_plural("memcacheds").unwrap(), "memcacheds");
+        assert_eq!(
+            parse_project_dir("--output-dir", "out/b/").unwrap(),
+            "out/b"
+        );
+        for bad in ["", "/tmp/x", "../x", "a/../../b", "a//b", "."] {
+            let err = parse_project_dir("--output-dir", bad)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("inside the project") && err.contains("--output-dir"),
+                "{err}"
+            );
+        }
         assert!(parse_plural("Memcacheds").is_err());
         let err = parse_plural("1caches").unwrap_err().to_string();
         assert!(

@@ -50,6 +50,23 @@ pub struct Plan {
     pub changes: Vec<Change>,
 }
 
+/// Every path a command writes is a plain relative path in the project: a value from a
+/// flag or an input file (an object's name in kustomize output, say) with `..`, an
+/// absolute path or an empty part must not reach the disk.
+fn inside_project(path: &str) -> Result<()> {
+    let plain = !path.starts_with('/')
+        && !path.contains('\0')
+        && path.split('/').all(|part| !matches!(part, "" | "." | ".."));
+    if plain {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "refusing to write {}: not a plain path inside the project (a value with '..', '/' or an absolute path came from a flag or an input file); nothing was written",
+            crate::model::names::shown(path)
+        )))
+    }
+}
+
 /// Where a write to `rel` goes: `rel` itself, or for a symlink to a file of the project,
 /// that file (relative to `root`), so that the link stays a link. A link out of the
 /// project is an error naming its target; a dangling one is `rel` (it is replaced).
@@ -90,6 +107,9 @@ impl Plan {
     /// only after everything else.
     pub fn build(tree: &Tree, force: bool) -> Result<Plan> {
         let mut changes = Vec::with_capacity(tree.staged().len());
+        for path in tree.staged().keys() {
+            inside_project(path)?;
+        }
         for (path, staged) in tree.staged() {
             let full = tree.root().join(path);
             let before = match super::input::read_file(&full, super::input::PROJECT_FILE_LIMIT) {
@@ -196,5 +216,35 @@ impl Plan {
             self.changes.len(),
             parts.join(", ")
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_staged_path_out_of_the_project_is_refused_before_any_status() {
+        let dir = tempfile::tempdir().unwrap();
+        for bad in ["../x", "/etc/x", "a/../../x", "a//b", "./a"] {
+            let mut tree = Tree::new(dir.path());
+            tree.add("ok.txt", "x", Policy::Tool);
+            tree.add(bad, "x", Policy::Tool);
+            let err = Plan::build(&tree, false).unwrap_err().to_string();
+            assert!(
+                err.contains("not a plain path inside the project"),
+                "{bad}: {err}"
+            );
+        }
+        let mut tree = Tree::new(dir.path());
+        tree.add("a/b.txt", "x", Policy::Tool);
+        assert!(Plan::build(&tree, false).is_ok());
+    }
+
+    #[test]
+    fn crlf_files_rewritten_whole_stay_crlf() {
+        assert_eq!(keep_crlf(b"a\r\nb\r\n", b"a\nc\n"), b"a\r\nc\r\n");
+        assert_eq!(keep_crlf(b"a\nb\r\n", b"a\nc\n"), b"a\nc\n");
+        assert_eq!(keep_crlf(b"a\r\n", b"a\r\nc\n"), b"a\r\nc\n");
     }
 }

@@ -14,6 +14,7 @@ mod helm_chart;
 mod hostile;
 mod hostile_files;
 mod hostile_names;
+mod hostile_paths;
 mod image;
 mod init;
 mod namespaced;

@@ -57,7 +57,10 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
         version: args.version.clone(),
         channels,
         default_channel,
-        output_dir: args.output_dir.clone().unwrap_or_else(|| "bundle".into()),
+        output_dir: match &args.output_dir {
+            Some(dir) => crate::model::names::parse_project_dir("--output-dir", dir)?,
+            None => "bundle".into(),
+        },
     };
     let objects = match &args.manifests {
         Some(file) => kustomize_output::read_file(&session.root.join(file), file)?,

@@ -1,0 +1,86 @@
+//! Paths that would leave the project: an `--output-dir` outside it, an object in the
+//! kustomize output whose name walks up with `..`. Refused naming the flag or the object,
+//! and nothing is written anywhere.
+use crate::hostile::init;
+use crate::support::{assert_refused, read_tree, rusty};
+
+const BUNDLE: [&str; 6] = [
+    "generate",
+    "bundle",
+    "--version",
+    "0.1.0",
+    "--manifests",
+    "m.yaml",
+];
+
+/// The least kustomize output the shipping commands take, plus `extra` documents.
+fn manifests(extra: &str) -> String {
+    format!(
+        "apiVersion: v1
+kind: Namespace
+metadata:
+  name: paths-system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: paths-controller-manager
+  namespace: paths-system
+spec:
+  selector:
+    matchLabels: {{app: paths}}
+  template:
+    metadata:
+      labels: {{app: paths}}
+    spec:
+      serviceAccountName: paths-controller-manager
+      containers:
+      - name: manager
+        image: example.com/paths:0.1.0
+{extra}"
+    )
+}
+
+#[test]
+fn output_dirs_and_object_names_never_lead_out_of_the_project() {
+    let (dir, root) = init("helm");
+    std::fs::write(root.join("m.yaml"), manifests("")).unwrap();
+    let before = read_tree(&root);
+    let outside = dir.path().join("outside");
+    for out in [outside.display().to_string(), "../outside".into()] {
+        let bundle = rusty(&root)
+            .args(BUNDLE)
+            .args(["--output-dir", &out])
+            .output()
+            .unwrap();
+        assert_refused(
+            &bundle,
+            &root,
+            "must be a folder inside the project",
+            &before,
+        );
+        let chart = rusty(&root)
+            .args(["edit", "--plugins", "helm-chart", "--manifests", "m.yaml"])
+            .args(["--output-dir", &out])
+            .output()
+            .unwrap();
+        assert_refused(
+            &chart,
+            &root,
+            "must be a folder inside the project",
+            &before,
+        );
+        assert!(!outside.exists(), "{out}: wrote outside the project");
+    }
+    let hostile = "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x/../../../../pwned\n";
+    std::fs::write(root.join("m.yaml"), manifests(hostile)).unwrap();
+    let before = read_tree(&root);
+    let bundle = rusty(&root).args(BUNDLE).output().unwrap();
+    assert_refused(
+        &bundle,
+        &root,
+        "the ConfigMap named \"x/../../../../pwned\" cannot be a Kubernetes object",
+        &before,
+    );
+    assert!(bundle.stdout.is_empty(), "no `create` line for a refusal");
+}
