@@ -48,10 +48,10 @@ impl InitSettings {
             Some(name) => ProjectName::parse(name)?,
             None => default_project_name(root)?,
         };
-        let owner = args
-            .owner
-            .clone()
-            .unwrap_or_else(|| format!("The {project_name} Authors"));
+        let owner = match &args.owner {
+            Some(owner) => crate::model::names::parse_owner(owner)?,
+            None => format!("The {project_name} Authors"),
+        };
         Ok(InitSettings {
             layout,
             domain,

@@ -417,6 +417,28 @@ impl Repo {
     }
 }
 
+/// The copyright holder of `--owner`: one line (it follows `// Copyright ` in
+/// hack/boilerplate.txt), of printable characters, at most 200 of them.
+pub fn parse_owner(s: &str) -> Result<String> {
+    let why = if s.trim().is_empty() {
+        "it is empty".to_string()
+    } else if s.chars().any(char::is_control) {
+        "it has a line break or another control character, but it goes on one comment line"
+            .to_string()
+    } else if s.chars().count() > 200 {
+        format!(
+            "it has {} characters, more than the 200 a copyright line takes",
+            s.chars().count()
+        )
+    } else {
+        return Ok(s.to_string());
+    };
+    Err(Error::invalid(format!(
+        "invalid owner {}: {why}; pass another --owner (e.g. \"The Memcached Authors\")",
+        shown(s)
+    )))
+}
+
 /// A folder inside the project given with `flag` (`--output-dir`): relative, without
 /// `..`, so that every file a command writes stays in the project it locked.
 pub fn parse_project_dir(flag: &str, s: &str) -> Result<String> {
@@ -603,6 +625,15 @@ mod tests {
             parse_project_dir("--output-dir", "out/b/").unwrap(),
             "out/b"
         );
+        assert_eq!(parse_owner("Ünïcode Authors").unwrap(), "Ünïcode Authors");
+        for bad in ["", "a\nb", "a\0b", &"o".repeat(201)] {
+            assert!(
+                parse_owner(bad)
+                    .unwrap_err()
+                    .to_string()
+                    .contains("--owner")
+            );
+        }
         for bad in ["", "/tmp/x", "../x", "a/../../b", "a//b", "."] {
             let err = parse_project_dir("--output-dir", bad)
                 .unwrap_err()

@@ -159,3 +159,42 @@ fn chart_names_that_would_change_watches_yaml_are_refused_naming_chart_yaml() {
         "{watches}"
     );
 }
+
+#[test]
+fn flag_values_the_cluster_or_a_comment_line_would_not_take_are_refused() {
+    let (_dir, root) = init("rust");
+    let image = |extra: &[&str]| {
+        let mut args = rust_api_args("cache", "v1", "Memcached");
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    };
+    for (extra, want) in [
+        (
+            &["--image", "team/Memcached:1.6"][..],
+            "the repository path",
+        ),
+        (&["--image", "memcached:-x"], "a tag has at most 128"),
+        (
+            &["--image", "m", "--run-as-user", "99999999999"],
+            "from 0 to 2147483647",
+        ),
+    ] {
+        refused(&root, &image(extra), want);
+    }
+    // An image YAML would read as a number is quoted in manager.yaml.
+    ok(&root, &image(&["--image", "1234"]));
+    let manager = std::fs::read_to_string(root.join("config/manager/manager.yaml")).unwrap();
+    assert!(manager.contains("value: \"1234\"\n"), "{manager}");
+
+    let (_dir, other) = crate::e2e::project_dir("owned");
+    let output = rusty(&other)
+        .args(["init", "--plugins", "rust", "--owner", "Line\nBreak"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &output,
+        &other,
+        "goes on one comment line",
+        &Default::default(),
+    );
+}
