@@ -84,3 +84,28 @@ fn output_dirs_and_object_names_never_lead_out_of_the_project() {
     );
     assert!(bundle.stdout.is_empty(), "no `create` line for a refusal");
 }
+
+#[test]
+fn bundle_values_that_make_names_kubernetes_refuses_are_refused() {
+    let (_dir, root) = init("helm");
+    std::fs::write(root.join("m.yaml"), manifests("")).unwrap();
+    let before = read_tree(&root);
+    for (extra, want) in [
+        (
+            &["--version", "0.1.0+build.1"][..],
+            "which Kubernetes refuses",
+        ),
+        (&["--version", "0.1.0-RC.1"], "which Kubernetes refuses"),
+        (
+            &["--version", "0.1.0", "--channels", "alpha,,stable"],
+            "is empty or has a space",
+        ),
+    ] {
+        let output = rusty(&root)
+            .args(["generate", "bundle", "--manifests", "m.yaml"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_refused(&output, &root, want, &before);
+    }
+}

@@ -44,7 +44,29 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
             args.version
         )));
     }
+    // The CSV is named `<package>.v<version>`, and Kubernetes takes only a DNS-1123
+    // subdomain: no build metadata (`+...`), no upper case.
+    let csv_name = format!("{package}.v{}", args.version);
+    let csv_name_ok =
+        csv_name.len() <= 253 && csv_name.split('.').all(crate::model::names::is_dns_label);
+    if !csv_name_ok {
+        return Err(Error::invalid(format!(
+            "invalid --version {}: the CSV would be named {}, which Kubernetes refuses (lower-case letters, digits, '-' and '.'); pass a version without build metadata or upper-case letters (e.g. 0.1.0-rc.1)",
+            crate::model::names::shown(&args.version),
+            crate::model::names::shown(&csv_name)
+        )));
+    }
     let channels = args.channels.clone().unwrap_or_else(|| "alpha".into());
+    if let Some(bad) = channels
+        .split(',')
+        .find(|c| c.is_empty() || c.chars().any(|ch| ch.is_whitespace() || ch.is_control()))
+    {
+        return Err(Error::invalid(format!(
+            "invalid --channels {}: the channel {} is empty or has a space; pass channel names separated by commas alone (e.g. alpha,stable)",
+            crate::model::names::shown(&channels),
+            crate::model::names::shown(bad)
+        )));
+    }
     let first = channels.split(',').next().unwrap_or("alpha").to_string();
     let default_channel = args.default_channel.clone().unwrap_or(first);
     if !channels.split(',').any(|c| c == default_channel) {
