@@ -146,6 +146,9 @@ impl Domain {
     }
 }
 
+/// 63 (a Service name) less `-controller-manager-metrics-service`.
+const MAX_PROJECT_NAME: usize = 28;
+
 /// The project name, a DNS-1123 label such as `memcached-operator`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProjectName(String);
@@ -161,6 +164,8 @@ impl ProjectName {
             "it names the Cargo package, and a Rust keyword cannot name a package"
         } else if GENERATED_PROJECT_CRATES.contains(&s.replace('-', "_").as_str()) {
             "the generated project depends on a crate of that name"
+        } else if s.len() > MAX_PROJECT_NAME {
+            "kustomize names the metrics Service <project>-controller-manager-metrics-service, and a Service name has at most 63 characters, so a project name at most 28"
         } else if s == "crdgen" {
             "it names the project's binary, and the project already has a binary crdgen (it prints the CRDs)"
         } else {
@@ -529,6 +534,7 @@ mod tests {
             ("serde-json", "depends on a crate of that name"),
             ("json-patch", "depends on a crate of that name"),
             ("crdgen", "already has a binary crdgen"),
+            ("a-project-name-of-29-letters1", "a project name at most 28"),
         ] {
             let err = ProjectName::parse(bad).unwrap_err().to_string();
             assert!(err.contains(why) && err.contains("--project-name"), "{err}");
