@@ -58,9 +58,13 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
         });
     }
     let _guard = CommitGuard::enter();
+    // A root made now is locked at once (the command held the folder above it), so that
+    // no command started later takes this commit's journal for an interrupted one.
+    let mut _root_lock = None;
     if !root_existed {
         faults::step(root)?;
         fs::create_dir_all(root).map_err(|e| Error::io(root, e))?;
+        _root_lock = crate::scaffold::lock::acquire(root, crate::scaffold::lock::WAIT)?;
     }
     let sync = Sync::of(root);
     let result = plan_journal
