@@ -57,6 +57,9 @@ fn io_hint(e: &std::io::Error) -> &'static str {
         std::io::ErrorKind::ReadOnlyFilesystem => {
             "; the file system is read-only; nothing was written"
         }
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => {
+            "; free some space and run the command again; nothing was written"
+        }
         _ => "",
     }
 }

@@ -156,6 +156,10 @@ fn io_errors_and_signals_at_any_step_leave_the_tree_as_it_was() {
             let diff = differences(&state(&root), &before);
             assert!(diff.is_empty(), "{what} at {n}: {diff:?}\n{text}");
             assert!(!text.contains("panicked"), "{text}");
+            // The message says what to do, and that nothing was written.
+            if what == "enospc" && text.contains("No space left") {
+                assert!(text.contains("free some space"), "{text}");
+            }
         }
     }
 }
