@@ -328,6 +328,12 @@ pub fn recover(root: &Path) -> Result<Recovered> {
 }
 
 fn remove_if_exists(path: &Path) -> Result<()> {
+    // Looked up first: on a read-only file system, removing a file that is not there
+    // fails with EROFS, and a command that writes nothing (`--check`, `--dry-run`) must
+    // still run in a read-only checkout.
+    if fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
+        return Ok(());
+    }
     match fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),

@@ -267,3 +267,54 @@ fn a_watches_yaml_the_new_entry_cannot_fit_is_not_called_broken() {
         &before,
     );
 }
+
+/// A read-only checkout (a CI mount, say) still runs what writes nothing. It needs a
+/// read-only mount, so it runs only where `mount` is allowed (root in a container).
+#[test]
+fn commands_that_write_nothing_run_in_a_read_only_checkout() {
+    let (dir, root) = init("rust");
+    let mount = dir.path().join("ro");
+    std::fs::create_dir(&mount).unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(args[0])
+            .args(&args[1..])
+            .output()
+    };
+    let path = mount.display().to_string();
+    let mounted = run(&["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", &path])
+        .is_ok_and(|o| o.status.success());
+    if !mounted {
+        eprintln!("notice: cannot mount a tmpfs here; read-only checkout not tried");
+        return;
+    }
+    let copy = run(&[
+        "cp",
+        "-r",
+        &root.display().to_string(),
+        &format!("{path}/p"),
+    ]);
+    let remount = run(&["mount", "-o", "remount,ro", &path]);
+    let project = mount.join("p");
+    let check = rusty(&project)
+        .args(["generate", "rbac", "--check"])
+        .output()
+        .unwrap();
+    let dry = rusty(&project)
+        .args(["--dry-run"])
+        .args(rust_api_args("cache", "v1", "Memcached"))
+        .output()
+        .unwrap();
+    let write = rusty(&project)
+        .args(rust_api_args("cache", "v1", "Memcached"))
+        .output()
+        .unwrap();
+    let _ = run(&["umount", &path]);
+    assert!(copy.unwrap().status.success() && remount.unwrap().status.success());
+    assert!(check.status.success(), "{}", transcript(&check, &project));
+    assert!(dry.status.success(), "{}", transcript(&dry, &project));
+    let text = transcript(&write, &project);
+    assert!(
+        text.contains("the file system is read-only; nothing was written"),
+        "{text}"
+    );
+}
