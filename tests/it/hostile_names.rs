@@ -198,3 +198,21 @@ fn flag_values_the_cluster_or_a_comment_line_would_not_take_are_refused() {
         &Default::default(),
     );
 }
+
+#[test]
+fn a_spoke_that_is_not_a_version_is_refused_as_such_not_suggested_to_create() {
+    let (_dir, root) = init("rust");
+    ok(&root, &rust_api_args("cache", "v1", "Memcached"));
+    for spoke in ["V2", "v2,v3"] {
+        let args = ["create", "webhook", "--group", "cache", "--version", "v1"]
+            .into_iter()
+            .chain(["--kind", "Memcached", "--conversion", "--spoke", spoke])
+            .map(String::from)
+            .collect::<Vec<_>>();
+        let before = read_tree(&root);
+        let output = rusty(&root).args(&args).output().unwrap();
+        assert_refused(&output, &root, "invalid --spoke", &before);
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert!(!text.contains("create it first"), "{text}");
+    }
+}
