@@ -32,6 +32,13 @@ use session::Session;
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() && e.render().to_string().len() > 1000 => {
+            // clap quotes a bad value whole (`--license <100 KB>`): cut it like ours.
+            let text = e.render().to_string();
+            let _ = write!(std::io::stderr(), "{}", ui::bounded(text.trim_end()));
+            let _ = writeln!(std::io::stderr());
+            return ExitCode::FAILURE;
+        }
         Err(e) => {
             return match e.print() {
                 Ok(()) => ExitCode::from(if e.use_stderr() { 1 } else { 0 }),

@@ -216,3 +216,28 @@ fn a_spoke_that_is_not_a_version_is_refused_as_such_not_suggested_to_create() {
         assert!(!text.contains("create it first"), "{text}");
     }
 }
+
+#[test]
+fn a_huge_value_in_any_flag_gives_a_short_message() {
+    let (_dir, root) = init("hybrid.helm");
+    let huge = "a".repeat(100_000);
+    for args in [
+        vec!["init", "--plugins", "rust", "--license", &huge],
+        vec!["completion", &huge],
+        vec!["init", "--plugins", &huge],
+        vec!["create", "api", "--plugins", "rust", "--group", &huge],
+        vec!["generate", "rbac", "--namespace", &huge],
+        vec!["generate", "bundle", "--version", &huge],
+    ] {
+        let output = rusty(&root).args(&args).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{:?}", &args[..2]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.len() < 1200,
+            "{:?}: {} bytes",
+            &args[..2],
+            stderr.len()
+        );
+        assert!(stderr.contains("characters"), "{stderr}");
+    }
+}
