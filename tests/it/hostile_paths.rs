@@ -109,3 +109,22 @@ fn bundle_values_that_make_names_kubernetes_refuses_are_refused() {
         assert_refused(&output, &root, want, &before);
     }
 }
+
+#[test]
+fn a_bad_project_name_in_project_is_named_as_coming_from_project() {
+    let (_dir, root) = init("hybrid.helm");
+    std::fs::write(root.join("m.yaml"), manifests("")).unwrap();
+    let text = std::fs::read_to_string(root.join("PROJECT")).unwrap();
+    let edited = text.replace("projectName: hostile-operator", "projectName: Bad Name");
+    assert_ne!(text, edited);
+    std::fs::write(root.join("PROJECT"), edited).unwrap();
+    let before = read_tree(&root);
+    let bundle = rusty(&root).args(BUNDLE).output().unwrap();
+    assert_refused(&bundle, &root, "projectName in PROJECT", &before);
+    assert!(!String::from_utf8_lossy(&bundle.stderr).contains("invalid --package"));
+    let api = rusty(&root)
+        .args(crate::support::rust_api_args("web", "v1", "Site"))
+        .output()
+        .unwrap();
+    assert_refused(&api, &root, "fix `projectName:` in PROJECT", &before);
+}

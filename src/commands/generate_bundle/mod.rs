@@ -33,11 +33,16 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
         .clone()
         .or_else(|| project.project_name.clone())
         .unwrap_or_else(|| "operator".into());
-    crate::model::ProjectName::parse(&package).map_err(|_| {
-        Error::invalid(format!(
-            "invalid --package {package:?}: an OLM package name is a DNS-1123 label (e.g. memcached-operator)"
-        ))
-    })?;
+    if !crate::model::names::is_dns_label(&package) {
+        let from = match &args.package {
+            Some(_) => "--package".to_string(),
+            None => "projectName in PROJECT (the default package; pass --package)".to_string(),
+        };
+        return Err(Error::invalid(format!(
+            "invalid {from} {}: an OLM package name is a DNS-1123 label (e.g. memcached-operator)",
+            crate::model::names::shown(&package)
+        )));
+    }
     if semver::Version::parse(&args.version).is_err() {
         return Err(Error::invalid(format!(
             "invalid --version {:?}: a bundle's version is a semantic version (e.g. 0.1.0)",
