@@ -25,7 +25,7 @@ pub enum Error {
     MarkerMissing { path: String, marker: String },
 
     /// Reading or writing a file failed.
-    #[error("{}: {source}{}", .path.display(), io_hint(.source))]
+    #[error("{}: {source}{}", crate::model::names::shown_path(.path), io_hint(.source))]
     Io {
         path: PathBuf,
         #[source]

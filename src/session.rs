@@ -32,7 +32,7 @@ impl Session {
         if root.exists() && !root.is_dir() {
             return Err(Error::invalid(format!(
                 "-C {}: not a directory; pass -C <project dir>",
-                root.display()
+                crate::model::names::shown_path(&root)
             )));
         }
         Ok(Session {
@@ -81,13 +81,13 @@ impl Session {
                 let fix = match above {
                     Some(dir) => format!(
                         "the project is in {0}: run rusty-sdk there, or pass -C {0}",
-                        dir.display()
+                        crate::model::names::shown_path(dir)
                     ),
                     None => "run `rusty-sdk init` first, or pass -C <project dir>".to_string(),
                 };
                 return Err(Error::Project(format!(
                     "no PROJECT file in {}; {fix}",
-                    self.root.display()
+                    crate::model::names::shown_path(&self.root)
                 )));
             }
             Err(e) => return Err(Error::io(path, e)),

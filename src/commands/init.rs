@@ -132,12 +132,17 @@ fn runtime_path(flag: Option<&Path>) -> Result<Option<PathBuf>> {
     match flag {
         Some(dir) => {
             let dir = std::path::absolute(dir).map_err(|e| Error::io(dir, e))?;
+            let shown = crate::model::names::shown(&dir.to_string_lossy());
+            if dir.to_str().is_none() {
+                return Err(Error::invalid(format!(
+                    "--runtime-path {shown}: not UTF-8, which .cargo/config.toml cannot hold; move the runtime to a UTF-8 path"
+                )));
+            }
             if dir.join("Cargo.toml").is_file() {
                 Ok(Some(dir))
             } else {
                 Err(Error::invalid(format!(
-                    "--runtime-path {}: no Cargo.toml there; point it at the rusty-sdk-runtime crate (crates/runtime in the rusty-sdk repository)",
-                    dir.display()
+                    "--runtime-path {shown}: no Cargo.toml there; point it at the rusty-sdk-runtime crate (crates/runtime in the rusty-sdk repository)"
                 )))
             }
         }

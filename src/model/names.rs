@@ -89,6 +89,17 @@ pub fn shown(value: &str) -> String {
     }
 }
 
+/// A path as a message shows it: as is, or quoted with escapes when it holds a line break
+/// or another control character (the message stays one line).
+pub fn shown_path(path: &std::path::Path) -> String {
+    let text = path.to_string_lossy();
+    if text.chars().any(char::is_control) {
+        format!("{text:?}")
+    } else {
+        text.into_owned()
+    }
+}
+
 macro_rules! string_newtype {
     ($name:ident) => {
         impl $name {

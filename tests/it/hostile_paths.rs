@@ -128,3 +128,28 @@ fn a_bad_project_name_in_project_is_named_as_coming_from_project() {
         .unwrap();
     assert_refused(&api, &root, "fix `projectName:` in PROJECT", &before);
 }
+
+#[test]
+fn a_line_break_in_a_path_stays_inside_a_one_line_message() {
+    let (dir, root) = init("helm");
+    let odd = dir.path().join("new\nline");
+    std::fs::create_dir(&odd).unwrap();
+    for args in [
+        vec![
+            "create".into(),
+            "api".into(),
+            "--helm-chart".into(),
+            odd.display().to_string(),
+        ],
+        vec![
+            "-C".into(),
+            odd.join("sub").display().to_string(),
+            "generate".into(),
+            "rbac".into(),
+        ],
+    ] {
+        let before = read_tree(&root);
+        let output = rusty(&root).args(&args).output().unwrap();
+        assert_refused(&output, &root, "new\\nline", &before);
+    }
+}
