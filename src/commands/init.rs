@@ -120,11 +120,11 @@ fn default_project_name(root: &Path) -> Result<ProjectName> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    ProjectName::parse(&project_name_from_dir(&dir)).map_err(|_| {
-        Error::invalid(format!(
-            "the directory name {dir:?} does not make a valid project name; pass --project-name (a DNS-1123 label such as memcached-operator)"
-        ))
-    })
+    let fix = format!(
+        "it comes from the directory name {}: pass --project-name (e.g. memcached-operator)",
+        crate::model::names::shown(&dir)
+    );
+    ProjectName::parse_from(&project_name_from_dir(&dir), &fix)
 }
 
 /// Where the generated project finds the runtime source, if anywhere.

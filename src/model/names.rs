@@ -167,6 +167,11 @@ string_newtype!(ProjectName);
 
 impl ProjectName {
     pub fn parse(s: &str) -> Result<Self> {
+        Self::parse_from(s, "pass another --project-name (e.g. memcached-operator)")
+    }
+
+    /// Parse a name that came from elsewhere than `--project-name`; `fix` says what to do.
+    pub fn parse_from(s: &str, fix: &str) -> Result<Self> {
         let why = if !is_dns_label(s) {
             "must be a DNS-1123 label (at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit)"
         } else if s.starts_with(|c: char| c.is_ascii_digit()) {
@@ -183,7 +188,7 @@ impl ProjectName {
             return Ok(ProjectName(s.to_string()));
         };
         Err(Error::invalid(format!(
-            "invalid project name {}: {why}; pass another --project-name (e.g. memcached-operator)",
+            "invalid project name {}: {why}; {fix}",
             shown(s)
         )))
     }

@@ -241,3 +241,25 @@ fn a_huge_value_in_any_flag_gives_a_short_message() {
         assert!(stderr.contains("characters"), "{stderr}");
     }
 }
+
+#[test]
+fn a_project_name_taken_from_the_folder_says_why_it_does_not_fit() {
+    let (_dir, parent) = crate::e2e::project_dir("holder");
+    let root = parent.join("1st-operator");
+    let output = rusty(&parent)
+        .args(["-C", "1st-operator", "init", "--plugins", "rust"])
+        .output()
+        .unwrap();
+    assert_refused(
+        &output,
+        &parent,
+        "cannot start with a digit",
+        &Default::default(),
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("from the directory name \"1st-operator\""),
+        "{stderr}"
+    );
+    assert!(!root.exists());
+}
