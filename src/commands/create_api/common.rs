@@ -214,10 +214,10 @@ impl ApiSpec {
             other.version,
             other.kind
         );
-        if !(same_group && same_kind) {
-            if let Some(why) = self.shared_name(other, project, helm || other_helm) {
-                return Some(why);
-            }
+        if !(same_group && same_kind)
+            && let Some(why) = self.shared_name(other, project, helm || other_helm)
+        {
+            return Some(why);
         }
         if !same_group {
             // The same kind in another group: Rust APIs get names with the group in them;
