@@ -25,7 +25,7 @@ pub enum Error {
     MarkerMissing { path: String, marker: String },
 
     /// Reading or writing a file failed.
-    #[error("{}: {source}{}", .path.display(), io_hint(.source))]
+    #[error("{}: {source}{}", crate::model::names::shown_path(.path), io_hint(.source))]
     Io {
         path: PathBuf,
         #[source]
@@ -56,6 +56,9 @@ fn io_hint(e: &std::io::Error) -> &'static str {
         }
         std::io::ErrorKind::ReadOnlyFilesystem => {
             "; the file system is read-only; nothing was written"
+        }
+        std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => {
+            "; free some space and run the command again; nothing was written"
         }
         _ => "",
     }

@@ -32,9 +32,23 @@ use session::Session;
 pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
+        Err(e) if e.use_stderr() && e.render().to_string().len() > 1000 => {
+            // clap quotes a bad value whole (`--license <100 KB>`): cut it like ours.
+            let text = e.render().to_string();
+            let _ = write!(std::io::stderr(), "{}", ui::bounded(text.trim_end()));
+            let _ = writeln!(std::io::stderr());
+            return ExitCode::FAILURE;
+        }
         Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 1 } else { 0 });
+            return match e.print() {
+                Ok(()) => ExitCode::from(if e.use_stderr() { 1 } else { 0 }),
+                // `--help | head` that stopped reading: no message, only the failure.
+                Err(io) if io.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
+                Err(io) => {
+                    let _ = writeln!(std::io::stderr(), "error: {}", Error::Output(io.kind()));
+                    ExitCode::FAILURE
+                }
+            };
         }
     };
     let session = match Session::new(&cli.global) {
@@ -55,10 +69,27 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         // A reader that went away (`| head`) wants no message, only the failure.
         Err(Error::Output(std::io::ErrorKind::BrokenPipe)) => ExitCode::FAILURE,
         Err(e) => {
-            session.shell.error(&e.to_string());
+            session.shell.error(&one_line(&e));
             ExitCode::from(e.exit_code())
         }
     }
+}
+
+/// The message of `e` on one line: a line break inside a value it quotes (a path from a
+/// flag, text from a file) is shown escaped. Only the list of conflicts has lines.
+fn one_line(e: &Error) -> String {
+    let text = e.to_string();
+    if matches!(e, Error::Conflicts(_)) {
+        return text;
+    }
+    text.chars()
+        .map(|c| match c {
+            '\n' => "\\n".to_string(),
+            '\r' => "\\r".to_string(),
+            c if c.is_control() && c != '\t' => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// clap_complete's bash script names the states of a binary with a `-` in its name two

@@ -29,6 +29,12 @@ impl Session {
             Some(dir) => cwd.join(dir),
             None => cwd,
         };
+        if root.exists() && !root.is_dir() {
+            return Err(Error::invalid(format!(
+                "-C {}: not a directory; pass -C <project dir>",
+                crate::model::names::shown_path(&root)
+            )));
+        }
         Ok(Session {
             root,
             shell: Shell::new(global.color, global.quiet, global.verbose),
@@ -60,12 +66,28 @@ impl Session {
     pub fn load_project(&self) -> Result<Project> {
         self.lock()?;
         let path = self.root.join(project::FILE_NAME);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match crate::scaffold::input::read_text(
+            &path,
+            crate::scaffold::input::PROJECT_FILE_LIMIT,
+        ) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // Started in a folder of a project: say where its root is.
+                let above = self
+                    .root
+                    .ancestors()
+                    .skip(1)
+                    .find(|dir| dir.join(project::FILE_NAME).is_file());
+                let fix = match above {
+                    Some(dir) => format!(
+                        "the project is in {0}: run rusty-sdk there, or pass -C {0}",
+                        crate::model::names::shown_path(dir)
+                    ),
+                    None => "run `rusty-sdk init` first, or pass -C <project dir>".to_string(),
+                };
                 return Err(Error::Project(format!(
-                    "no PROJECT file in {}: run `rusty-sdk init` first, or pass -C <project dir>",
-                    self.root.display()
+                    "no PROJECT file in {}; {fix}",
+                    crate::model::names::shown_path(&self.root)
                 )));
             }
             Err(e) => return Err(Error::io(path, e)),

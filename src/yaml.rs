@@ -14,6 +14,7 @@ const MAX_FLOW_DEPTH: usize = 128;
 /// Parse a YAML document into a typed value; the error text is serde_yaml's, with position.
 /// Alias bombs are refused by serde_yaml ("repetition limit exceeded"), deep nesting here.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    let text = without_bom(text);
     check_flow_depth(text)?;
     serde_yaml::from_str(text).map_err(|e| e.to_string())
 }
@@ -21,6 +22,7 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, String> {
 /// Every document of a YAML stream (`---`-separated), at most `max` of them, with the
 /// bounds of [`from_str`]. An empty document is `null`.
 pub fn documents<T: DeserializeOwned>(text: &str, max: usize) -> Result<Vec<T>, String> {
+    let text = without_bom(text);
     check_flow_depth(text)?;
     let mut out = Vec::new();
     for document in serde_yaml::Deserializer::from_str(text) {
@@ -32,6 +34,13 @@ pub fn documents<T: DeserializeOwned>(text: &str, max: usize) -> Result<Vec<T>, 
         out.push(T::deserialize(document).map_err(|e| e.to_string())?);
     }
     Ok(out)
+}
+
+/// `text` without the byte order mark an editor may put first: YAML allows it, and
+/// libyaml would count it as a column of the first line (a list starting there then
+/// no longer lines up with the next).
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// [`from_str`] for bytes, which must be UTF-8.
@@ -132,6 +141,15 @@ mod tests {
 
     fn parse(text: &str) -> Result<Value, String> {
         from_str(text)
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_yaml() {
+        let list = "\u{feff}- group: a\n  kind: B\n";
+        let value = parse(list).unwrap();
+        assert_eq!(value[0]["kind"], Value::from("B"));
+        let docs: Vec<Value> = documents(list, 2).unwrap();
+        assert_eq!(docs.len(), 1);
     }
 
     #[test]

@@ -41,7 +41,12 @@ pub fn run(session: &Session, args: &RbacArgs) -> Result<()> {
 
 /// Compare only; exit 1 (a user error) when role.yaml differs from what would be written.
 fn check(session: &Session, tree: &Tree, path: &str, wanted: &str) -> Result<()> {
-    if tree.read(path)?.as_deref() == Some(wanted) {
+    // A role.yaml kept in CRLF is up to date when only its line endings differ.
+    let current = tree.read(path)?;
+    let up_to_date = current.as_deref().is_some_and(|text| {
+        crate::scaffold::plan::keep_crlf(text.as_bytes(), wanted.as_bytes()) == text.as_bytes()
+    });
+    if up_to_date {
         session.shell.note(&format!("{path} is up to date"));
         Ok(())
     } else {

@@ -48,10 +48,10 @@ impl InitSettings {
             Some(name) => ProjectName::parse(name)?,
             None => default_project_name(root)?,
         };
-        let owner = args
-            .owner
-            .clone()
-            .unwrap_or_else(|| format!("The {project_name} Authors"));
+        let owner = match &args.owner {
+            Some(owner) => crate::model::names::parse_owner(owner)?,
+            None => format!("The {project_name} Authors"),
+        };
         Ok(InitSettings {
             layout,
             domain,
@@ -120,11 +120,11 @@ fn default_project_name(root: &Path) -> Result<ProjectName> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    ProjectName::parse(&project_name_from_dir(&dir)).map_err(|_| {
-        Error::invalid(format!(
-            "the directory name {dir:?} does not make a valid project name; pass --project-name (a DNS-1123 label such as memcached-operator)"
-        ))
-    })
+    let fix = format!(
+        "it comes from the directory name {}: pass --project-name (e.g. memcached-operator)",
+        crate::model::names::shown(&dir)
+    );
+    ProjectName::parse_from(&project_name_from_dir(&dir), &fix)
 }
 
 /// Where the generated project finds the runtime source, if anywhere.
@@ -132,12 +132,17 @@ fn runtime_path(flag: Option<&Path>) -> Result<Option<PathBuf>> {
     match flag {
         Some(dir) => {
             let dir = std::path::absolute(dir).map_err(|e| Error::io(dir, e))?;
+            let shown = crate::model::names::shown(&dir.to_string_lossy());
+            if dir.to_str().is_none() {
+                return Err(Error::invalid(format!(
+                    "--runtime-path {shown}: not UTF-8, which .cargo/config.toml cannot hold; move the runtime to a UTF-8 path"
+                )));
+            }
             if dir.join("Cargo.toml").is_file() {
                 Ok(Some(dir))
             } else {
                 Err(Error::invalid(format!(
-                    "--runtime-path {}: no Cargo.toml there; point it at the rusty-sdk-runtime crate (crates/runtime in the rusty-sdk repository)",
-                    dir.display()
+                    "--runtime-path {shown}: no Cargo.toml there; point it at the rusty-sdk-runtime crate (crates/runtime in the rusty-sdk repository)"
                 )))
             }
         }

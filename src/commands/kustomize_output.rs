@@ -33,7 +33,7 @@ pub fn read_file(path: &Path, shown: &str) -> Result<Vec<Object>> {
             "{shown}: {size} bytes, more than the {MAX_BYTES} a kustomize output may have"
         )));
     }
-    let text = std::fs::read_to_string(path)
+    let text = crate::scaffold::input::read_named_text(path, MAX_BYTES)
         .map_err(|e| Error::invalid(format!("{shown}: cannot read it as text ({e})")))?;
     parse(&text, shown)
 }
@@ -74,6 +74,13 @@ pub fn parse(text: &str, shown: &str) -> Result<Vec<Object>> {
                 "{shown}: a document without kind or metadata.name; is it kustomize's output?"
             )));
         };
+        // Kubernetes refuses such names, and they become file names here.
+        if name.contains(['/', '%', '\0']) || name == "." || name == ".." || name.len() > 253 {
+            return Err(Error::invalid(format!(
+                "{shown}: the {kind} named {} cannot be a Kubernetes object (a name has no '/', '%', and is not '.' or '..'); is it kustomize's output?",
+                crate::model::names::shown(&name)
+            )));
+        }
         out.push(Object { kind, name, object });
     }
     if out.is_empty() {

@@ -1,4 +1,5 @@
 //! Validated values the commands work with.
+pub mod image_ref;
 pub mod names;
 pub mod plugin;
 pub mod plural;

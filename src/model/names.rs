@@ -39,6 +39,7 @@ const GENERATED_PROJECT_CRATES: &[&str] = &[
     "core",
     "futures",
     "http",
+    "json_patch",
     "k8s_openapi",
     "kube",
     "proc_macro",
@@ -55,10 +56,19 @@ const GENERATED_PROJECT_CRATES: &[&str] = &[
     "tracing",
 ];
 
+/// Module names that build but that rustc or clippy (`-D warnings` in `make lint`) warn
+/// about: `main` and `lib` name special files, and a kind module called `controller`,
+/// `webhook` or like a version sits in the module of that name (`module_inception`).
+const WARNED_MODULES: &[&str] = &["main", "lib", "controller", "webhook"];
+
 /// `snake` as a Rust module name: a keyword or a crate the generated code uses gets a
 /// trailing `_` (`type_`), the usual Rust way around a keyword.
 fn module_ident(snake: String) -> String {
-    if RUST_KEYWORDS.contains(&snake.as_str()) || GENERATED_PROJECT_CRATES.contains(&snake.as_str())
+    let name = snake.as_str();
+    if RUST_KEYWORDS.contains(&name)
+        || GENERATED_PROJECT_CRATES.contains(&name)
+        || WARNED_MODULES.contains(&name)
+        || is_api_version(name)
     {
         snake + "_"
     } else {
@@ -76,6 +86,17 @@ pub fn shown(value: &str) -> String {
     } else {
         let head: String = value.chars().take(MAX).collect();
         format!("{head:?}... ({count} characters)")
+    }
+}
+
+/// A path as a message shows it: as is, or quoted with escapes when it holds a line break
+/// or another control character (the message stays one line).
+pub fn shown_path(path: &std::path::Path) -> String {
+    let text = path.to_string_lossy();
+    if text.chars().any(char::is_control) {
+        format!("{text:?}")
+    } else {
+        text.into_owned()
     }
 }
 
@@ -112,15 +133,32 @@ impl Domain {
     /// Parse a domain read from somewhere other than `--domain`; `fix` says what to do.
     pub fn parse_from(s: &str, fix: &str) -> Result<Self> {
         if is_dns_subdomain(s) {
-            Ok(Domain(s.to_string()))
-        } else {
-            Err(Error::invalid(format!(
-                "invalid domain {}: must be a DNS-1123 subdomain of at most 253 characters (lower-case letters, digits, '-' and '.', e.g. my.domain); {fix}",
-                shown(s)
-            )))
+            return Ok(Domain(s.to_string()));
         }
+        let long_label = s.split('.').find(|label| label.len() > 63);
+        let why = if s.len() > 253 {
+            format!(
+                "it has {} characters, more than the 253 a DNS-1123 subdomain may have",
+                s.len()
+            )
+        } else if let Some(label) = long_label {
+            format!(
+                "its part {} has {} characters, more than the 63 a DNS label may have",
+                shown(label),
+                label.len()
+            )
+        } else {
+            "must be a DNS-1123 subdomain: lower-case letters, digits, '-' and '.', each dot-separated part starting and ending with a letter or digit (e.g. my.domain)".to_string()
+        };
+        Err(Error::invalid(format!(
+            "invalid domain {}: {why}; {fix}",
+            shown(s)
+        )))
     }
 }
+
+/// 63 (a Service name) less `-controller-manager-metrics-service`.
+const MAX_PROJECT_NAME: usize = 28;
 
 /// The project name, a DNS-1123 label such as `memcached-operator`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,6 +167,11 @@ string_newtype!(ProjectName);
 
 impl ProjectName {
     pub fn parse(s: &str) -> Result<Self> {
+        Self::parse_from(s, "pass another --project-name (e.g. memcached-operator)")
+    }
+
+    /// Parse a name that came from elsewhere than `--project-name`; `fix` says what to do.
+    pub fn parse_from(s: &str, fix: &str) -> Result<Self> {
         let why = if !is_dns_label(s) {
             "must be a DNS-1123 label (at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit)"
         } else if s.starts_with(|c: char| c.is_ascii_digit()) {
@@ -137,11 +180,15 @@ impl ProjectName {
             "it names the Cargo package, and a Rust keyword cannot name a package"
         } else if GENERATED_PROJECT_CRATES.contains(&s.replace('-', "_").as_str()) {
             "the generated project depends on a crate of that name"
+        } else if s.len() > MAX_PROJECT_NAME {
+            "kustomize names the metrics Service <project>-controller-manager-metrics-service, and a Service name has at most 63 characters, so a project name at most 28"
+        } else if s == "crdgen" {
+            "it names the project's binary, and the project already has a binary crdgen (it prints the CRDs)"
         } else {
             return Ok(ProjectName(s.to_string()));
         };
         Err(Error::invalid(format!(
-            "invalid project name {}: {why}; pass another --project-name (e.g. memcached-operator)",
+            "invalid project name {}: {why}; {fix}",
             shown(s)
         )))
     }
@@ -347,14 +394,21 @@ fn suggest_pascal(s: &str) -> String {
 
 /// A plural resource name given with `--plural`.
 pub fn parse_plural(s: &str) -> Result<String> {
-    if is_dns_label(s) {
-        Ok(s.to_string())
+    // The API server takes a CRD's plural only as a DNS-1035 label: no leading digit.
+    let why = if s.chars().count() > 63 {
+        format!(
+            "it has {} characters, more than the 63 a resource name may have",
+            s.chars().count()
+        )
+    } else if !is_dns_label(s) || !s.starts_with(|c: char| c.is_ascii_lowercase()) {
+        "must be a DNS-1035 label: lower-case letters, digits and '-', starting with a letter (e.g. memcacheds)".to_string()
     } else {
-        Err(Error::invalid(format!(
-            "invalid plural {}: must be a lower-case DNS-1123 label such as memcacheds; pass a valid --plural",
-            shown(s)
-        )))
-    }
+        return Ok(s.to_string());
+    };
+    Err(Error::invalid(format!(
+        "invalid plural {}: {why}; pass another --plural",
+        shown(s)
+    )))
 }
 
 /// The repository path, e.g. `github.com/example/memcached-operator`.
@@ -364,20 +418,65 @@ string_newtype!(Repo);
 
 impl Repo {
     pub fn parse(s: &str) -> Result<Self> {
-        let ok = !s.is_empty()
-            && !s.contains("://")
+        // Segments as a Go module path has them: `..`, `a//b` or `-x` name no repository.
+        let ok = s.len() <= 512
             && s.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-._~/".contains(c))
-            && !s.starts_with('/')
-            && !s.ends_with('/');
+            && s.split('/').all(|segment| {
+                !segment.is_empty() && !segment.starts_with(['.', '-']) && !segment.ends_with('.')
+            });
         if ok {
-            Ok(Repo(s.to_string()))
-        } else {
-            Err(Error::invalid(format!(
-                "invalid repo {}: must be a repository path without a scheme, e.g. github.com/example/memcached-operator; pass a valid --repo",
-                shown(s)
-            )))
+            return Ok(Repo(s.to_string()));
         }
+        let why = match s.split_once("://") {
+            Some((_, path)) if !path.is_empty() => {
+                format!("a repository path has no scheme; pass --repo {}", shown(path))
+            }
+            _ => "must be a repository path without a scheme, at most 512 characters of letters, digits and -._~ in /-separated parts that do not start with '.' or '-' (e.g. github.com/example/memcached-operator); pass a valid --repo".to_string(),
+        };
+        Err(Error::invalid(format!("invalid repo {}: {why}", shown(s))))
+    }
+}
+
+/// The copyright holder of `--owner`: one line (it follows `// Copyright ` in
+/// hack/boilerplate.txt), of printable characters, at most 200 of them.
+pub fn parse_owner(s: &str) -> Result<String> {
+    let why = if s.trim().is_empty() {
+        "it is empty".to_string()
+    } else if s.chars().any(char::is_control) {
+        "it has a line break or another control character, but it goes on one comment line"
+            .to_string()
+    } else if s.chars().count() > 200 {
+        format!(
+            "it has {} characters, more than the 200 a copyright line takes",
+            s.chars().count()
+        )
+    } else {
+        return Ok(s.to_string());
+    };
+    Err(Error::invalid(format!(
+        "invalid owner {}: {why}; pass another --owner (e.g. \"The Memcached Authors\")",
+        shown(s)
+    )))
+}
+
+/// A folder inside the project given with `flag` (`--output-dir`): relative, without
+/// `..`, so that every file a command writes stays in the project it locked.
+pub fn parse_project_dir(flag: &str, s: &str) -> Result<String> {
+    let trimmed = s.trim_end_matches('/');
+    let ok = !trimmed.is_empty()
+        && !trimmed.starts_with('/')
+        && !trimmed.contains('\0')
+        && trimmed
+            .split('/')
+            .all(|part| !matches!(part, "" | "." | ".."));
+    if ok {
+        Ok(trimmed.to_string())
+    } else {
+        Err(Error::invalid(format!(
+            "invalid {flag} {}: must be a folder inside the project, relative to it and without '..' (e.g. bundle); pass another {flag}",
+            shown(s)
+        )))
     }
 }
 
@@ -387,164 +486,5 @@ pub fn project_name_from_dir(dir: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn domains() {
-        for ok in ["my.domain", "example.com", "a", "x-1.y2"] {
-            assert!(Domain::parse(ok).is_ok(), "{ok}");
-        }
-        for bad in ["", "My.Domain", "-a.b", "a..b", "a_b", &"x".repeat(64)] {
-            let err = Domain::parse(bad).unwrap_err().to_string();
-            assert!(err.contains("--domain"), "{err}");
-        }
-    }
-
-    #[test]
-    fn versions() {
-        for ok in ["v1", "v1alpha1", "v2beta3", "v10"] {
-            assert!(Version::parse(ok).is_ok(), "{ok}");
-        }
-        for bad in [
-            "1", "v", "v0", "v1alpha", "v1gamma1", "V1", "v01", "v1beta01",
-        ] {
-            assert!(Version::parse(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn kinds_and_name_forms() {
-        let k = Kind::parse("MemcachedBackup").unwrap();
-        assert_eq!(k.lower(), "memcachedbackup");
-        assert_eq!(k.snake(), "memcached_backup");
-        assert_eq!(k.screaming(), "MEMCACHED_BACKUP");
-        assert_eq!(k.plural(), "memcachedbackups");
-        let err = Kind::parse("memcached").unwrap_err().to_string();
-        assert!(
-            err.contains("PascalCase") && err.contains("Memcached"),
-            "{err}"
-        );
-        assert!(Kind::parse("Mem-cached").is_err());
-        assert!(Kind::parse("Result").is_err());
-        assert_eq!(Kind::from_chart_name("my-app").unwrap().as_str(), "MyApp");
-    }
-
-    #[test]
-    fn names_that_cannot_build_are_refused_with_the_reason() {
-        for (bad, why) in [
-            ("1operator", "cannot start with a digit"),
-            ("fn", "Rust keyword"),
-            ("kube", "depends on a crate of that name"),
-            ("serde-json", "depends on a crate of that name"),
-        ] {
-            let err = ProjectName::parse(bad).unwrap_err().to_string();
-            assert!(err.contains(why) && err.contains("--project-name"), "{err}");
-        }
-        for bad in ["123", "1cache"] {
-            let err = Group::parse(bad).unwrap_err().to_string();
-            assert!(err.contains("cannot start with a digit"), "{err}");
-        }
-        let long = "A".repeat(300);
-        let err = Kind::parse(&long).unwrap_err().to_string();
-        assert!(
-            err.contains("at most 63 characters") && err.contains("(300 characters)"),
-            "{err}"
-        );
-        assert!(err.len() < 200, "{err}");
-        let err = Kind::parse("Mémcached").unwrap_err().to_string();
-        assert!(
-            err.contains("e.g. Mmcached") || err.contains("e.g. Memcached"),
-            "{err}"
-        );
-        assert!(!err.contains("e.g. Mé"), "{err}");
-        assert!(
-            Kind::parse("élan")
-                .unwrap_err()
-                .to_string()
-                .contains("e.g. Memcached")
-        );
-        let err = Domain::parse_from("Bad", "fix `domain` in PROJECT")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.ends_with("fix `domain` in PROJECT") && !err.contains("--domain"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn keywords_become_module_names_with_a_trailing_underscore() {
-        for (group, module) in [
-            ("fn", "fn_"),
-            ("crate", "crate_"),
-            ("self", "self_"),
-            ("kube", "kube_"),
-            ("web-apps", "web_apps"),
-        ] {
-            assert_eq!(Group::parse(group).unwrap().module(), module);
-        }
-        for (kind, module) in [
-            ("Type", "type_"),
-            ("Crate", "crate_"),
-            ("Deployment", "deployment"),
-            ("Std", "std_"),
-        ] {
-            assert_eq!(Kind::parse(kind).unwrap().module(), module);
-        }
-    }
-
-    #[test]
-    fn plurals_follow_english() {
-        let plural = |k: &str| Kind::parse(k).unwrap().plural();
-        assert_eq!(plural("Memcached"), "memcacheds");
-        assert_eq!(plural("Policy"), "policies");
-        assert_eq!(plural("Proxy"), "proxies");
-        assert_eq!(plural("Ingress"), "ingresses");
-        assert_eq!(plural("Class"), "classes");
-        assert_eq!(plural("Gateway"), "gateways");
-    }
-
-    #[test]
-    fn groups_project_names_repos() {
-        assert!(Group::parse("cache").is_ok());
-        assert!(Group::parse("Cache").is_err());
-        assert!(Group::parse("cache.example").is_err());
-        assert_eq!(Group::parse("web-apps").unwrap().module(), "web_apps");
-        assert!(ProjectName::parse("memcached-operator").is_ok());
-        assert!(ProjectName::parse("Memcached").is_err());
-        assert_eq!(project_name_from_dir("My_Operator"), "my-operator");
-        assert!(Repo::parse("github.com/example/memcached-operator").is_ok());
-        assert!(Repo::parse("https://github.com/x").is_err());
-        assert!(Repo::parse("has space/x").is_err());
-        assert_eq!(parse_plural("memcacheds").unwrap(), "memcacheds");
-        assert!(parse_plural("Memcacheds").is_err());
-    }
-
-    #[test]
-    fn plugin_aliases() {
-        use crate::model::{ApiPlugin, Layout};
-        assert_eq!(
-            Layout::parse("hybrid.helm.sdk.operatorframework.io").unwrap(),
-            Layout::HybridHelm
-        );
-        assert_eq!(Layout::parse("hybrid.helm").unwrap(), Layout::HybridHelm);
-        assert_eq!(
-            Layout::parse("helm.sdk.operatorframework.io/v1").unwrap(),
-            Layout::Helm
-        );
-        assert_eq!(Layout::parse("rust").unwrap(), Layout::Rust);
-        assert!(
-            Layout::parse("go/v4")
-                .unwrap_err()
-                .to_string()
-                .contains("go/v4")
-        );
-        assert_eq!(
-            ApiPlugin::parse("helm.sdk.operatorframework.io/v1").unwrap(),
-            ApiPlugin::Helm
-        );
-        assert!(!Layout::Helm.allows(ApiPlugin::Rust));
-        assert!(Layout::HybridHelm.allows(ApiPlugin::Rust));
-    }
-}
+#[path = "names_tests.rs"]
+mod tests;

@@ -136,7 +136,11 @@ fn disk_files(path: &Path) -> Result<Vec<ChartFile>> {
         if !entry.file_type().is_file() {
             continue;
         }
-        let data = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+        let data = crate::scaffold::input::read_file(
+            entry.path(),
+            rusty_sdk_chart::archive::MAX_FILE_BYTES,
+        )
+        .map_err(|e| Error::io(entry.path(), e))?;
         let name = entry
             .path()
             .strip_prefix(path)

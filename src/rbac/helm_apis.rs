@@ -80,7 +80,21 @@ fn watches(tree: &Tree) -> Result<Vec<Entry>> {
             "{WATCHES}: {why}; it must be a list of entries with group, version, kind and chart"
         ))
     };
-    match yaml::from_str::<Value>(&text).map_err(&bad)? {
+    let parsed = yaml::from_str::<Value>(&text).map_err(|why| {
+        // Valid on disk, broken by the entry this command adds: say that, not that the
+        // user's file is wrong.
+        let on_disk = crate::scaffold::input::read_text(
+            &tree.root().join(WATCHES),
+            crate::scaffold::input::PROJECT_FILE_LIMIT,
+        );
+        match on_disk {
+            Ok(disk) if disk != text && yaml::from_str::<Value>(&disk).is_ok() => Error::Project(format!(
+                "{WATCHES}: the new entry, a `- group:` item above `# +rusty:scaffold:watch`, does not fit the file ({why}); write watches.yaml as a block list of such items (not flow style `[...]`), with the marker after the last, and run the command again (nothing was written)"
+            )),
+            _ => bad(why),
+        }
+    })?;
+    match parsed {
         Value::Null => Ok(Vec::new()),
         value @ Value::Sequence(_) => serde_yaml::from_value(value).map_err(|e| bad(e.to_string())),
         _ => Err(bad("the top level is not a list".into())),

@@ -41,23 +41,31 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
     let mut plan_journal = Journal::default();
     let mut dirs = DirScan::new(root, root_existed);
     for change in &writes {
-        let parent_is_new = dirs.missing_above(&change.path, &mut plan_journal.dirs)?;
+        // A symlink to a file of the project stays a link: the file it points at is
+        // written (the plan refused links out of the project).
+        let path = crate::scaffold::plan::symlink_target(root, &change.path)
+            .unwrap_or_else(|_| change.path.clone());
+        let parent_is_new = dirs.missing_above(&path, &mut plan_journal.dirs)?;
         // A file under a directory this commit creates cannot exist yet; one that was read
         // exists. Only the others are looked up (a dangling symlink is replaced too).
         let exists = !parent_is_new
-            && (change.before.is_some() || root.join(&change.path).symlink_metadata().is_ok());
+            && (change.before.is_some() || root.join(&path).symlink_metadata().is_ok());
         plan_journal.entries.push(Entry {
-            target: change.path.clone(),
             replace: exists.then(|| Replace {
-                temp: sibling(&change.path, "tmp"),
-                backup: sibling(&change.path, "bak"),
+                temp: sibling(&path, "tmp"),
+                backup: sibling(&path, "bak"),
             }),
+            target: path,
         });
     }
     let _guard = CommitGuard::enter();
+    // A root made now is locked at once (the command held the folder above it), so that
+    // no command started later takes this commit's journal for an interrupted one.
+    let mut _root_lock = None;
     if !root_existed {
         faults::step(root)?;
         fs::create_dir_all(root).map_err(|e| Error::io(root, e))?;
+        _root_lock = crate::scaffold::lock::acquire(root, crate::scaffold::lock::WAIT)?;
     }
     let sync = Sync::of(root);
     let result = plan_journal

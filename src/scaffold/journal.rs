@@ -292,7 +292,7 @@ pub fn recover(root: &Path) -> Result<Recovered> {
     let path = root.join(FILE_NAME);
     // A journal that never got its final name: nothing else was written yet.
     remove_if_exists(&root.join(format!("{FILE_NAME}.tmp")))?;
-    let text = match fs::read_to_string(&path) {
+    let text = match super::input::read_text(&path, super::input::PROJECT_FILE_LIMIT) {
         Ok(t) => t,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Recovered::Nothing),
         Err(e) => return Err(Error::io(&path, e)),
@@ -329,6 +329,12 @@ pub fn recover(root: &Path) -> Result<Recovered> {
 }
 
 fn remove_if_exists(path: &Path) -> Result<()> {
+    // Looked up first: on a read-only file system, removing a file that is not there
+    // fails with EROFS, and a command that writes nothing (`--check`, `--dry-run`) must
+    // still run in a read-only checkout.
+    if fs::symlink_metadata(path).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
+        return Ok(());
+    }
     match fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),

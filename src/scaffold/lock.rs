@@ -35,32 +35,48 @@ impl Drop for ProjectLock {
     }
 }
 
-/// Take the project's lock, waiting up to `wait`. `None` when the root does not exist yet
-/// or cannot be locked (a read-only checkout: nothing can be committed there either).
+/// Take the project's lock, waiting up to `wait`. `None` when it cannot be locked (a
+/// read-only checkout: nothing can be committed there either).
+///
+/// A root that does not exist yet (`init` into a new folder) is not locked but the nearest
+/// folder above it that exists (nothing is created there): two such commands take turns
+/// instead of each rolling back the other's commit as if it had been interrupted. The
+/// commit locks the root itself as soon as it creates it.
 pub fn acquire(root: &Path, wait: Duration) -> Result<Option<ProjectLock>> {
-    if !root.is_dir() {
-        return Ok(None);
-    }
     let deadline = Instant::now() + wait;
-    let Ok(dir) = File::open(root) else {
-        return acquire_file(root, deadline, wait);
+    if !root.is_dir() {
+        return match root.ancestors().skip(1).find(|dir| dir.is_dir()) {
+            Some(above) => flock_dir(above, deadline, wait),
+            None => Ok(None),
+        };
+    }
+    match flock_dir(root, deadline, wait)? {
+        Some(held) => Ok(Some(held)),
+        None => acquire_file(root, deadline, wait),
+    }
+}
+
+/// The flock on the directory `dir` itself; `None` where directories cannot be flocked.
+fn flock_dir(dir: &Path, deadline: Instant, wait: Duration) -> Result<Option<ProjectLock>> {
+    let Ok(file) = File::open(dir) else {
+        return Ok(None);
     };
     loop {
-        match dir.try_lock() {
+        match file.try_lock() {
             Ok(()) => {
                 return Ok(Some(ProjectLock {
                     file_path: None,
-                    _held: dir,
+                    _held: file,
                 }));
             }
             Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
                 std::thread::sleep(Duration::from_millis(25));
             }
             Err(TryLockError::WouldBlock) => {
-                let holder = dir.metadata().ok().and_then(|m| flock_holder(&m));
-                return Err(busy(root, holder, "the project directory is locked", wait));
+                let holder = file.metadata().ok().and_then(|m| flock_holder(&m));
+                return Err(busy(dir, holder, "the project directory is locked", wait));
             }
-            Err(TryLockError::Error(_)) => return acquire_file(root, deadline, wait),
+            Err(TryLockError::Error(_)) => return Ok(None),
         }
     }
 }
@@ -179,6 +195,24 @@ mod tests {
         assert!(!dir.path().join(FILE_NAME).exists());
         assert!(acquire(dir.path(), WAIT).unwrap().is_some());
         assert!(!dir.path().join(FILE_NAME).exists());
+    }
+
+    #[test]
+    fn a_root_not_made_yet_is_locked_through_the_folder_above() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new/project");
+        let first = acquire(&new, WAIT).unwrap().unwrap();
+        let err = acquire(&new, Duration::from_millis(100))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains(&dir.path().display().to_string()), "{err}");
+        assert!(
+            !dir.path().join("new").exists(),
+            "nothing is created for the lock"
+        );
+        drop(first);
+        assert!(acquire(&new, WAIT).unwrap().is_some());
     }
 
     #[test]

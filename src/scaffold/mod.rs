@@ -3,6 +3,7 @@
 pub mod commit;
 pub mod durable;
 pub mod faults;
+pub mod input;
 pub mod journal;
 pub mod lock;
 pub mod markers;

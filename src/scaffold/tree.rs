@@ -67,7 +67,7 @@ impl Tree {
             return Ok(Some(staged.content.clone()));
         }
         let full = self.root.join(path);
-        match std::fs::read(&full) {
+        match super::input::read_file(&full, super::input::PROJECT_FILE_LIMIT) {
             Ok(bytes) => Ok(Some(bytes)),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
             Err(e) => Err(Error::io(full, e)),
@@ -82,7 +82,7 @@ impl Tree {
                 .map_err(|_| Error::Internal(format!("{path}: staged content is not UTF-8")));
         }
         let full = self.root.join(path);
-        match std::fs::read(&full) {
+        match super::input::read_file(&full, super::input::PROJECT_FILE_LIMIT) {
             Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
                 Error::Project(format!(
                     "{path}: not a UTF-8 text file, so rusty-sdk cannot edit it; restore it from version control"

@@ -156,6 +156,10 @@ fn io_errors_and_signals_at_any_step_leave_the_tree_as_it_was() {
             let diff = differences(&state(&root), &before);
             assert!(diff.is_empty(), "{what} at {n}: {diff:?}\n{text}");
             assert!(!text.contains("panicked"), "{text}");
+            // The message says what to do, and that nothing was written.
+            if what == "enospc" && text.contains("No space left") {
+                assert!(text.contains("free some space"), "{text}");
+            }
         }
     }
 }
@@ -186,4 +190,45 @@ fn two_commands_at_once_never_lose_an_api() {
         );
     }
     assert!(!root.join(".rusty-sdk.lock").exists());
+}
+
+/// Two `init`s into one folder that does not exist yet: one project, the other refused,
+/// and neither rolls back the other's commit as if it had been interrupted.
+#[test]
+fn two_inits_into_a_new_folder_take_turns() {
+    for round in 0..4 {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("new");
+        let handles: Vec<_> = ["rust", "helm"]
+            .iter()
+            .map(|layout| {
+                std::process::Command::new(env!("CARGO_BIN_EXE_rusty-sdk"))
+                    .arg("-C")
+                    .arg(&root)
+                    .args(["init", "-q", "--plugins", layout])
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        let outputs: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.wait_with_output().unwrap())
+            .collect();
+        let errors: Vec<String> = outputs
+            .iter()
+            .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+            .collect();
+        let won = outputs.iter().filter(|o| o.status.success()).count();
+        assert_eq!(won, 1, "round {round}: {errors:?}");
+        assert!(root.join("PROJECT").is_file(), "round {round}: {errors:?}");
+        assert!(
+            errors.iter().any(|e| e.contains("already holds a project")),
+            "round {round}: {errors:?}"
+        );
+        assert!(
+            !errors.iter().any(|e| e.contains("interrupted")),
+            "{errors:?}"
+        );
+    }
 }

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::e2e;
 use crate::support::{read_tree, rust_api_args, rusty, transcript};
 
-fn init(layout: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn init(layout: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let (dir, root) = e2e::project_dir("hostile-operator");
     let output = rusty(&root)
         .args(["init", "--plugins", layout, "-q"])

@@ -39,11 +39,12 @@ impl ApiSpec {
             Some(p) => parse_plural(p)?,
             None => kind.plural(),
         };
+        // Kinds that differ only in case (`HTTPProxy`, `HttpProxy`) name the same files.
         let twin = project
             .resources
             .iter()
             .take_while(|r| !(r.group == group.as_str() && r.kind == kind.as_str()))
-            .any(|r| r.kind == kind.as_str());
+            .any(|r| r.kind.to_lowercase() == kind.lower());
         let spec = ApiSpec {
             domain,
             group,
@@ -77,6 +78,19 @@ impl ApiSpec {
             ))),
             None => Ok(()),
         }
+    }
+
+    /// The spec PROJECT's entry `resource` would get, if its names are valid.
+    fn of_resource(project: &Project, resource: &Resource) -> Option<ApiSpec> {
+        ApiSpec::new(
+            project,
+            Group::parse(&resource.group).ok()?,
+            Version::parse(&resource.version).ok()?,
+            Kind::parse(&resource.kind).ok()?,
+            resource.plural.as_deref(),
+            true,
+        )
+        .ok()
     }
 
     /// `memcached`, or `cache-memcached` for a twin: role names and the controller's name.
@@ -200,6 +214,11 @@ impl ApiSpec {
             other.version,
             other.kind
         );
+        if !(same_group && same_kind)
+            && let Some(why) = self.shared_name(other, project, helm || other_helm)
+        {
+            return Some(why);
+        }
         if !same_group {
             // The same kind in another group: Rust APIs get names with the group in them;
             // a Helm API shares its chart folder and watches by kind, so it is refused.
@@ -253,6 +272,65 @@ impl ApiSpec {
             }
         }
         None
+    }
+
+    /// A file or Rust module name this API and `other` (another group or kind) would both
+    /// get, so that one would overwrite the other: kinds that differ only in case, groups
+    /// that differ only in dashes, a controller module or role file named like another's.
+    fn shared_name(&self, other: &Resource, project: &Project, helm: bool) -> Option<String> {
+        let theirs = ApiSpec::of_resource(project, other)?;
+        let other_name = theirs.display();
+        let why = if theirs.group != self.group && theirs.group.module() == self.group.module() {
+            format!(
+                "group {} would share the Rust module {} with group {} of {other_name} in PROJECT",
+                self.group,
+                self.group.module(),
+                theirs.group
+            )
+        } else if theirs.group == self.group && theirs.kind.lower() == self.kind.lower() {
+            format!(
+                "kind {} and {other_name} in PROJECT have the same lower-case name {:?}, which names the CRD's singular and the kind's files",
+                self.kind,
+                self.kind.lower()
+            )
+        } else if theirs.api_name().replace('-', "_") == self.api_name().replace('-', "_") {
+            format!(
+                "kind {} would get the role files of {other_name} in PROJECT ({}_admin_role.yaml)",
+                self.kind,
+                self.api_name().replace('-', "_")
+            )
+        } else if !helm
+            && theirs
+                .module_names()
+                .iter()
+                .any(|m| self.module_names().contains(m))
+        {
+            format!(
+                "kind {} and {other_name} in PROJECT would share a Rust module (controller, webhook or conversion)",
+                self.kind
+            )
+        } else {
+            return None;
+        };
+        Some(format!("{why}; choose another --kind or --group"))
+    }
+
+    /// The modules this API's controller, webhooks and conversions may take in
+    /// src/controller, src/webhook and next to its type in the api crate.
+    fn module_names(&self) -> [String; 4] {
+        let controller = self.controller_module();
+        let kind = format!(
+            "{}::{}::{}",
+            self.group.module(),
+            self.version,
+            self.kind.module()
+        );
+        [
+            format!("{controller}_conversion"),
+            controller,
+            format!("{kind}_conversion"),
+            kind,
+        ]
     }
 
     /// The PROJECT entry for this API.

@@ -140,6 +140,7 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
     let mut input = stdin.lock();
     let mut answers = Answers::detect(session.interactive, &mut input);
     let mut stdout = std::io::stdout();
+    files::check_project_name(&project)?;
     if let Some(file) = &args.external_api_crd {
         return external_controller(session, args, file, project);
     }

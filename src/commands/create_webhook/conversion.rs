@@ -3,6 +3,7 @@
 //! in src/webhook/, the conversion webhook that turns every object of a `ConversionReview`
 //! into the desired version through the hub; in crdgen, the kind's entry that makes the hub
 //! the stored version and writes the CRD's `spec.conversion`.
+use heck::ToUpperCamelCase;
 use serde::Serialize;
 use tera::Context;
 
@@ -97,6 +98,16 @@ pub fn webhook_module(settings: &WebhookSettings) -> String {
     format!("{}_conversion", settings.spec.controller_module())
 }
 
+/// The name the spokes' conversions give the hub's type: `Hub`, or `V1Hub` for a kind
+/// that is itself called `Hub`.
+fn hub_type(kind: &str, hub: &str) -> String {
+    if kind == "Hub" {
+        format!("{}Hub", hub.to_upper_camel_case())
+    } else {
+        "Hub".into()
+    }
+}
+
 /// `module_path` (`<crate>_api::cache::v2`) as seen from inside the api crate.
 fn in_crate(module_path: &str) -> String {
     match module_path.split_once("::") {
@@ -131,6 +142,10 @@ pub fn stage(
     context.insert("hub", spec.version.as_str());
     context.insert("hub_module", &settings.module_path);
     context.insert("hub_path", &in_crate(&settings.module_path));
+    context.insert(
+        "hub_type",
+        &hub_type(spec.kind.as_str(), spec.version.as_str()),
+    );
     context.insert("webhook_module", &webhook);
     context.insert("kind_module", &kind_module);
 

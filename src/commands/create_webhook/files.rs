@@ -172,16 +172,28 @@ fn module_name(tree: &Tree, settings: &WebhookSettings) -> Result<String> {
 fn register_in_main(tree: &mut Tree) -> Result<()> {
     let main = tree.read(MAIN)?.unwrap_or_default();
     if !main.lines().any(|line| line.trim() == "mod webhook;") {
-        if !main.contains("\nmod controller;\n") {
+        // After the line `mod controller;`, with its line ending (CRLF stays CRLF).
+        let Some((at, ending)) = main
+            .split_inclusive('\n')
+            .scan(0, |end, line| {
+                *end += line.len();
+                Some((*end, line))
+            })
+            .find_map(|(end, line)| {
+                let ending = &line[line.trim_end_matches(['\r', '\n']).len()..];
+                (line.trim() == "mod controller;" && !ending.is_empty()).then_some((end, ending))
+            })
+        else {
             return Err(Error::Project(format!(
                 "{MAIN} has no `mod controller;` line to declare `mod webhook;` after; add `mod webhook;` to it by hand and run the command again"
             )));
-        }
+        };
+        let ending = ending.to_string();
         tree.edit(MAIN, |text| {
-            Ok(text.replacen(
-                "\nmod controller;\n",
-                "\nmod controller;\nmod webhook;\n",
-                1,
+            Ok(format!(
+                "{}mod webhook;{ending}{}",
+                &text[..at],
+                &text[at..]
             ))
         })?;
     }

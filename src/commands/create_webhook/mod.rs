@@ -199,6 +199,12 @@ fn check_conversion(
     }
     let mut spokes: Vec<Spoke> = Vec::new();
     for spoke in &args.spoke {
+        if crate::model::Version::parse(spoke).is_err() {
+            return Err(Error::invalid(format!(
+                "invalid --spoke {}: a version looks like v1, v1alpha1 or v2beta3; pass one --spoke per version",
+                shown(spoke)
+            )));
+        }
         if *spoke == hub.version {
             return Err(Error::invalid(format!(
                 "--spoke {} is the hub (--version); pass the other versions of {} as spokes",
@@ -209,11 +215,10 @@ fn check_conversion(
         let found = project.find_resource(&hub.group, spoke, &hub.kind);
         let Some(module) = found.and_then(|resource| resource.path.clone()) else {
             return Err(Error::invalid(format!(
-                "--spoke {} is not a version of {} in PROJECT; create it first with `rusty-sdk create api --plugins rust --group {} --version {} --kind {}`",
+                "--spoke {} is not a version of {} in PROJECT; create it first with `rusty-sdk create api --plugins rust --group {} --version {spoke} --kind {}`",
                 shown(spoke),
                 hub.kind,
                 hub.group,
-                shown(spoke),
                 hub.kind
             )));
         };

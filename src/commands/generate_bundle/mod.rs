@@ -33,18 +33,45 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
         .clone()
         .or_else(|| project.project_name.clone())
         .unwrap_or_else(|| "operator".into());
-    crate::model::ProjectName::parse(&package).map_err(|_| {
-        Error::invalid(format!(
-            "invalid --package {package:?}: an OLM package name is a DNS-1123 label (e.g. memcached-operator)"
-        ))
-    })?;
+    if !crate::model::names::is_dns_label(&package) {
+        let from = match &args.package {
+            Some(_) => "--package".to_string(),
+            None => "projectName in PROJECT (the default package; pass --package)".to_string(),
+        };
+        return Err(Error::invalid(format!(
+            "invalid {from} {}: an OLM package name is a DNS-1123 label (e.g. memcached-operator)",
+            crate::model::names::shown(&package)
+        )));
+    }
     if semver::Version::parse(&args.version).is_err() {
         return Err(Error::invalid(format!(
             "invalid --version {:?}: a bundle's version is a semantic version (e.g. 0.1.0)",
             args.version
         )));
     }
+    // The CSV is named `<package>.v<version>`, and Kubernetes takes only a DNS-1123
+    // subdomain: no build metadata (`+...`), no upper case.
+    let csv_name = format!("{package}.v{}", args.version);
+    let csv_name_ok =
+        csv_name.len() <= 253 && csv_name.split('.').all(crate::model::names::is_dns_label);
+    if !csv_name_ok {
+        return Err(Error::invalid(format!(
+            "invalid --version {}: the CSV would be named {}, which Kubernetes refuses (lower-case letters, digits, '-' and '.'); pass a version without build metadata or upper-case letters (e.g. 0.1.0-rc.1)",
+            crate::model::names::shown(&args.version),
+            crate::model::names::shown(&csv_name)
+        )));
+    }
     let channels = args.channels.clone().unwrap_or_else(|| "alpha".into());
+    if let Some(bad) = channels
+        .split(',')
+        .find(|c| c.is_empty() || c.chars().any(|ch| ch.is_whitespace() || ch.is_control()))
+    {
+        return Err(Error::invalid(format!(
+            "invalid --channels {}: the channel {} is empty or has a space; pass channel names separated by commas alone (e.g. alpha,stable)",
+            crate::model::names::shown(&channels),
+            crate::model::names::shown(bad)
+        )));
+    }
     let first = channels.split(',').next().unwrap_or("alpha").to_string();
     let default_channel = args.default_channel.clone().unwrap_or(first);
     if !channels.split(',').any(|c| c == default_channel) {
@@ -57,7 +84,10 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
         version: args.version.clone(),
         channels,
         default_channel,
-        output_dir: args.output_dir.clone().unwrap_or_else(|| "bundle".into()),
+        output_dir: match &args.output_dir {
+            Some(dir) => crate::model::names::parse_project_dir("--output-dir", dir)?,
+            None => "bundle".into(),
+        },
     };
     let objects = match &args.manifests {
         Some(file) => kustomize_output::read_file(&session.root.join(file), file)?,

@@ -33,7 +33,10 @@ const PROJECT_PLUGIN: &str = "helm.kubebuilder.io/v2-alpha";
 pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     let mut project = session.load_project()?;
     let manifests = args.manifests.as_deref().unwrap_or("dist/install.yaml");
-    let output = args.output_dir.as_deref().unwrap_or("dist");
+    let output = match &args.output_dir {
+        Some(dir) => crate::model::names::parse_project_dir("--output-dir", dir)?,
+        None => "dist".to_string(),
+    };
     let objects = kustomize_output::read_file(&session.root.join(manifests), manifests)?;
     let namespace = objects
         .iter()
@@ -93,7 +96,7 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     }
     files::stage_chart_files(&mut tree, &chart, &name, &switches)?;
     files::stage_make_targets(&mut tree, &chart, &name, &namespace)?;
-    record(&mut project, manifests, output);
+    record(&mut project, manifests, &output);
     session.apply(tree, &project).map(|_| ())?;
     if !session.dry_run {
         session.shell.note(&format!(

@@ -197,9 +197,17 @@ fn load(fetched: &FetchedChart) -> Result<Chart> {
         }
     }
     let name = chart.name();
-    if name.contains(['/', '\\']) || name.starts_with('.') {
+    // The name becomes a folder under helm-charts/ and a plain scalar in watches.yaml,
+    // where `#`, `: `, a trailing space or a line break would change what it says.
+    let plain = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        && !name.starts_with(['.', '-'])
+        && name.len() <= 200;
+    if !plain {
         return Err(Error::invalid(format!(
-            "invalid Chart.yaml in {origin}: the name {name:?} cannot be a folder name under {CHARTS_DIR}/"
+            "invalid Chart.yaml in {origin}: the chart name {} cannot be a folder name under {CHARTS_DIR}/ and a path in watches.yaml: it may have only letters, digits, '-', '_' and '.' (not first), at most 200; rename the chart (`name` in its Chart.yaml)",
+            crate::model::names::shown(name)
         )));
     }
     Ok(chart)

@@ -9,6 +9,7 @@ use super::remote;
 use crate::error::{Error, Result};
 use crate::ui::Shell;
 use rusty_sdk_chart::HelmIgnore;
+use rusty_sdk_chart::archive::MAX_FILE_BYTES;
 
 /// A chart reference, as `--helm-chart` (with `--helm-chart-repo` and
 /// `--helm-chart-version`) gives it.
@@ -132,7 +133,9 @@ pub fn fetch(chart: &ChartRef, shell: &Shell) -> Result<FetchedChart> {
     match chart {
         ChartRef::Local { path, shown } if path.is_dir() => read_dir(path, shown),
         ChartRef::Local { path, shown } => {
-            let bytes = std::fs::read(path).map_err(|e| Error::io(shown, e))?;
+            let limit = rusty_sdk_chart::archive::MAX_CHART_BYTES;
+            let bytes =
+                crate::scaffold::input::read_named(path, limit).map_err(|e| Error::io(shown, e))?;
             unpack(shown, &bytes)
         }
         remote_ref => {
@@ -148,7 +151,8 @@ fn read_dir(root: &Path, shown: &Path) -> Result<FetchedChart> {
     if !root.join("Chart.yaml").is_file() {
         return Err(not_a_chart(shown));
     }
-    let ignore = match std::fs::read_to_string(root.join(".helmignore")) {
+    let ignore = match crate::scaffold::input::read_text(&root.join(".helmignore"), MAX_FILE_BYTES)
+    {
         Ok(text) => HelmIgnore::parse(&text),
         Err(_) => HelmIgnore::parse(""),
     };
@@ -182,7 +186,8 @@ fn read_dir(root: &Path, shown: &Path) -> Result<FetchedChart> {
                 .len();
             rusty_sdk_chart::archive::check_file_size(&rel, size)
                 .map_err(|why| Error::invalid(format!("{}: {why}", shown.display())))?;
-            let data = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+            let data = crate::scaffold::input::read_file(entry.path(), MAX_FILE_BYTES)
+                .map_err(|e| Error::io(entry.path(), e))?;
             files.push(ChartFile { name: rel, data });
         }
     }

@@ -144,7 +144,7 @@ fn read_bounded(path: &Path) -> Result<String> {
             size.len()
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = crate::scaffold::input::read_named(path, MAX_CRD_BYTES).map_err(|e| {
         Error::invalid(format!(
             "--external-api-crd {source}: cannot read it ({e}); pass the path of a CRD file"
         ))

@@ -7,7 +7,7 @@ use super::crd;
 use super::idents::TypeNames;
 use super::image::ImageOptions;
 use crate::commands::create_api::common::ApiSpec;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::ProjectName;
 use crate::project::Project;
 use crate::rust_layout;
@@ -254,6 +254,23 @@ pub(crate) fn marker_indent(text: &str, name: &str) -> usize {
     text.lines()
         .find(|line| line.trim_start().trim_start_matches('/').trim() == marker)
         .map_or(4, |line| line.len() - line.trim_start().len())
+}
+
+/// PROJECT's `projectName` names the crates Rust code uses (`<name>_api::...`): one that
+/// no Cargo package could have (hand-edited to `Bad Name`) would make code that does not
+/// build, so it is refused before anything is staged.
+pub fn check_project_name(project: &Project) -> Result<()> {
+    let name = project.project_name.as_deref().unwrap_or("operator");
+    let valid =
+        crate::model::names::is_dns_label(name) && !name.starts_with(|c: char| c.is_ascii_digit());
+    if valid {
+        Ok(())
+    } else {
+        Err(Error::Project(format!(
+            "projectName {} in PROJECT cannot name a Cargo package (the api crate is <projectName>-api): fix `projectName:` in PROJECT to the name in Cargo.toml (nothing was written)",
+            crate::model::names::shown(name)
+        )))
+    }
 }
 
 /// The project's crate name as Rust code spells it (`memcached_operator`).

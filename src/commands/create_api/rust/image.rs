@@ -43,9 +43,10 @@ impl ImageOptions {
             return Ok(None);
         };
         let image = image.trim();
-        if image.is_empty() || image.chars().any(|c| c.is_whitespace() || c == '"') {
+        if let Some(why) = crate::model::image_ref::problem(image) {
             return Err(Error::invalid(format!(
-                "invalid --image {image:?}: give an image reference such as memcached:1.4.36-alpine"
+                "invalid --image {}: {why}; give an image reference such as memcached:1.4.36-alpine",
+                crate::model::names::shown(image)
             )));
         }
         let command = args.image_container_command.clone().unwrap_or_default();
@@ -59,9 +60,13 @@ impl ImageOptions {
                 "invalid --image-container-port 0: give the port the container listens on (1-65535)",
             ));
         }
-        if args.run_as_user.is_some_and(|uid| uid < 0) {
+        // The API server takes runAsUser from 0 to 2147483647.
+        if args
+            .run_as_user
+            .is_some_and(|uid| !(0..=i64::from(i32::MAX)).contains(&uid))
+        {
             return Err(Error::invalid(
-                "invalid --run-as-user: a user id is 0 or more (1001, for example)",
+                "invalid --run-as-user: a user id is from 0 to 2147483647 (1001, for example)",
             ));
         }
         Ok(Some(ImageOptions {
@@ -70,6 +75,18 @@ impl ImageOptions {
             port: args.image_container_port,
             run_as_user: args.run_as_user,
         }))
+    }
+
+    /// The image as a YAML value: plain, or quoted when YAML would read it as a number
+    /// (`--image 1234`), which an env value of the Deployment cannot be.
+    fn yaml_value(&self) -> String {
+        let plain = crate::yaml::from_str::<crate::yaml::Value>(&self.image)
+            .is_ok_and(|v| v.as_str() == Some(self.image.as_str()));
+        if plain {
+            self.image.clone()
+        } else {
+            format!("{:?}", self.image)
+        }
     }
 
     /// `MEMCACHED_IMAGE`: the variable the controller reads the image from.
@@ -85,7 +102,7 @@ impl ImageOptions {
         let name_line = format!("- name: {var}");
         let lines: Vec<&str> = text.split_inclusive('\n').collect();
         let Some(at) = lines.iter().position(|l| l.trim() == name_line) else {
-            let fragment = format!("{name_line}\n  value: {}\n", self.image);
+            let fragment = format!("{name_line}\n  value: {}\n", self.yaml_value());
             tree.insert_at_marker(MANAGER, "manager-env", &fragment)?;
             return Ok(());
         };
@@ -100,7 +117,7 @@ impl ImageOptions {
             )));
         };
         let indent = &value_line[..value_line.len() - value_line.trim_start().len()];
-        let replacement = format!("{indent}value: {}\n", self.image);
+        let replacement = format!("{indent}value: {}\n", self.yaml_value());
         tree.edit(MANAGER, |_| {
             Ok(lines
                 .iter()

@@ -42,7 +42,10 @@ impl RepositoryEntry {
 /// The repository `helm repo add` registered as `name`.
 pub fn repository(name: &str) -> Result<RepositoryEntry> {
     let path = repository_config();
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::scaffold::input::read_text(
+        &path,
+        crate::scaffold::input::PROJECT_FILE_LIMIT,
+    ) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(no_repository(name, &path));
@@ -70,7 +73,8 @@ fn no_repository(name: &str, config: &std::path::Path) -> Error {
 
 /// The index `helm repo update` cached for `name`, if any.
 pub fn cached_index(name: &str) -> Option<Vec<u8>> {
-    std::fs::read(repository_cache().join(format!("{name}-index.yaml"))).ok()
+    let path = repository_cache().join(format!("{name}-index.yaml"));
+    crate::scaffold::input::read_file(&path, crate::scaffold::input::PROJECT_FILE_LIMIT).ok()
 }
 
 /// `$HELM_REPOSITORY_CONFIG`, else `<helm config home>/repositories.yaml`.
