@@ -168,6 +168,22 @@ OBJECTS = [
     ("values-method-call", "{{ .Values.map.a 1 }}"),
     ("release-bad-field", "{{ .Release.Nope }}"),
     ("lookup", "{{ lookup \"v1\" \"Pod\" \"default\" \"x\" | toJson }}"),
+    # .Files is engine.files (a map[string][]byte), .Template a common.Values.
+    ("types-files", "{{ typeOf .Files }} {{ kindOf .Files }} {{ printf \"%T\" (.Files.Glob \"files/*\") }} {{ deepCopy .Files | typeOf }}"),
+    ("types-template", "{{ typeOf .Template }} {{ .Template.AsMap | typeOf }} {{ .Template.AsMap.Name }}"),
+    ("files-keys", "{{ keys .Files }}"),
+    ("files-pluck", "{{ pluck \"a\" .Files }}"),
+    ("files-haskey", "{{ hasKey .Files \"files/a.txt\" }}"),
+    ("files-get-func", "{{ get .Files \"files/a.txt\" }}"),
+    ("files-omit", "{{ omit .Files \"x\" }}"),
+    ("files-values", "{{ values .Files }}"),
+    ("files-merge", "{{ merge (dict) .Files | toJson }}"),
+    ("files-dig", "{{ dig \"a\" \"x\" .Files }}"),
+    ("files-glob-keys", "{{ .Files.Glob \"files/*\" | keys }}"),
+    ("files-print", "{{ print .Files }} {{ len .Files }} {{ index .Files \"files/a.txt\" | typeOf }}"),
+    ("files-yaml-json", "{{ toYaml .Files }} {{ toJson .Files }}"),
+    ("template-printf", "{{ printf \"%v|%s|%d\" .Template .Template .Template }}"),
+    ("template-merge-set", "{{ merge (dict) .Template | toJson }} {{ set .Template \"Extra\" 1 | toJson }}"),
 ]
 
 # Comparison and builtin functions.
