@@ -211,7 +211,9 @@ impl<'a> Validator<'a> {
                 }
                 None => 0,
             };
-            match s.get("additionalItems") {
+            // `additionalItems` only follows a tuple: alone, Helm's validator skips it.
+            let tuple = matches!(s.get("items"), Some(Value::Array(_)));
+            match s.get("additionalItems").filter(|_| tuple) {
                 Some(Value::Bool(false)) if evaluated != items.len() => errors.push(Failure::new(
                     path,
                     format!(

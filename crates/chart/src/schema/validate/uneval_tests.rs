@@ -65,3 +65,13 @@ fn older_drafts_ignore_the_keywords() {
         "properties": {"a": {}}, "unevaluatedProperties": false});
     assert!(errors(schema, json!({"b": 2})).is_empty());
 }
+
+#[test]
+fn additional_items_without_a_tuple_is_skipped() {
+    let schema = json!({"$schema": "https://json-schema.org/draft/2019-09/schema",
+        "additionalItems": false, "unevaluatedItems": false});
+    assert_eq!(errors(schema, json!([1])), ["at '/0': false schema"]);
+    let d7 =
+        json!({"$schema": "http://json-schema.org/draft-07/schema#", "additionalItems": false});
+    assert!(errors(d7, json!([1])).is_empty());
+}
