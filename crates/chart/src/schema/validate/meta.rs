@@ -93,7 +93,7 @@ impl<'a> Validator<'a> {
         errors: &mut Vec<Failure>,
     ) {
         let Some(outermost) = self.dynamic_root else {
-            return;
+            return self.check_values_dynamic_refs(value, s, path, own, errors);
         };
         for keyword in ["$recursiveRef", "$dynamicRef"] {
             let Some(Value::String(reference)) = s.get(keyword) else {

@@ -11,6 +11,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use super::refs::{find_anchor, local_pointer};
 use super::report::Failure;
 use super::{Keywords, Validator};
 
@@ -122,5 +123,32 @@ impl<'a> Validator<'a> {
             _ => {}
         }
         errors
+    }
+
+    /// `$recursiveRef` (2019-09) and `$dynamicRef` (2020-12) in a values schema: in one
+    /// document the dynamic scope holds that document only, so either lands where a `$ref`
+    /// would, a `#name` on the schema with that `$anchor` or `$dynamicAnchor`.
+    pub(super) fn check_values_dynamic_refs(
+        &self,
+        value: &Value,
+        s: Keywords<'a>,
+        path: &mut Vec<String>,
+        own: &mut Uneval,
+        errors: &mut Vec<Failure>,
+    ) {
+        for (keyword, since) in [("$recursiveRef", 2019), ("$dynamicRef", 2020)] {
+            let Some(Value::String(reference)) = s.get(keyword).filter(|_| self.draft >= since)
+            else {
+                continue;
+            };
+            let target = match local_pointer(self.root, reference) {
+                Ok(f) if !f.is_empty() && !f.starts_with('/') => find_anchor(self.root, &f),
+                _ => self.resolve(reference).map(|(_, t)| t),
+            };
+            if let Some(target) = target {
+                let failure = self.check_in_place(value, target, path, own);
+                errors.extend(failure.map(Failure::referenced));
+            }
+        }
     }
 }

@@ -75,3 +75,23 @@ fn additional_items_without_a_tuple_is_skipped() {
         json!({"$schema": "http://json-schema.org/draft-07/schema#", "additionalItems": false});
     assert!(errors(d7, json!([1])).is_empty());
 }
+
+#[test]
+fn dynamic_and_recursive_refs_evaluate_in_values_schemas() {
+    let dynamic = json!({"$dynamicAnchor": "m", "properties": {"a": {}, "o": {"$dynamicRef": "#m"}},
+        "unevaluatedProperties": false});
+    assert_eq!(
+        errors(dynamic, json!({"o": {"b": 1}})),
+        ["at '/o/b': false schema"]
+    );
+    let evaluates = json!({"$defs": {"p": {"$dynamicAnchor": "p", "properties": {"a": {}}}},
+        "$dynamicRef": "#/$defs/p", "unevaluatedProperties": false});
+    assert!(errors(evaluates, json!({"a": 1})).is_empty());
+    let recursive = json!({"$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$recursiveAnchor": true, "properties": {"a": {}, "o": {"$recursiveRef": "#"}},
+        "unevaluatedProperties": false});
+    assert_eq!(
+        errors(recursive, json!({"o": {"b": 1}})),
+        ["at '/o/b': false schema"]
+    );
+}
