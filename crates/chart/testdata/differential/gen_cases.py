@@ -17,6 +17,7 @@ import sys
 
 from cases_hand import ALL
 from cases_meta import meta_cases
+from cases_uneval import uneval_cases
 
 CHART_YAML = """apiVersion: v2
 name: c
@@ -363,7 +364,7 @@ def schema_cases():
         case(f"schema/{name}", {"t.yaml": "ok"},
              files={"values.yaml": values, "values.schema.json": _json.dumps(schema)})
         for name, schema, values in SCHEMA_CASES
-    ] + format_cases() + meta_cases()
+    ] + format_cases() + meta_cases() + uneval_cases()
 
 # Random composition: expressions typed loosely, so that some fail on purpose.
 PATHS = [".Values.str", ".Values.int", ".Values.float", ".Values.list", ".Values.map",

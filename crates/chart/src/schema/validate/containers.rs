@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::report::{Failure, count, first_repeat, quote, regex};
-use super::{Keywords, Obj, Validator, get};
+use super::{Keywords, Obj, Uneval, Validator, get};
 
 impl<'a> Validator<'a> {
     pub(super) fn check_object(
@@ -11,6 +11,7 @@ impl<'a> Validator<'a> {
         map: &Obj,
         s: Keywords<'a>,
         path: &mut Vec<String>,
+        own: &mut Uneval,
         errors: &mut Vec<Failure>,
     ) {
         self.bounds(
@@ -46,7 +47,7 @@ impl<'a> Validator<'a> {
         }
         if let Some(Value::Object(deps)) = s.get("dependencies") {
             for (key, d) in deps {
-                self.dependent(map, key, d, path, errors);
+                self.dependent(map, key, d, path, own, errors);
             }
         }
         let props = s.get("properties").and_then(Value::as_object);
@@ -71,6 +72,9 @@ impl<'a> Validator<'a> {
                     evaluated = true;
                     errors.extend(self.check_at(item, sch, path, key));
                 }
+            }
+            if evaluated || additional.is_some() {
+                own.evaluated_prop(key);
             }
             if evaluated {
                 continue;
@@ -120,13 +124,13 @@ impl<'a> Validator<'a> {
         }
         if let Some(Value::Object(deps)) = s.get("dependentSchemas") {
             for (key, d) in deps {
-                self.dependent(map, key, d, path, errors);
+                self.dependent(map, key, d, path, own, errors);
             }
         }
         if let Some(Value::Object(deps)) = s.get("dependentRequired") {
             for (key, d) in deps {
                 if d.is_array() {
-                    self.dependent(map, key, d, path, errors);
+                    self.dependent(map, key, d, path, own, errors);
                 }
             }
         }
@@ -140,6 +144,7 @@ impl<'a> Validator<'a> {
         key: &str,
         deps: &'a Value,
         path: &mut Vec<String>,
+        own: &mut Uneval,
         errors: &mut Vec<Failure>,
     ) {
         if !map.contains_key(key) {
@@ -162,7 +167,7 @@ impl<'a> Validator<'a> {
                     ),
                 ));
             }
-        } else if let Some(e) = self.check(&Value::Object(map.clone()), deps, path) {
+        } else if let Some(e) = self.check_in_place(&Value::Object(map.clone()), deps, path, own) {
             errors.push(e);
         }
     }
@@ -172,6 +177,7 @@ impl<'a> Validator<'a> {
         items: &[Value],
         s: Keywords<'a>,
         path: &mut Vec<String>,
+        own: &mut Uneval,
         errors: &mut Vec<Failure>,
     ) {
         self.bounds(path, ["minItems", "maxItems"], items.len(), s, errors);
@@ -205,7 +211,9 @@ impl<'a> Validator<'a> {
                 }
                 None => 0,
             };
-            match s.get("additionalItems") {
+            // `additionalItems` only follows a tuple: alone, Helm's validator skips it.
+            let tuple = matches!(s.get("items"), Some(Value::Array(_)));
+            match s.get("additionalItems").filter(|_| tuple) {
                 Some(Value::Bool(false)) if evaluated != items.len() => errors.push(Failure::new(
                     path,
                     format!(
@@ -235,7 +243,13 @@ impl<'a> Validator<'a> {
         for (i, item) in items.iter().enumerate() {
             match self.check_at(item, contains, path, &i.to_string()) {
                 Some(e) => failures.push(e),
-                None => matched.push(i.to_string()),
+                None => {
+                    matched.push(i.to_string());
+                    // Since 2020-12 the items `contains` matches count as evaluated.
+                    if self.draft >= 2020 {
+                        own.evaluated_item(i);
+                    }
+                }
             }
         }
         let limit = |keyword| {

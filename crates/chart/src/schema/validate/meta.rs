@@ -12,7 +12,7 @@ use super::refs::SCHEMA_URL;
 use super::refs::remote_reference;
 use super::report::Failure;
 use super::resources;
-use super::{Keywords, Validator};
+use super::{Keywords, Uneval, Validator};
 
 /// `Err` with Helm's message when `schema` is not a valid schema of its draft, or names
 /// a metaschema Helm would have to fetch.
@@ -89,10 +89,11 @@ impl<'a> Validator<'a> {
         value: &Value,
         s: Keywords<'a>,
         path: &mut Vec<String>,
+        own: &mut Uneval,
         errors: &mut Vec<Failure>,
     ) {
         let Some(outermost) = self.dynamic_root else {
-            return;
+            return self.check_values_dynamic_refs(value, s, path, own, errors);
         };
         for keyword in ["$recursiveRef", "$dynamicRef"] {
             let Some(Value::String(reference)) = s.get(keyword) else {
@@ -116,7 +117,8 @@ impl<'a> Validator<'a> {
                     })
                 };
             if let Some((v, target)) = target {
-                errors.extend(v.check(value, target, path).map(Failure::referenced));
+                let failure = v.check_in_place(value, target, path, own);
+                errors.extend(failure.map(Failure::referenced));
             }
         }
     }

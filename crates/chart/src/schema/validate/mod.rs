@@ -5,7 +5,7 @@
 //! dependentSchemas), array keywords (min/maxItems, uniqueItems, items in both the
 //! tuple and the 2020-12 `prefixItems` forms, additionalItems, contains), string
 //! keywords (min/maxLength, pattern), number bounds and multipleOf, then not, allOf,
-//! anyOf, oneOf and if/then/else; plus `nullable` and `x-kubernetes-preserve-unknown-fields`
+//! anyOf, oneOf and if/then/else, then unevaluatedProperties and unevaluatedItems; plus `nullable` and `x-kubernetes-preserve-unknown-fields`
 //! for structural CRD schemas. Errors nest as Helm prints them: a failed combinator
 //! lists its subschemas' errors indented under it.
 use serde_json::{Map, Value};
@@ -27,10 +27,14 @@ mod resources;
 mod scalars;
 #[cfg(test)]
 mod tests;
+mod uneval;
+#[cfg(test)]
+mod uneval_tests;
 
 pub(crate) use meta::check_schema;
 use refs::local_pointer;
 use report::{Failure, count, display, equals, got_kind, quote, type_matches};
+use uneval::Uneval;
 
 /// Check `value` against a structural CRD schema. Unknown fields are errors here (the API
 /// server would silently drop them), unless the node preserves unknown fields.
@@ -154,6 +158,8 @@ fn keyword_bit(name: &str) -> u64 {
         "else" => 1 << 40,
         "$recursiveRef" => 1 << 41,
         "$dynamicRef" => 1 << 42,
+        "unevaluatedProperties" => 1 << 43,
+        "unevaluatedItems" => 1 << 44,
         _ => 0,
     }
 }
@@ -208,6 +214,18 @@ impl<'a> Validator<'a> {
     /// The errors of `value` against `schema` at `path`: None when it is valid, one
     /// error, or a group of several.
     fn check(&self, value: &Value, schema: &'a Value, path: &mut Vec<String>) -> Option<Failure> {
+        self.check_in_place(value, schema, path, &mut Uneval::default())
+    }
+
+    /// `value` against a subschema applied in place (`$ref`, allOf, if ...): when it
+    /// succeeds, the properties and items it evaluated leave the caller's `uneval`.
+    fn check_in_place(
+        &self,
+        value: &Value,
+        schema: &'a Value,
+        path: &mut Vec<String>,
+        uneval: &mut Uneval,
+    ) -> Option<Failure> {
         let s = match schema {
             Value::Bool(false) => return Some(Failure::new(path, "false schema")),
             Value::Object(s) => s,
@@ -227,7 +245,7 @@ impl<'a> Validator<'a> {
             ..*self
         };
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            deeper.check_object_schema(value, s, path)
+            deeper.check_object_schema(value, s, path, uneval)
         })
     }
 
@@ -236,8 +254,10 @@ impl<'a> Validator<'a> {
         value: &Value,
         obj: &'a Obj,
         path: &mut Vec<String>,
+        caller: &mut Uneval,
     ) -> Option<Failure> {
         let s = Keywords::of(obj);
+        let mut own = Uneval::of(value, s, self.draft, !caller.is_empty());
         if self.structural && value.is_null() && s.get("nullable") == Some(&Value::Bool(true)) {
             return None;
         }
@@ -250,7 +270,11 @@ impl<'a> Validator<'a> {
         {
             // Before 2019-09, `$ref` replaces every keyword beside it, type and format
             // included.
-            return v.check(value, target, path).map(Failure::referenced);
+            let failure = v.check_in_place(value, target, path, &mut own);
+            if failure.is_none() {
+                caller.merge(&own);
+            }
+            return failure.map(Failure::referenced);
         }
         if let Some(t) = s.get("type") {
             let wanted: Vec<&str> = match t {
@@ -303,17 +327,22 @@ impl<'a> Validator<'a> {
         }
         let mut errors = Vec::new();
         if let Some((v, target)) = target {
-            errors.extend(v.check(value, target, path).map(Failure::referenced));
+            let failure = v.check_in_place(value, target, path, &mut own);
+            errors.extend(failure.map(Failure::referenced));
         }
         match value {
-            Value::Object(map) => self.check_object(map, s, path, &mut errors),
-            Value::Array(items) => self.check_array(items, s, path, &mut errors),
+            Value::Object(map) => self.check_object(map, s, path, &mut own, &mut errors),
+            Value::Array(items) => self.check_array(items, s, path, &mut own, &mut errors),
             Value::String(text) => self.check_string(text, s, path, &mut errors),
             Value::Number(_) => self.check_number(value, s, path, &mut errors),
             _ => {}
         }
-        self.check_dynamic_refs(value, s, path, &mut errors);
-        self.check_combinators(value, s, path, &mut errors);
+        self.check_dynamic_refs(value, s, path, &mut own, &mut errors);
+        self.check_combinators(value, s, path, &mut own, &mut errors);
+        errors.extend(self.unevaluated(value, s, path, &mut own));
+        if errors.is_empty() {
+            caller.merge(&own);
+        }
         match errors.len() {
             0 => None,
             1 => errors.pop(),

@@ -36,6 +36,35 @@ pub(super) fn local_pointer(root: &Value, reference: &str) -> Result<String, Str
     }
 }
 
+/// The schema of `root` that names itself `name` with `$anchor` or `$dynamicAnchor` (a
+/// `$ref`-like keyword's `#name`). Values of keywords that hold no schema are skipped; the
+/// walk stops 64 levels down.
+pub(super) fn find_anchor<'v>(root: &'v Value, name: &str) -> Option<&'v Value> {
+    const DATA: [&str; 4] = ["const", "enum", "default", "examples"];
+    let mut stack = vec![(root, 0usize)];
+    while let Some((node, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match node {
+            Value::Object(obj) => {
+                let named = |k| obj.get(k).and_then(Value::as_str) == Some(name);
+                if named("$anchor") || named("$dynamicAnchor") {
+                    return Some(node);
+                }
+                Box::new(
+                    obj.iter()
+                        .filter(|(k, _)| !DATA.contains(&k.as_str()))
+                        .map(|(_, v)| v),
+                )
+            }
+            Value::Array(items) => Box::new(items.iter()),
+            _ => continue,
+        };
+        if depth < 64 {
+            stack.extend(children.map(|c| (c, depth + 1)));
+        }
+    }
+    None
+}
+
 /// The first document other than the root that a `$ref` reachable from the root (through
 /// schema keywords and the local `$ref`s themselves, as Helm's validator compiles them)
 /// names. Schemas only under `definitions` and never referenced are not reached.

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::report::{Failure, is_multiple, number, quote, regex};
-use super::{Keywords, Validator};
+use super::{Keywords, Uneval, Validator};
 
 impl<'a> Validator<'a> {
     pub(super) fn check_string(
@@ -96,17 +96,18 @@ impl<'a> Validator<'a> {
         value: &Value,
         s: Keywords<'a>,
         path: &mut Vec<String>,
+        own: &mut Uneval,
         errors: &mut Vec<Failure>,
     ) {
         if let Some(not) = s.get("not")
-            && self.check(value, not, path).is_none()
+            && self.check_in_place(value, not, path, own).is_none()
         {
             errors.push(Failure::new(path, "'not' failed"));
         }
         if let Some(Value::Array(all)) = s.get("allOf") {
             let failures: Vec<Failure> = all
                 .iter()
-                .filter_map(|sub| self.check(value, sub, path))
+                .filter_map(|sub| self.check_in_place(value, sub, path, own))
                 .collect();
             if !failures.is_empty() {
                 errors.push(Failure::new(path, "'allOf' failed").with_causes(failures));
@@ -114,13 +115,18 @@ impl<'a> Validator<'a> {
         }
         if let Some(Value::Array(any)) = s.get("anyOf") {
             let mut failures = Vec::new();
-            let matched = any.iter().any(|sub| match self.check(value, sub, path) {
-                Some(e) => {
-                    failures.push(e);
-                    false
+            let mut matched = false;
+            for sub in any {
+                match self.check_in_place(value, sub, path, own) {
+                    Some(e) => failures.push(e),
+                    // The later ones still count for what they evaluate.
+                    None if own.is_empty() => {
+                        matched = true;
+                        break;
+                    }
+                    None => matched = true,
                 }
-                None => true,
-            });
+            }
             if !matched {
                 errors.push(Failure::new(path, "'anyOf' failed").with_causes(failures));
             }
@@ -129,7 +135,7 @@ impl<'a> Validator<'a> {
             let mut failures = Vec::new();
             let mut matched: Option<usize> = None;
             for (i, sub) in one.iter().enumerate() {
-                match (self.check(value, sub, path), matched) {
+                match (self.check_in_place(value, sub, path, own), matched) {
                     (Some(e), None) => failures.push(e),
                     (Some(_), Some(_)) => {}
                     (None, None) => matched = Some(i),
@@ -149,13 +155,13 @@ impl<'a> Validator<'a> {
         }
         // if/then/else came with draft 7.
         if let Some(cond) = s.get("if").filter(|_| self.draft >= 7) {
-            let branch = if self.check(value, cond, path).is_none() {
+            let branch = if self.check_in_place(value, cond, path, own).is_none() {
                 s.get("then")
             } else {
                 s.get("else")
             };
             if let Some(b) = branch {
-                errors.extend(self.check(value, b, path));
+                errors.extend(self.check_in_place(value, b, path, own));
             }
         }
     }
