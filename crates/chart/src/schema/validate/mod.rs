@@ -11,6 +11,7 @@
 use serde_json::{Map, Value};
 
 mod containers;
+mod cycles;
 mod formats;
 mod formats_ip;
 mod formats_net;
@@ -244,9 +245,13 @@ impl<'a> Validator<'a> {
             depth: self.depth + 1,
             ..*self
         };
+        let depth = path.len();
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            deeper.check_object_schema(value, s, path, uneval)
+            cycles::guarded(schema, depth, || {
+                deeper.check_object_schema(value, s, path, uneval)
+            })
         })
+        .unwrap_or_else(|| Some(Failure::new(path, cycles::message(self.root, schema))))
     }
 
     fn check_object_schema(
