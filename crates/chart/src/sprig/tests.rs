@@ -416,3 +416,14 @@ fn no_function_panics_on_odd_arguments() {
     }
     assert!(panics.is_empty(), "panicked: {panics:?}");
 }
+
+/// Sprig's `nospace` (goutils.DeleteWhiteSpace) walks bytes, not characters: Helm turns
+/// "héllo 日本" into Latin-1 mojibake and keeps a no-break space (upstream
+/// Masterminds/goutils#29, open since 2020). We delete Unicode white space from
+/// characters, as the function means to; ASCII input gives Helm's result.
+#[test]
+fn nospace_deletes_white_space_from_characters_not_bytes() {
+    assert_eq!(r(r#"{{ nospace "héllo 日本 🎉" }}"#), "héllo日本🎉");
+    assert_eq!(r("{{ nospace \"a\u{a0}b\u{3000}c\" }}"), "abc");
+    assert_eq!(r(r#"{{ nospace " a\tb\nc " }}"#), "abc");
+}

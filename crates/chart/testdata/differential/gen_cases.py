@@ -248,6 +248,12 @@ SCHEMA_CASES = [
     ("ref-relative-to-id", {"$id": "https://example.invalid/dir/s.json", "definitions": {"p": {"type": "integer"}}, "type": "object", "properties": {"num": {"$ref": "s.json#/definitions/p"}}}, "num: x\n"),
     ("remote-ref-in-examples", {"type": "object", "examples": [{"$ref": "https://example.invalid/x.json"}], "properties": {"num": {"type": "integer"}}}, "num: 1\n"),
     ("remote-ref-never-referenced", {"type": "object", "definitions": {"x": {"$ref": "https://example.invalid/x.json"}}, "properties": {"num": {"type": "integer"}}}, "num: 1\n"),
+    ("ref-missing-root", {"$ref": "#/definitions/nope"}, "num: 1\n"),
+    ("ref-missing-unused-property", {"properties": {"zz": {"$ref": "#/$defs/x"}}}, "num: 1\n"),
+    ("ref-missing-d7", {"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"num": {"$ref": "#/definitions/x"}}}, "num: 1\n"),
+    ("ref-missing-with-id", {"$id": "https://example.invalid/s.json", "properties": {"num": {"$ref": "#/definitions/x"}}}, "num: 1\n"),
+    ("ref-missing-unreached", {"$defs": {"x": {"$ref": "#/nope"}}, "properties": {"num": {"type": "integer"}}}, "num: 1\n"),
+    ("ref-escaped-pointers", {"$defs": {"a b": {"type": "integer"}, "c/d": {"type": "integer"}}, "properties": {"num": {"$ref": "#/$defs/a%20b"}, "n2": {"$ref": "#/$defs/c~1d"}}}, "num: x\nn2: 1\n"),
     ("group-flattened", {"properties": {"num": {"multipleOf": 2, "exclusiveMinimum": 3}}}, "num: 3\n"),
     ("group-nested", {"required": ["zz"], "properties": {"num": {"multipleOf": 2, "exclusiveMinimum": 3}}}, "num: 3\n"),
 ]

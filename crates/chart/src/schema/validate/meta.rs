@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::metaschemas::{self, Draft};
 use super::refs::SCHEMA_URL;
-use super::refs::remote_reference;
+use super::refs::unresolvable_reference;
 use super::report::Failure;
 use super::resources;
 use super::{Keywords, Uneval, Validator};
@@ -35,14 +35,8 @@ pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
     if let Some(problem) = resources::bad_pattern_property(&reached) {
         return Err(problem);
     }
-    // It loads every other document a reachable `$ref` names; the chart engine has no
-    // network, so a remote schema fails to load, as it does for Helm run offline.
-    match remote_reference(schema, &reached) {
-        Some(url) => Err(format!(
-            "failing loading \"{url}\": remote schemas are not fetched"
-        )),
-        None => Ok(()),
-    }
+    // It loads every document a reachable `$ref` names and finds the place it points at.
+    unresolvable_reference(schema, &reached).map_or(Ok(()), Err)
 }
 
 /// Helm's message for a schema (the part of the file at `pointer`) that its draft's

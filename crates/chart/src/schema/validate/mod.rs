@@ -190,8 +190,12 @@ impl<'a> Validator<'a> {
         }
         match local_pointer(self.root, reference) {
             Ok(pointer) => {
-                let decoded = pointer.replace("%25", "%");
-                self.root.pointer(&decoded).map(|t| (*self, t))
+                // A URL fragment: percent-encoded (`a%20b` names the key `a b`).
+                let decoded = percent_encoding::percent_decode_str(&pointer).decode_utf8_lossy();
+                self.root
+                    .pointer(&decoded)
+                    .or_else(|| self.root.pointer(&pointer))
+                    .map(|t| (*self, t))
             }
             // Helm's validator holds the metaschema documents: a `$ref` may name them.
             Err(doc) => {

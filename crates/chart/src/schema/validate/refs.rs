@@ -65,17 +65,39 @@ pub(super) fn find_anchor<'v>(root: &'v Value, name: &str) -> Option<&'v Value> 
     None
 }
 
-/// The first document other than the root that a `$ref` reachable from the root (through
-/// schema keywords and the local `$ref`s themselves, as Helm's validator compiles them)
-/// names. Schemas only under `definitions` and never referenced are not reached.
-pub(super) fn remote_reference(root: &Value, reached: &[(&Value, String)]) -> Option<String> {
-    reached
-        .iter()
-        .find_map(|(schema, _)| match schema.get("$ref") {
+/// What Helm's validator says of the first `$ref` reachable from the root (through schema
+/// keywords and the local `$ref`s themselves, as it compiles them) that it cannot follow:
+/// one naming another document (the chart engine fetches none, as Helm run offline), or a
+/// JSON pointer to a place of this one that is not there. Schemas only under
+/// `definitions` and never referenced are not reached.
+pub(super) fn unresolvable_reference(root: &Value, reached: &[(&Value, String)]) -> Option<String> {
+    reached.iter().find_map(|(schema, _)| {
+        let Some(Value::String(reference)) = schema.get("$ref") else {
+            return None;
+        };
+        match local_pointer(root, reference) {
             // The metaschemas are at hand.
-            Some(Value::String(r)) => local_pointer(root, r)
-                .err()
-                .filter(|doc| super::metaschemas::document(doc).is_none()),
-            _ => None,
-        })
+            Err(doc) if super::metaschemas::document(&doc).is_some() => None,
+            Err(doc) => Some(format!(
+                "failing loading \"{doc}\": remote schemas are not fetched"
+            )),
+            Ok(fragment) => missing_place(root, &fragment),
+        }
+    })
+}
+
+/// Helm's message when the JSON pointer `fragment` names nothing in `root` (an anchor,
+/// `#name`, is left to the validator: drafts name them in several ways).
+fn missing_place(root: &Value, fragment: &str) -> Option<String> {
+    if !(fragment.is_empty() || fragment.starts_with('/')) {
+        return None;
+    }
+    let decoded = percent_encoding::percent_decode_str(fragment).decode_utf8_lossy();
+    if root.pointer(&decoded).is_some() || root.pointer(fragment).is_some() {
+        return None;
+    }
+    // The file's URL, even when the schema has an `$id`.
+    Some(format!(
+        "json-pointer in \"{SCHEMA_URL}#{fragment}\" not found"
+    ))
 }

@@ -148,6 +148,39 @@ fn a_remote_reference_fails_to_load() {
     assert!(validate_json_schema(&json!({"e": 1}), &local).is_ok());
 }
 
+/// A reachable `$ref` to a place the schema does not have: Helm's validator refuses the
+/// schema while compiling it, whatever the values (messages from Helm v4.2.3).
+#[test]
+fn a_reference_to_a_missing_place_is_refused() {
+    for (schema, place) in [
+        (json!({"$ref": "#/definitions/nope"}), "#/definitions/nope"),
+        (
+            json!({"properties": {"b": {"$ref": "#/$defs/x"}}}),
+            "#/$defs/x",
+        ),
+        (
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "properties": {"a": {"$ref": "#/definitions/x"}}}),
+            "#/definitions/x",
+        ),
+        (
+            json!({"$id": "https://example.invalid/s.json", "properties": {"a": {"$ref": "#/definitions/x"}}}),
+            "#/definitions/x",
+        ),
+    ] {
+        assert_eq!(
+            check_schema(&schema),
+            Err(format!(
+                "json-pointer in \"file:///values.schema.json{place}\" not found"
+            )),
+            "{schema}"
+        );
+    }
+    // Escaped and percent-encoded pointers that do name a place, and an unreached one.
+    let fine = json!({"$defs": {"a b": {}, "c/d": {}, "x": {"$ref": "#/nope"}},
+        "properties": {"p": {"$ref": "#/$defs/a%20b"}, "q": {"$ref": "#/$defs/c~1d"}, "r": {"$ref": "#"}}});
+    assert_eq!(check_schema(&fine), Ok(()));
+}
+
 /// Found with the metaschema cases of the differential run.
 #[test]
 fn keywords_as_helms_validator_reads_them() {
