@@ -189,14 +189,7 @@ impl<'a> Validator<'a> {
             return Some((self.in_document(root), root.pointer(fragment)?));
         }
         match local_pointer(self.root, reference) {
-            Ok(pointer) => {
-                // A URL fragment: percent-encoded (`a%20b` names the key `a b`).
-                let decoded = percent_encoding::percent_decode_str(&pointer).decode_utf8_lossy();
-                self.root
-                    .pointer(&decoded)
-                    .or_else(|| self.root.pointer(&pointer))
-                    .map(|t| (*self, t))
-            }
+            Ok(pointer) => refs::pointed_at(self.root, &pointer).map(|t| (*self, t)),
             // Helm's validator holds the metaschema documents: a `$ref` may name them.
             Err(doc) => {
                 let fragment = reference.split_once('#').map_or("", |(_, f)| f);

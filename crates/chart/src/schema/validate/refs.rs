@@ -36,6 +36,13 @@ pub(super) fn local_pointer(root: &Value, reference: &str) -> Result<String, Str
     }
 }
 
+/// What the JSON pointer `fragment` of a URL names in `root`: percent-encoded (`a%20b` is
+/// the key `a b`), or as written when that names nothing.
+pub(super) fn pointed_at<'v>(root: &'v Value, fragment: &str) -> Option<&'v Value> {
+    let decoded = percent_encoding::percent_decode_str(fragment).decode_utf8_lossy();
+    root.pointer(&decoded).or_else(|| root.pointer(fragment))
+}
+
 /// The schema of `root` that names itself `name` with `$anchor` or `$dynamicAnchor` (a
 /// `$ref`-like keyword's `#name`). Values of keywords that hold no schema are skipped; the
 /// walk stops 64 levels down.
@@ -92,8 +99,7 @@ fn missing_place(root: &Value, fragment: &str) -> Option<String> {
     if !(fragment.is_empty() || fragment.starts_with('/')) {
         return None;
     }
-    let decoded = percent_encoding::percent_decode_str(fragment).decode_utf8_lossy();
-    if root.pointer(&decoded).is_some() || root.pointer(fragment).is_some() {
+    if pointed_at(root, fragment).is_some() {
         return None;
     }
     // The file's URL, even when the schema has an `$id`.
