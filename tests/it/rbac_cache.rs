@@ -81,6 +81,31 @@ fn a_cached_chart_gives_the_same_role_and_a_changed_chart_is_rendered_again() {
         transcript(&without, &project.root)
     );
 
+    // The second run read the entry rather than rendering again: an object added to the
+    // entry by hand shows in the role.
+    let entry_path = std::fs::read_dir(cache.path().join("chart-objects"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut entry: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&entry_path).unwrap()).unwrap();
+    entry["objects"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({
+        "source": "demo/templates/by-hand.yaml", "test_hook": false,
+        "object": {"apiVersion": "v1", "kind": "PodTemplate"}}));
+    std::fs::write(&entry_path, entry.to_string()).unwrap();
+    let from_entry = generate(&project.root, cache.path());
+    assert!(from_entry.starts_with("exit: 0\n"), "{from_entry}");
+    assert!(
+        cluster_resources(&project.read(ROLE)).contains("/podtemplates"),
+        "the cache entry was not read"
+    );
+    std::fs::remove_file(&entry_path).unwrap();
+
     // A new object in the chart: the cached entry no longer applies.
     assert!(
         !cluster_resources(&cold_role).contains("/serviceaccounts"),
@@ -97,5 +122,5 @@ fn a_cached_chart_gives_the_same_role_and_a_changed_chart_is_rendered_again() {
         cluster_resources(&role).contains("/serviceaccounts"),
         "{role}"
     );
-    assert_eq!(cache_entries(cache.path()).len(), 2);
+    assert_eq!(cache_entries(cache.path()).len(), 1);
 }
