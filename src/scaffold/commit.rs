@@ -1,11 +1,15 @@
 //! Writing a plan to disk, all or nothing, also against crashes: an intent journal (see
 //! [`journal`]) is fsynced before anything else is written. A new file is written in
-//! place; a file that replaces one is written to a temporary sibling, then renamed into
-//! place with a backup of what it replaces (whose mode it keeps). Every file, and every
-//! directory that gains names, is fsynced before the first rename; the directories files
-//! are renamed in, with the `committed` line after the last (recovery redoes renames that
-//! did not reach the disk). Any failure, or SIGINT/SIGTERM, rolls the journal back; a crash
-//! leaves the journal for the next command to roll back.
+//! place. A file that exists is rewritten in place too, its old bytes kept in the journal
+//! (it keeps its mode, owner and hard links, and no backup is made and removed); one that
+//! cannot be (not writable, or too large for the journal) is written to a temporary
+//! sibling, then renamed into place with a backup of what it replaces (whose mode it
+//! keeps). Every file, and every directory that gains names, is fsynced before the first
+//! rename; the directories files are renamed in, with the `committed` line after the last
+//! (recovery redoes renames that did not reach the disk). A commit without renames, the
+//! usual one, thus waits for the disk twice: for the journal, then for the files. Any
+//! failure, or SIGINT/SIGTERM, rolls the journal back; a crash leaves the journal for the
+//! next command to roll back.
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -13,7 +17,7 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::scaffold::durable::{self, Durable, Sync};
 use crate::scaffold::faults::{self, CommitGuard};
-use crate::scaffold::journal::{self, Entry, Journal, Replace};
+use crate::scaffold::journal::{self, Entry, Journal, Replace, Undo};
 use crate::scaffold::plan::Plan;
 
 fn sibling(rel: &str, tag: &str) -> String {
@@ -40,6 +44,9 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
     let root_existed = root.is_dir();
     let mut plan_journal = Journal::default();
     let mut dirs = DirScan::new(root, root_existed);
+    // The files rewritten in place, open, by entry.
+    let mut in_place = Vec::with_capacity(writes.len());
+    let mut journal_room = journal::IN_PLACE_TOTAL_LIMIT;
     for change in &writes {
         // A symlink to a file of the project stays a link: the file it points at is
         // written (the plan refused links out of the project).
@@ -50,13 +57,27 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
         // exists. Only the others are looked up (a dangling symlink is replaced too).
         let exists = !parent_is_new
             && (change.before.is_some() || root.join(&path).symlink_metadata().is_ok());
-        plan_journal.entries.push(Entry {
-            replace: exists.then(|| Replace {
+        let old = change
+            .before
+            .as_deref()
+            .filter(|old| old.len() <= journal::IN_PLACE_FILE_LIMIT.min(journal_room));
+        let open = match old {
+            Some(_) if exists => journal::open_in_place(&root.join(&path)),
+            _ => None,
+        };
+        let undo = match (exists, old, &open) {
+            (false, _, _) => Undo::Remove,
+            (true, Some(old), Some(_)) => {
+                journal_room -= old.len();
+                Undo::Restore(old.to_vec())
+            }
+            _ => Undo::Rename(Replace {
                 temp: sibling(&path, "tmp"),
                 backup: sibling(&path, "bak"),
             }),
-            target: path,
-        });
+        };
+        in_place.push(open);
+        plan_journal.entries.push(Entry { target: path, undo });
     }
     let _guard = CommitGuard::enter();
     // A root made now is locked at once (the command held the folder above it), so that
@@ -71,7 +92,7 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
     let result = plan_journal
         .write(root, sync)
         .and_then(|()| {
-            write_all(root, &writes, &plan_journal, sync).inspect_err(|_| {
+            write_all(root, &writes, &plan_journal, in_place, sync).inspect_err(|_| {
                 settle(root, &plan_journal);
             })
         })
@@ -111,6 +132,7 @@ fn write_all(
     root: &Path,
     writes: &[&crate::scaffold::Change],
     journal: &Journal,
+    in_place: Vec<Option<fs::File>>,
     sync: Sync,
 ) -> Result<Vec<PathBuf>> {
     for d in &journal.dirs {
@@ -119,14 +141,20 @@ fn write_all(
         fs::create_dir(&dir).map_err(|e| Error::io(&dir, e))?;
     }
     let mut files = Vec::with_capacity(writes.len());
-    for (change, entry) in writes.iter().zip(&journal.entries) {
+    for ((change, entry), open) in writes.iter().zip(&journal.entries).zip(in_place) {
         let target = root.join(&entry.target);
-        let (path, mode) = match &entry.replace {
-            Some(r) => (
+        if let Some(mut file) = open {
+            faults::step(&target)?;
+            journal::rewrite(&target, &mut file, &change.after)?;
+            files.push((target, file));
+            continue;
+        }
+        let (path, mode) = match &entry.undo {
+            Undo::Rename(r) => (
                 root.join(&r.temp),
                 fs::metadata(&target).ok().map(|m| m.permissions()),
             ),
-            None => (target.clone(), None),
+            _ => (target.clone(), None),
         };
         faults::step(&path)?;
         let file =
@@ -146,7 +174,9 @@ fn write_all(
     drop(files);
     // PROJECT is last in the plan, so it lands last.
     for entry in &journal.entries {
-        let Some(r) = &entry.replace else { continue };
+        let Undo::Rename(r) = &entry.undo else {
+            continue;
+        };
         let target = root.join(&entry.target);
         faults::step(&target)?;
         fs::rename(&target, root.join(&r.backup)).map_err(|e| Error::io(&target, e))?;

@@ -1,7 +1,9 @@
 //! Every file-system step of a commit passes through [`step`]: it counts the steps, stops
 //! the commit when SIGINT/SIGTERM arrived, and in debug builds obeys the test hook
 //! `RUSTY_SDK_FAULT=<what>:<n>` at the n-th step (`kill`: SIGKILL this process, `enospc`,
-//! `eio`, `erofs`: fail the step with that error, `term`: send SIGTERM to this process).
+//! `eio`, `erofs`: fail the step with that error, `term`: send SIGTERM to this process,
+//! `tear`: the first write at or after that step stops halfway and the process is killed,
+//! as a power cut or a SIGKILL in the middle of a write leaves a file).
 //! Release builds ignore the variable.
 use std::path::Path;
 use std::sync::Once;
@@ -13,6 +15,7 @@ static STEPS: AtomicUsize = AtomicUsize::new(0);
 static IN_COMMIT: AtomicBool = AtomicBool::new(false);
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
 static INSTALL: Once = Once::new();
+static TEAR: AtomicBool = AtomicBool::new(false);
 
 /// Marks the span of a commit: a signal inside it is recorded (the commit then rolls back
 /// and the command exits non-zero); a signal outside it ends the process as usual.
@@ -87,6 +90,18 @@ pub fn interrupted(sig: i32) -> Error {
     ))
 }
 
+/// Write all of `bytes` to `file`: every write of a commit goes through here, so that the
+/// test hook can tear one.
+pub fn write_all(file: &mut std::fs::File, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    if cfg!(debug_assertions) && TEAR.swap(false, Ordering::SeqCst) {
+        file.write_all(&bytes[..bytes.len() / 2])?;
+        // SAFETY: plain syscalls on this process.
+        unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+    }
+    file.write_all(bytes)
+}
+
 fn inject(n: usize, path: &Path) -> Result<()> {
     let Ok(spec) = std::env::var("RUSTY_SDK_FAULT") else {
         return Ok(());
@@ -107,6 +122,10 @@ fn inject(n: usize, path: &Path) -> Result<()> {
             // SAFETY: as above; the handler records it and the next step sees it.
             unsafe { libc::kill(libc::getpid(), libc::SIGTERM) };
             std::thread::sleep(std::time::Duration::from_millis(20));
+            return Ok(());
+        }
+        "tear" => {
+            TEAR.store(true, Ordering::SeqCst);
             return Ok(());
         }
         "enospc" => libc::ENOSPC,

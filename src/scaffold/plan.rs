@@ -73,7 +73,8 @@ fn inside_project(path: &str) -> Result<()> {
 pub fn symlink_target(root: &Path, rel: &str) -> std::result::Result<String, PathBuf> {
     let full = root.join(rel);
     let is_link = std::fs::symlink_metadata(&full).is_ok_and(|m| m.file_type().is_symlink());
-    let (true, Ok(real)) = (is_link, std::fs::canonicalize(&full)) else {
+    // Resolved only for links: realpath costs a readlink per component of the path.
+    let Some(real) = is_link.then(|| std::fs::canonicalize(&full).ok()).flatten() else {
         return Ok(rel.to_string());
     };
     let base = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());

@@ -74,8 +74,10 @@ fn leftovers(root: &Path) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn kill_at_every_step_is_rolled_back_by_the_next_command() {
+/// Stop `create api` with `fault` at its first step, then its second, and so on until it
+/// succeeds; after each, the next command must leave exactly the old tree or (stopped
+/// after the commit point) exactly the new one. Returns how many of each.
+fn stopped_at_every_step(fault: &str) -> (usize, usize) {
     let fresh = || {
         let (dir, root) = project();
         std::fs::set_permissions(root.join("PROJECT"), std::fs::Permissions::from_mode(0o600))
@@ -92,7 +94,7 @@ fn kill_at_every_step_is_rolled_back_by_the_next_command() {
     loop {
         let output = rusty(&root)
             .args(API)
-            .env("RUSTY_SDK_FAULT", format!("kill:{n}"))
+            .env("RUSTY_SDK_FAULT", format!("{fault}:{n}"))
             .output()
             .unwrap();
         if output.status.success() {
@@ -101,7 +103,7 @@ fn kill_at_every_step_is_rolled_back_by_the_next_command() {
         assert_eq!(
             output.status.signal(),
             Some(9),
-            "step {n}: {}",
+            "{fault} at step {n}: {}",
             transcript(&output, &root)
         );
         // The next command (a dry run, so it writes nothing of its own) settles the tree:
@@ -111,28 +113,42 @@ fn kill_at_every_step_is_rolled_back_by_the_next_command() {
         let now = state(&root);
         if text.contains("finished it") {
             let diff = differences(&now, &after);
-            assert!(diff.is_empty(), "step {n}: {diff:?}\n{text}");
+            assert!(diff.is_empty(), "{fault} at step {n}: {diff:?}\n{text}");
             rolled_forward += 1;
             (_dir, root) = fresh();
         } else {
-            assert!(next.status.success(), "step {n}: {text}");
+            assert!(next.status.success(), "{fault} at step {n}: {text}");
             let diff = differences(&now, &before);
-            assert!(diff.is_empty(), "step {n}: {diff:?}\n{text}");
+            assert!(diff.is_empty(), "{fault} at step {n}: {diff:?}\n{text}");
             rolled_back += 1;
         }
         n += 1;
         assert!(n < 400, "the commit never finished");
     }
-    assert!(
-        rolled_back > 20 && rolled_forward > 0,
-        "{rolled_back} {rolled_forward}"
-    );
     assert!(differences(&state(&root), &after).is_empty());
     let mode = std::fs::metadata(root.join("PROJECT"))
         .unwrap()
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o600, "PROJECT's mode is kept");
+    (rolled_back, rolled_forward)
+}
+
+#[test]
+fn kill_at_every_step_is_rolled_back_by_the_next_command() {
+    let (rolled_back, rolled_forward) = stopped_at_every_step("kill");
+    assert!(
+        rolled_back > 15 && rolled_forward > 0,
+        "{rolled_back} {rolled_forward}"
+    );
+}
+
+/// A kill in the middle of a write leaves a file half written: the journal, a new file, or
+/// a file rewritten in place (whose old bytes the journal holds).
+#[test]
+fn a_write_torn_at_any_step_is_rolled_back_by_the_next_command() {
+    let (rolled_back, _) = stopped_at_every_step("tear");
+    assert!(rolled_back > 15, "{rolled_back}");
 }
 
 #[test]

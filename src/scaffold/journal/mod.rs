@@ -1,32 +1,47 @@
 //! The intent journal of a commit: written (and fsynced, with its directory) before
 //! anything else, so that a commit cut short by a crash, a kill or a power loss is rolled
-//! back by the next command. It ends with an `end` line: a journal without it was cut short
-//! while being written, before anything else was, and is only removed. Once every file is in
-//! place a `committed` line is appended; a journal ending with it is rolled forward instead
-//! (only the backups remain to be removed).
+//! back by the next command. It holds the old bytes of every file the commit rewrites in
+//! place, and ends with an `end` line: a journal without it was cut short while being
+//! written, before anything else was, and is only removed. Once every file is in place a
+//! `committed` line is appended; a journal ending with it is rolled forward instead (only
+//! backups and renames are left to finish).
+mod format;
+
 use std::fs;
-use std::io::{ErrorKind, Write};
+use std::io::{ErrorKind, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::scaffold::durable::{Durable, Sync, sync_dir};
 use crate::scaffold::faults;
+use format::{COMMITTED, Parsed};
 
 /// The journal's name in the project root.
 pub const FILE_NAME: &str = ".rusty-sdk-journal";
-const HEADER: &str = "rusty-sdk commit journal 2";
-/// Journals of earlier versions: written whole through a temporary, no `end` line.
-const HEADER_1: &str = "rusty-sdk commit journal 1";
-const END: &str = "end";
-const COMMITTED: &str = "committed";
+/// The most old bytes one file may put in the journal, and all files together; a larger
+/// file is replaced through a temporary and a backup instead.
+pub const IN_PLACE_FILE_LIMIT: usize = 1 << 20;
+pub const IN_PLACE_TOTAL_LIMIT: usize = 16 << 20;
+/// What a journal may weigh when read back: the old bytes, and lines for every file.
+const JOURNAL_LIMIT: u64 = 64 << 20;
 
-/// One planned write: where the file goes and, when it replaces a file, the temporary it
-/// is written to and where the old file is kept. A new file is written in place: undoing
-/// it is removing it.
+/// One planned write: where the file goes and how it is undone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
     pub target: String,
-    pub replace: Option<Replace>,
+    pub undo: Undo,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undo {
+    /// A new file, written in place: undone by removing it.
+    Remove,
+    /// A file rewritten in place (it keeps its inode, mode, owner and links): undone by
+    /// writing back its old bytes, which the journal holds.
+    Restore(Vec<u8>),
+    /// A file replaced by a temporary renamed over it (a file that cannot be written in
+    /// place, or too large for the journal): undone by renaming its backup back.
+    Rename(Replace),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,80 +59,13 @@ pub struct Journal {
 }
 
 impl Journal {
-    fn render(&self) -> String {
-        let mut out = format!("{HEADER}\n");
-        for d in &self.dirs {
-            out.push_str(&format!("dir\t{d}\n"));
-        }
-        for e in &self.entries {
-            match &e.replace {
-                Some(r) => out.push_str(&format!(
-                    "replace\t{}\t{}\t{}\n",
-                    e.target, r.temp, r.backup
-                )),
-                None => out.push_str(&format!("new\t{}\n", e.target)),
-            }
-        }
-        out.push_str(END);
-        out.push('\n');
-        out
-    }
-
-    fn parse(text: &str) -> Parsed {
-        // A last line without its line break was being written when the power went.
-        let (whole, torn) = match text.rsplit_once('\n') {
-            Some((whole, torn)) => (whole, torn),
-            None => ("", text),
-        };
-        let mut lines = whole.lines();
-        let needs_end = match lines.next() {
-            Some(HEADER) => true,
-            Some(HEADER_1) => false,
-            Some(_) => return Parsed::Unreadable,
-            None if HEADER.starts_with(torn) => return Parsed::Incomplete,
-            None => return Parsed::Unreadable,
-        };
-        let mut journal = Journal::default();
-        let mut ended = false;
-        for line in lines {
-            let fields: Vec<&str> = line.split('\t').collect();
-            match fields.as_slice() {
-                [END] if needs_end && !ended => ended = true,
-                [COMMITTED] if ended || !needs_end => journal.committed = true,
-                _ if ended || journal.committed => return Parsed::Unreadable,
-                ["dir", d] => journal.dirs.push(d.to_string()),
-                // Earlier versions also named a temporary for a new file.
-                ["new", t] | ["new", t, _] => journal.entries.push(Entry {
-                    target: t.to_string(),
-                    replace: None,
-                }),
-                ["replace", t, tmp, b] => journal.entries.push(Entry {
-                    target: t.to_string(),
-                    replace: Some(Replace {
-                        temp: tmp.to_string(),
-                        backup: b.to_string(),
-                    }),
-                }),
-                _ => return Parsed::Unreadable,
-            }
-        }
-        if needs_end && !ended {
-            return Parsed::Incomplete;
-        }
-        // Only `committed` is ever appended; cut short, the commit point was not reached.
-        if !torn.is_empty() && !COMMITTED.starts_with(torn) {
-            return Parsed::Unreadable;
-        }
-        Parsed::Whole(journal)
-    }
-
     /// Write the journal in the project root, then fsync it and the root together: a power
     /// loss before both are done leaves at most a journal without its `end` line (nothing
     /// else is written until then), which the next command removes.
     pub fn write(&self, root: &Path, sync: Sync) -> Result<()> {
         let path = root.join(FILE_NAME);
         faults::step(&path)?;
-        let file = write_new(&path, self.render().as_bytes(), None)?;
+        let file = write_new(&path, &self.render(), None)?;
         let synced = faults::step(&path)
             .and_then(|()| sync.run(&[Durable::File(&path, &file), Durable::Dir(root)]));
         drop(file);
@@ -127,9 +75,13 @@ impl Journal {
     }
 
     /// Mark the commit done: from here on recovery finishes it instead of undoing it.
-    /// `renamed_in` (the directories the renames happened in) are fsynced together with the
-    /// journal: a journal that reaches the disk as committed before its renames do has them
-    /// redone by the next command ([`Journal::roll_forward`]).
+    /// With renames, `renamed_in` (the directories they happened in) are fsynced together
+    /// with the journal: a journal that reaches the disk as committed before its renames do
+    /// has them redone by the next command ([`Journal::roll_forward`]), and backups are
+    /// removed only once the mark is durable.
+    /// Without renames the mark is not fsynced: every file is durable already, and a power
+    /// loss that brings back the journal without its mark only has the next command undo
+    /// the whole commit (each old file is in the journal), leaving the project as it was.
     pub fn mark_committed(root: &Path, sync: Sync, renamed_in: &[PathBuf]) -> Result<()> {
         let path = root.join(FILE_NAME);
         faults::step(&path)?;
@@ -139,6 +91,9 @@ impl Journal {
             .map_err(|e| Error::io(&path, e))?;
         file.write_all(format!("{COMMITTED}\n").as_bytes())
             .map_err(|e| Error::io(&path, e))?;
+        if renamed_in.is_empty() {
+            return Ok(());
+        }
         let durable: Vec<Durable> = std::iter::once(Durable::File(&path, &file))
             .chain(renamed_in.iter().map(|d| Durable::Dir(d)))
             .collect();
@@ -146,13 +101,22 @@ impl Journal {
     }
 
     /// Undo every step that may have happened, in reverse; each step is idempotent, so a
-    /// rollback cut short is finished by the next one. Returns the files restored.
+    /// rollback cut short is finished by the next one. Restored files and the directories
+    /// touched are durable when it returns. Returns the files restored.
     pub fn roll_back(&self, root: &Path) -> Result<usize> {
         let mut restored = 0;
+        let mut rewritten = Vec::new();
         for e in self.entries.iter().rev() {
             let target = root.join(&e.target);
-            match &e.replace {
-                Some(r) => {
+            match &e.undo {
+                Undo::Remove => remove_if_exists(&target)?,
+                Undo::Restore(old) => {
+                    if let Some(file) = restore(&target, old)? {
+                        rewritten.push((target, file));
+                    }
+                    restored += 1;
+                }
+                Undo::Rename(r) => {
                     let backup = root.join(&r.backup);
                     if backup.exists() {
                         fs::rename(&backup, &target).map_err(|err| Error::io(&target, err))?;
@@ -160,24 +124,24 @@ impl Journal {
                     }
                     remove_if_exists(&root.join(&r.temp))?;
                 }
-                None => remove_if_exists(&target)?,
             }
         }
         for d in self.dirs.iter().rev() {
             // Not empty means something else lives there now: leave it.
             let _ = fs::remove_dir(root.join(d));
         }
-        self.sync_parents(root)?;
+        self.sync_parents(root, &rewritten)?;
         Ok(restored)
     }
 
     /// Finish a committed commit: redo the renames that did not reach the disk (every
-    /// temporary was fsynced before the first rename), then drop the backups. Each step is
-    /// idempotent, so a roll-forward cut short is finished by the next one.
+    /// temporary was fsynced before the first rename), then drop the backups. Files
+    /// rewritten in place were durable before the commit point. Each step is idempotent, so
+    /// a roll-forward cut short is finished by the next one.
     pub fn roll_forward(&self, root: &Path) -> Result<()> {
         let exists = |p: &Path| p.symlink_metadata().is_ok();
         for e in &self.entries {
-            let Some(r) = &e.replace else { continue };
+            let Undo::Rename(r) = &e.undo else { continue };
             let (target, temp, backup) = (
                 root.join(&e.target),
                 root.join(&r.temp),
@@ -192,7 +156,7 @@ impl Journal {
             }
             remove_if_exists(&backup)?;
         }
-        self.sync_parents(root)
+        self.sync_parents(root, &[])
     }
 
     /// Finish the commit this process just made: every temporary was renamed into place,
@@ -203,8 +167,10 @@ impl Journal {
         let backups: Vec<PathBuf> = self
             .entries
             .iter()
-            .filter_map(|e| e.replace.as_ref())
-            .map(|r| root.join(&r.backup))
+            .filter_map(|e| match &e.undo {
+                Undo::Rename(r) => Some(root.join(&r.backup)),
+                _ => None,
+            })
             .collect();
         sync.for_each(&backups, |backup| {
             faults::cleanup_step(backup)?;
@@ -212,27 +178,33 @@ impl Journal {
         })
     }
 
-    /// fsync every directory the journal touched (those holding its files and those it
-    /// created directories in), so new names, renames and removals are durable.
-    pub fn sync_parents(&self, root: &Path) -> Result<()> {
+    /// fsync `files` and every directory the journal touched (those holding its files and
+    /// those it created directories in), so contents, new names, renames and removals are
+    /// durable.
+    fn sync_parents(&self, root: &Path, files: &[(PathBuf, fs::File)]) -> Result<()> {
         let (mut dirs, renamed) = self.touched_dirs(root);
         dirs.extend(renamed);
         dirs.sort();
         dirs.dedup();
         dirs.retain(|d| d.is_dir());
-        let dirs: Vec<Durable> = dirs.iter().map(|d| Durable::Dir(d)).collect();
-        Sync::of(root).run(&dirs)
+        let items: Vec<Durable> = files
+            .iter()
+            .map(|(path, file)| Durable::File(path, file))
+            .chain(dirs.iter().map(|d| Durable::Dir(d)))
+            .collect();
+        Sync::of(root).run(&items)
     }
 
     /// The directories a commit changes, in two lists: those it adds names to (new files
     /// and directories: durable once fsynced after they are created, before any rename),
-    /// and those it renames files in (to fsync after the renames).
+    /// and those it renames files in (to fsync after the renames). A file rewritten in
+    /// place changes no directory.
     pub fn touched_dirs(&self, root: &Path) -> (Vec<PathBuf>, Vec<PathBuf>) {
         let parent = |rel: &str| root.join(rel).parent().map(Path::to_path_buf);
         let mut renamed: Vec<PathBuf> = self
             .entries
             .iter()
-            .filter(|e| e.replace.is_some())
+            .filter(|e| matches!(e.undo, Undo::Rename(_)))
             .filter_map(|e| parent(&e.target))
             .collect();
         renamed.sort();
@@ -240,7 +212,7 @@ impl Journal {
         let mut added: Vec<PathBuf> = self
             .entries
             .iter()
-            .filter(|e| e.replace.is_none())
+            .filter(|e| e.undo == Undo::Remove)
             .map(|e| e.target.as_str())
             .chain(self.dirs.iter().map(String::as_str))
             .filter_map(parent)
@@ -259,13 +231,6 @@ impl Journal {
     }
 }
 
-enum Parsed {
-    Whole(Journal),
-    /// Cut short while being written (by a power loss): nothing else was written.
-    Incomplete,
-    Unreadable,
-}
-
 /// What recovery did, for the user.
 pub enum Recovered {
     Nothing,
@@ -278,7 +243,7 @@ impl Recovered {
         match self {
             Recovered::Nothing => None,
             Recovered::RolledBack { restored, planned } => Some(format!(
-                "an earlier command was interrupted while writing {planned} file(s); rolled it back ({restored} file(s) restored from backups, its new files removed): the project is as it was before that command"
+                "an earlier command was interrupted while writing {planned} file(s); rolled it back ({restored} file(s) restored, its new files removed): the project is as it was before that command"
             )),
             Recovered::RolledForward { files } => Some(format!(
                 "an earlier command was interrupted after writing its {files} file(s); finished it (removed its backups)"
@@ -292,12 +257,12 @@ pub fn recover(root: &Path) -> Result<Recovered> {
     let path = root.join(FILE_NAME);
     // A journal that never got its final name: nothing else was written yet.
     remove_if_exists(&root.join(format!("{FILE_NAME}.tmp")))?;
-    let text = match super::input::read_text(&path, super::input::PROJECT_FILE_LIMIT) {
-        Ok(t) => t,
+    let bytes = match super::input::read_file(&path, JOURNAL_LIMIT) {
+        Ok(bytes) => bytes,
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Recovered::Nothing),
         Err(e) => return Err(Error::io(&path, e)),
     };
-    let journal = match Journal::parse(&text) {
+    let journal = match Journal::parse(&bytes) {
         Parsed::Whole(journal) => journal,
         Parsed::Incomplete => {
             remove_if_exists(&path)?;
@@ -306,7 +271,7 @@ pub fn recover(root: &Path) -> Result<Recovered> {
         }
         Parsed::Unreadable => {
             return Err(Error::Project(format!(
-                "{}: not a journal this rusty-sdk can read; an earlier commit was interrupted: restore the files named `.NAME.rusty-bak-PID` by hand, then delete the journal",
+                "{}: not a journal this rusty-sdk can read; an earlier commit was interrupted: restore the files named `.NAME.rusty-bak-PID` by hand (the old bytes of files edited in place follow their `edit` lines), then delete the journal",
                 path.display()
             )));
         }
@@ -326,6 +291,52 @@ pub fn recover(root: &Path) -> Result<Recovered> {
     remove_if_exists(&path)?;
     sync_dir(root)?;
     Ok(done)
+}
+
+/// Open `path` to rewrite it in place, if it is a regular file this process may write
+/// (not a symlink, FIFO or device): the journal then keeps its old bytes instead of a
+/// backup. Opening changes nothing on disk.
+pub fn open_in_place(path: &Path) -> Option<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    if !fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+        .open(path)
+        .ok()
+}
+
+/// Rewrite the file open in `file` with `bytes`, from its start; not yet synced.
+pub fn rewrite(path: &Path, file: &mut fs::File, bytes: &[u8]) -> Result<()> {
+    faults::write_all(file, bytes)
+        .and_then(|()| file.set_len(bytes.len() as u64))
+        .map_err(|e| Error::io(path, e))
+}
+
+/// Put `old` back in `path` (made again if it was removed since). A file that already
+/// holds `old` is left alone, keeping its modification time; otherwise the file rewritten
+/// is returned, to be made durable.
+fn restore(path: &Path, old: &[u8]) -> Result<Option<fs::File>> {
+    let mut file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    let mut now = Vec::with_capacity(old.len());
+    (&file)
+        .take(old.len() as u64 + 1)
+        .read_to_end(&mut now)
+        .map_err(|e| Error::io(path, e))?;
+    if now == old {
+        return Ok(None);
+    }
+    file.rewind().map_err(|e| Error::io(path, e))?;
+    rewrite(path, &mut file, old)?;
+    Ok(Some(file))
 }
 
 fn remove_if_exists(path: &Path) -> Result<()> {
@@ -349,7 +360,7 @@ pub fn write_new(path: &Path, bytes: &[u8], mode: Option<fs::Permissions>) -> Re
         .create_new(true)
         .open(path)
         .map_err(|e| Error::io(path, e))?;
-    let written = file.write_all(bytes).and_then(|()| match mode {
+    let written = faults::write_all(&mut file, bytes).and_then(|()| match mode {
         Some(m) => file.set_permissions(m),
         None => Ok(()),
     });
@@ -366,61 +377,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn journal_round_trips() {
-        let journal = Journal {
-            dirs: vec!["a".into(), "a/b".into()],
-            entries: vec![
-                Entry {
-                    target: "a/b/c".into(),
-                    replace: None,
-                },
-                Entry {
-                    target: "PROJECT".into(),
-                    replace: Some(Replace {
-                        temp: ".PROJECT.rusty-tmp-1".into(),
-                        backup: ".PROJECT.rusty-bak-1".into(),
-                    }),
-                },
-            ],
-            committed: false,
-        };
-        let whole = |text: &str| match Journal::parse(text) {
-            Parsed::Whole(j) => Some(j),
-            _ => None,
-        };
-        let text = journal.render();
-        assert_eq!(whole(&text), Some(journal.clone()));
-        let done = format!("{text}{COMMITTED}\n");
-        assert!(whole(&done).unwrap().committed);
-        // The commit point cut short: not committed.
-        let torn = format!("{text}commi");
-        assert_eq!(whole(&torn), Some(journal.clone()));
-        assert!(matches!(Journal::parse("garbage\n"), Parsed::Unreadable));
-        assert!(matches!(
-            Journal::parse(&format!("{text}garbage\n")),
-            Parsed::Unreadable
-        ));
-        // Every prefix of a journal being written (a power loss) reads as incomplete.
-        for cut in 0..text.len() {
-            assert!(
-                matches!(Journal::parse(&text[..cut]), Parsed::Incomplete),
-                "{:?}",
-                &text[..cut]
-            );
-        }
-        // Version 1 had no `end` line; it also named a temporary for new files.
-        let old = format!("{HEADER_1}\nnew\ta/b/c\ta/b/.c.rusty-tmp-1\n");
-        assert_eq!(whole(&old).unwrap().entries[0], journal.entries[0]);
-        assert!(whole(&format!("{old}{COMMITTED}\n")).unwrap().committed);
-    }
-
-    #[test]
     fn a_committed_journal_redoes_the_renames_that_did_not_reach_the_disk() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let replace = |target: &str| Entry {
             target: target.into(),
-            replace: Some(Replace {
+            undo: Undo::Rename(Replace {
                 temp: format!(".{target}.rusty-tmp-1"),
                 backup: format!(".{target}.rusty-bak-1"),
             }),
@@ -437,8 +399,8 @@ mod tests {
             entries: vec![replace("a"), replace("b"), replace("c")],
             committed: true,
         };
-        let text = format!("{}{COMMITTED}\n", journal.render());
-        fs::write(root.join(FILE_NAME), text).unwrap();
+        let bytes = [journal.render(), format!("{COMMITTED}\n").into_bytes()].concat();
+        fs::write(root.join(FILE_NAME), bytes).unwrap();
         assert!(matches!(
             recover(root).unwrap(),
             Recovered::RolledForward { files: 3 }
@@ -461,10 +423,96 @@ mod tests {
     fn a_journal_cut_short_while_written_is_removed_and_nothing_else_touched() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("PROJECT"), "p").unwrap();
-        let text = format!("{HEADER}\nreplace\tPROJECT\t.PROJECT.rusty-tmp-1\t.PRO");
+        let text = format!(
+            "{}\nreplace\tPROJECT\t.PROJECT.rusty-tmp-1\t.PRO",
+            format::HEADER
+        );
         fs::write(dir.path().join(FILE_NAME), text).unwrap();
         assert!(matches!(recover(dir.path()).unwrap(), Recovered::Nothing));
         assert!(!dir.path().join(FILE_NAME).exists());
         assert_eq!(fs::read_to_string(dir.path().join("PROJECT")).unwrap(), "p");
+    }
+
+    #[test]
+    fn files_edited_in_place_get_their_old_bytes_back_and_untouched_ones_keep_their_time() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let edit = |target: &str, old: &[u8]| Entry {
+            target: target.into(),
+            undo: Undo::Restore(old.to_vec()),
+        };
+        // torn: cut short mid-write; longer: written whole; same: not reached; gone: removed
+        // by the user since.
+        fs::write(root.join("torn"), "new conte").unwrap();
+        fs::write(root.join("longer"), "a much longer new content").unwrap();
+        fs::write(root.join("same"), "old same").unwrap();
+        fs::set_permissions(root.join("longer"), fs::Permissions::from_mode(0o640)).unwrap();
+        let old_time = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1 << 30);
+        fs::File::options()
+            .write(true)
+            .open(root.join("same"))
+            .unwrap()
+            .set_modified(old_time)
+            .unwrap();
+        let journal = Journal {
+            dirs: Vec::new(),
+            entries: vec![
+                edit("torn", b"old torn\r\n"),
+                edit("longer", b"old"),
+                edit("same", b"old same"),
+                edit("gone", b"old gone"),
+            ],
+            committed: false,
+        };
+        fs::write(root.join(FILE_NAME), journal.render()).unwrap();
+        assert!(matches!(
+            recover(root).unwrap(),
+            Recovered::RolledBack {
+                restored: 4,
+                planned: 4
+            }
+        ));
+        for (name, old) in [
+            ("torn", "old torn\r\n"),
+            ("longer", "old"),
+            ("same", "old same"),
+            ("gone", "old gone"),
+        ] {
+            assert_eq!(fs::read_to_string(root.join(name)).unwrap(), old);
+        }
+        let mode = fs::metadata(root.join("longer"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o640);
+        let time = fs::metadata(root.join("same")).unwrap().modified().unwrap();
+        assert_eq!(
+            time, old_time,
+            "a file that holds its old bytes is not rewritten"
+        );
+        assert!(!root.join(FILE_NAME).exists());
+    }
+
+    #[test]
+    fn a_committed_journal_leaves_files_edited_in_place_as_they_are() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("main.rs"), "new").unwrap();
+        let journal = Journal {
+            dirs: Vec::new(),
+            entries: vec![Entry {
+                target: "main.rs".into(),
+                undo: Undo::Restore(b"old".to_vec()),
+            }],
+            committed: true,
+        };
+        let bytes = [journal.render(), format!("{COMMITTED}\n").into_bytes()].concat();
+        fs::write(root.join(FILE_NAME), bytes).unwrap();
+        assert!(matches!(
+            recover(root).unwrap(),
+            Recovered::RolledForward { files: 1 }
+        ));
+        assert_eq!(fs::read_to_string(root.join("main.rs")).unwrap(), "new");
     }
 }
