@@ -16,7 +16,7 @@ const MAX_FLOW_DEPTH: usize = 128;
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     let text = without_bom(text);
     check_flow_depth(text)?;
-    serde_yaml::from_str(text).map_err(|e| e.to_string())
+    serde_yaml::from_str(text).map_err(|e| describe(text, &e))
 }
 
 /// Every document of a YAML stream (`---`-separated), at most `max` of them, with the
@@ -31,9 +31,64 @@ pub fn documents<T: DeserializeOwned>(text: &str, max: usize) -> Result<Vec<T>, 
                 "more than {max} YAML documents; no file of this kind has that many"
             ));
         }
-        out.push(T::deserialize(document).map_err(|e| e.to_string())?);
+        out.push(T::deserialize(document).map_err(|e| describe(text, &e))?);
     }
     Ok(out)
+}
+
+/// serde_yaml's error, except that a duplicate key, which it places at the start of the
+/// mapping, is placed on the lines that hold it (in a block mapping, where they can be
+/// told).
+fn describe(text: &str, e: &serde_yaml::Error) -> String {
+    const DUPLICATE: &str = "duplicate entry with key \"";
+    let message = e.to_string();
+    // serde_yaml puts the path of the mapping first: `list[0]: duplicate entry ...`.
+    let Some((path, rest)) = message.split_once(DUPLICATE) else {
+        return message;
+    };
+    let (Some((key, _)), Some(at)) = (rest.split_once('"'), e.location()) else {
+        return message;
+    };
+    match duplicate_lines(text, key, at.line(), at.column()) {
+        Some((first, second)) => format!(
+            "{path}duplicate key \"{key}\" on line {second} (the same mapping has it on line {first})"
+        ),
+        None => message,
+    }
+}
+
+/// The lines (1-based) of the first two keys `key` of the block mapping starting at
+/// `line`, `column` (1-based).
+fn duplicate_lines(text: &str, key: &str, line: usize, column: usize) -> Option<(usize, usize)> {
+    let indent = column.checked_sub(1)?;
+    let mut hits = Vec::new();
+    for (i, text_line) in text.lines().enumerate().skip(line.checked_sub(1)?) {
+        let rest = if hits.is_empty() && i + 1 == line {
+            text_line.get(indent..)?
+        } else {
+            let trimmed = text_line.trim_start_matches(' ');
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            match (text_line.len() - trimmed.len()).cmp(&indent) {
+                std::cmp::Ordering::Less => break,
+                std::cmp::Ordering::Greater => continue,
+                std::cmp::Ordering::Equal => trimmed,
+            }
+        };
+        let name = rest
+            .strip_prefix('"')
+            .and_then(|r| r.strip_prefix(key))
+            .and_then(|r| r.strip_prefix('"'))
+            .or_else(|| rest.strip_prefix(key));
+        if name.is_some_and(|after| after.trim_start().starts_with(':')) {
+            hits.push(i + 1);
+            if let [first, second] = hits[..] {
+                return Some((first, second));
+            }
+        }
+    }
+    None
 }
 
 /// `text` without the byte order mark an editor may put first: YAML allows it, and
@@ -198,5 +253,23 @@ mod tests {
                 .unwrap_err()
                 .contains("not UTF-8")
         );
+    }
+
+    #[test]
+    fn a_duplicate_key_is_placed_on_its_lines() {
+        let text = "# head\ndomain: a\nlist:\n- api:\n    x: 1\n  kind: K\n  kind: L\ndomain: b\n";
+        let err = parse(text).unwrap_err();
+        assert_eq!(
+            err,
+            "list[0]: duplicate key \"kind\" on line 7 (the same mapping has it on line 6)"
+        );
+        let err = parse("domain: a\nother: 1\n\"domain\": b\n").unwrap_err();
+        assert_eq!(
+            err,
+            "duplicate key \"domain\" on line 3 (the same mapping has it on line 1)"
+        );
+        // Flow style: serde_yaml's own words.
+        let err = parse("{a: 1, a: 2}").unwrap_err();
+        assert!(err.starts_with("duplicate entry with key \"a\""), "{err}");
     }
 }

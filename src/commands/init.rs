@@ -21,6 +21,9 @@ pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// The only file that may differ between machines for the same command.
 pub const LOCAL_LINK: &str = ".cargo/config.toml";
 
+/// The longest name of a Kubernetes object (a DNS-1123 subdomain).
+const MAX_OBJECT_NAME: usize = 253;
+
 /// Validated `init` settings.
 pub struct InitSettings {
     pub layout: Layout,
@@ -43,6 +46,15 @@ impl InitSettings {
             )));
         }
         let domain = Domain::parse(&args.domain)?;
+        // The leader-election Lease is named `<8 hex digits>.<domain>`.
+        if domain.as_str().len() > MAX_OBJECT_NAME - 9 {
+            return Err(Error::invalid(format!(
+                "invalid domain {}: it has {} characters, but the leader-election Lease is named `<8 hex digits>.<domain>`, which allows at most {}; pass a shorter --domain",
+                crate::model::names::shown(domain.as_str()),
+                domain.as_str().len(),
+                MAX_OBJECT_NAME - 9
+            )));
+        }
         let repo = args.repo.as_deref().map(Repo::parse).transpose()?;
         let project_name = match &args.project_name {
             Some(name) => ProjectName::parse(name)?,

@@ -43,12 +43,8 @@ pub fn helm_apis(tree: &Tree, project: &Project) -> Result<Vec<HelmApi>> {
             apis.push(api);
         }
     };
-    for entry in watches(tree)? {
-        let chart_dir = entry
-            .chart
-            .as_deref()
-            .map(normalize)
-            .unwrap_or_else(|| default_chart_dir(&entry.kind));
+    for (item, entry) in watches(tree)?.into_iter().enumerate() {
+        let chart_dir = checked_chart(item + 1, &entry)?;
         add(HelmApi {
             group: entry.group,
             version: entry.version,
@@ -69,6 +65,33 @@ pub fn helm_apis(tree: &Tree, project: &Project) -> Result<Vec<HelmApi>> {
         });
     }
     Ok(apis)
+}
+
+/// The chart of a watches.yaml entry. The operator refuses an entry without a kind,
+/// version or chart when it starts, so no role is made for one either.
+fn checked_chart(item: usize, entry: &Entry) -> Result<String> {
+    let missing = if entry.kind.trim().is_empty() {
+        "kind"
+    } else if entry.version.trim().is_empty() {
+        "version"
+    } else {
+        match entry.chart.as_deref().map(normalize) {
+            Some(dir) if !dir.is_empty() => return Ok(dir),
+            _ => "chart",
+        }
+    };
+    let what =
+        crate::model::names::shown(&format!("{}/{} {}", entry.group, entry.version, entry.kind));
+    let fix = match missing {
+        "chart" => format!(
+            "set `chart: {}` (the chart's folder in the project)",
+            crate::model::names::shown(&default_chart_dir(&entry.kind))
+        ),
+        field => format!("give it a {field}, or remove the entry"),
+    };
+    Err(Error::Project(format!(
+        "{WATCHES}: entry {item} ({what}) has no {missing}, and the operator would refuse to start with it; {fix}"
+    )))
 }
 
 fn watches(tree: &Tree) -> Result<Vec<Entry>> {
@@ -194,6 +217,33 @@ mod tests {
             .to_string();
         assert!(
             err.contains("watches.yaml") && err.contains("version"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn an_entry_the_operator_would_refuse_is_an_error_naming_it() {
+        let project =
+            Project::parse("domain: my.domain\nprojectName: p\nversion: \"3\"\n").unwrap();
+        let entry = |chart: &str| {
+            format!("- group: cache.my.domain\n  version: v1\n  kind: Memcached\n{chart}")
+        };
+        for chart in ["  chart: \"\"\n", "  chart: \"  \"\n", ""] {
+            let text = format!("{}{}", entry("  chart: helm-charts/a\n"), entry(chart));
+            let err = helm_apis(&tree(Some(&text)), &project)
+                .unwrap_err()
+                .to_string();
+            assert_eq!(
+                err,
+                "watches.yaml: entry 2 (\"cache.my.domain/v1 Memcached\") has no chart, and the operator would refuse to start with it; set `chart: \"helm-charts/memcached\"` (the chart's folder in the project)"
+            );
+        }
+        let text = "- group: x.io\n  version: \"\"\n  kind: Thing\n  chart: helm-charts/thing\n";
+        let err = helm_apis(&tree(Some(text)), &project)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("entry 1 (\"x.io/ Thing\") has no version"),
             "{err}"
         );
     }

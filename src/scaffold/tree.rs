@@ -83,11 +83,9 @@ impl Tree {
         }
         let full = self.root.join(path);
         match super::input::read_file(&full, super::input::PROJECT_FILE_LIMIT) {
-            Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
-                Error::Project(format!(
-                    "{path}: not a UTF-8 text file, so rusty-sdk cannot edit it; restore it from version control"
-                ))
-            }),
+            Ok(bytes) => String::from_utf8(bytes)
+                .map(Some)
+                .map_err(|e| not_utf8(path, &e)),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
             Err(e) if e.kind() == ErrorKind::IsADirectory => Err(Error::Project(format!(
                 "{path}: is a directory, but rusty-sdk needs a file there; move it away"
@@ -140,5 +138,16 @@ impl Tree {
 fn missing_file(path: &str) -> Error {
     Error::Project(format!(
         "{path}: file not found, but this command needs to edit it; restore it (for example from version control) or re-create the project"
+    ))
+}
+
+/// The error for a project file that is not UTF-8, naming the first bad byte and its line.
+fn not_utf8(path: &str, e: &std::string::FromUtf8Error) -> Error {
+    let bytes = e.as_bytes();
+    let at = e.utf8_error().valid_up_to();
+    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    Error::Project(format!(
+        "{path}: not UTF-8 text (byte 0x{:02X} on line {line}); rusty-sdk reads and edits project files as UTF-8, as rustc reads sources: save it as UTF-8 or restore it from version control",
+        bytes[at]
     ))
 }

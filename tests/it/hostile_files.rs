@@ -318,3 +318,23 @@ fn commands_that_write_nothing_run_in_a_read_only_checkout() {
         "{text}"
     );
 }
+
+/// A Rust source that is not UTF-8 (rustc refuses it too) stops `generate rbac`, which
+/// reads every source for markers, with the file, the byte and its line.
+#[test]
+fn a_source_file_that_is_not_utf8_is_named_with_its_bad_byte() {
+    let (_dir, root) = init("rust");
+    let mut bytes = std::fs::read(root.join("src/main.rs")).unwrap();
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+    bytes.extend_from_slice(b"// caf\xe9\n");
+    std::fs::write(root.join("src/main.rs"), bytes).unwrap();
+    let args = ["generate", "rbac"].map(String::from);
+    refused_in_time(
+        &root,
+        &args,
+        &format!(
+            "src/main.rs: not UTF-8 text (byte 0xE9 on line {}); ",
+            lines + 1
+        ),
+    );
+}

@@ -186,6 +186,36 @@ fn flag_values_the_cluster_or_a_comment_line_would_not_take_are_refused() {
     let manager = std::fs::read_to_string(root.join("config/manager/manager.yaml")).unwrap();
     assert!(manager.contains("value: \"1234\"\n"), "{manager}");
 
+    // A domain of 245 characters is a valid subdomain, but not with the Lease's prefix.
+    let label = "a".repeat(60);
+    for (domain, accepted) in [
+        (format!("{label}.{label}.{label}.{}", "b".repeat(62)), false),
+        (format!("{label}.{label}.{label}.{}", "b".repeat(61)), true),
+    ] {
+        let (_dir, fresh) = crate::e2e::project_dir("long-domain");
+        let output = rusty(&fresh)
+            .args(["init", "--plugins", "rust", "--domain", &domain])
+            .output()
+            .unwrap();
+        if accepted {
+            assert!(output.status.success(), "{}", transcript(&output, &fresh));
+            let manager =
+                std::fs::read_to_string(fresh.join("config/manager/manager.yaml")).unwrap();
+            let id = manager
+                .lines()
+                .find_map(|l| l.trim().strip_prefix("- --leader-election-id="))
+                .unwrap();
+            assert_eq!(id.len(), 253, "{id}");
+        } else {
+            assert_refused(
+                &output,
+                &fresh,
+                "which allows at most 244",
+                &Default::default(),
+            );
+        }
+    }
+
     let (_dir, other) = crate::e2e::project_dir("owned");
     let output = rusty(&other)
         .args(["init", "--plugins", "rust", "--owner", "Line\nBreak"])
