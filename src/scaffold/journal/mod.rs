@@ -65,7 +65,9 @@ impl Journal {
     pub fn write(&self, root: &Path, sync: Sync) -> Result<()> {
         let path = root.join(FILE_NAME);
         faults::step(&path)?;
-        let file = write_new(&path, &self.render(), None)?;
+        // Only its owner may read it: it holds the old bytes of the files it rewrites.
+        let owner_only = std::os::unix::fs::PermissionsExt::from_mode(0o600);
+        let file = write_new(&path, &self.render(), Some(owner_only))?;
         let synced = faults::step(&path)
             .and_then(|()| sync.run(&[Durable::File(&path, &file), Durable::Dir(root)]));
         drop(file);
@@ -353,11 +355,15 @@ fn remove_if_exists(path: &Path) -> Result<()> {
     }
 }
 
-/// Create `path` (it must not exist), write `bytes`, give it `mode`; not yet synced.
+/// Create `path` (it must not exist), write `bytes`, give it `mode`; not yet synced. The
+/// file is created with `mode` (less the umask) already, so that the new contents of a
+/// file only its owner may read are never readable by others.
 pub fn write_new(path: &Path, bytes: &[u8], mode: Option<fs::Permissions>) -> Result<fs::File> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     let mut file = fs::OpenOptions::new()
         .write(true)
         .create_new(true)
+        .mode(mode.as_ref().map_or(0o666, |m| m.mode() & 0o777))
         .open(path)
         .map_err(|e| Error::io(path, e))?;
     let written = faults::write_all(&mut file, bytes).and_then(|()| match mode {
@@ -514,5 +520,25 @@ mod tests {
             Recovered::RolledForward { files: 1 }
         ));
         assert_eq!(fs::read_to_string(root.join("main.rs")).unwrap(), "new");
+    }
+
+    #[test]
+    fn only_the_owner_may_read_the_journal() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let journal = Journal {
+            dirs: Vec::new(),
+            entries: vec![Entry {
+                target: "secret".into(),
+                undo: Undo::Restore(b"token".to_vec()),
+            }],
+            committed: false,
+        };
+        journal.write(dir.path(), Sync::of(dir.path())).unwrap();
+        let mode = fs::metadata(dir.path().join(FILE_NAME))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
     }
 }
