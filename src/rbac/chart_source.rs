@@ -25,9 +25,14 @@ pub fn chart_objects(tree: &Tree, chart_dir: &str) -> Result<(Vec<ChartObject>, 
             {
                 Some(entry) => entry,
                 None => {
-                    let chart = Chart::from_files(&path, files)
-                        .map_err(|e| Error::Project(format!("{chart_dir}: {e}")))?;
-                    let entry = render(chart_dir, &chart)?;
+                    let entry = match super::ahead::take(&key) {
+                        Some(entry) => entry,
+                        None => {
+                            let chart = Chart::from_files(&path, files)
+                                .map_err(|e| Error::Project(format!("{chart_dir}: {e}")))?;
+                            render(chart_dir, &chart)?
+                        }
+                    };
                     if let Some(dir) = cache {
                         objects_cache::put(&dir, &key, &entry);
                     }
@@ -50,11 +55,17 @@ pub fn chart_objects(tree: &Tree, chart_dir: &str) -> Result<(Vec<ChartObject>, 
 }
 
 fn render(chart_dir: &str, chart: &Chart) -> Result<objects_cache::Entry> {
-    let found = all_objects(chart).map_err(|e| {
+    entry(chart).map_err(|e| {
         Error::Project(format!(
             "{chart_dir}: the chart does not render, so its RBAC rules cannot be derived: {e}"
         ))
-    })?;
+    })
+}
+
+/// What the cache keeps of a chart: the essentials of every object it can create, and the
+/// switches that fail to render.
+pub(super) fn entry(chart: &Chart) -> std::result::Result<objects_cache::Entry, String> {
+    let found = all_objects(chart).map_err(|e| e.to_string())?;
     let objects: Vec<ChartObject> = found.manifests.into_iter().map(object).collect();
     Ok(objects_cache::Entry {
         objects: essentials(&objects),

@@ -12,6 +12,7 @@ use crate::project::Project;
 use crate::scaffold::{Policy, Tree};
 use crate::yaml::Value;
 
+pub mod ahead;
 pub mod base;
 pub mod chart;
 pub mod chart_source;
