@@ -335,4 +335,31 @@ mod tests {
             "generated"
         );
     }
+
+    #[test]
+    fn a_file_is_rewritten_in_place_keeping_its_inode_and_links() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("PROJECT"), "old").unwrap();
+        fs::hard_link(root.join("PROJECT"), root.join("linked")).unwrap();
+        let inode = fs::metadata(root.join("PROJECT")).unwrap().ino();
+        let mut tree = Tree::new(root);
+        tree.add("PROJECT", "new, and longer", Policy::Tool);
+        commit(root, &Plan::build(&tree, false).unwrap()).unwrap();
+        assert_eq!(fs::metadata(root.join("PROJECT")).unwrap().ino(), inode);
+        assert_eq!(
+            fs::read_to_string(root.join("linked")).unwrap(),
+            "new, and longer"
+        );
+        // Shorter: the rest is cut.
+        tree.add("PROJECT", "n", Policy::Tool);
+        commit(root, &Plan::build(&tree, false).unwrap()).unwrap();
+        assert_eq!(fs::read_to_string(root.join("PROJECT")).unwrap(), "n");
+        let leftovers: Vec<_> = snapshot(root)
+            .into_iter()
+            .filter(|(p, _)| p.contains(".rusty"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
 }

@@ -77,11 +77,12 @@ fn leftovers(root: &Path) -> Vec<String> {
 /// Stop `create api` with `fault` at its first step, then its second, and so on until it
 /// succeeds; after each, the next command must leave exactly the old tree or (stopped
 /// after the commit point) exactly the new one. Returns how many of each.
-fn stopped_at_every_step(fault: &str) -> (usize, usize) {
+fn stopped_at_every_step(fault: &str, prepare: impl Fn(&Path)) -> (usize, usize) {
     let fresh = || {
         let (dir, root) = project();
         std::fs::set_permissions(root.join("PROJECT"), std::fs::Permissions::from_mode(0o600))
             .unwrap();
+        prepare(&root);
         (dir, root)
     };
     let (_done_dir, done) = fresh();
@@ -136,9 +137,27 @@ fn stopped_at_every_step(fault: &str) -> (usize, usize) {
 
 #[test]
 fn kill_at_every_step_is_rolled_back_by_the_next_command() {
-    let (rolled_back, rolled_forward) = stopped_at_every_step("kill");
+    let (rolled_back, rolled_forward) = stopped_at_every_step("kill", |_| ());
     assert!(
         rolled_back > 15 && rolled_forward > 0,
+        "{rolled_back} {rolled_forward}"
+    );
+}
+
+/// A file too large for the journal to hold its old bytes is replaced through a temporary
+/// and a backup instead: killed at any step, that path too is rolled back or forward.
+#[test]
+fn kill_at_every_step_with_a_file_too_large_for_the_journal() {
+    let grow_main = |root: &Path| {
+        let main = root.join("src/main.rs");
+        let mut text = std::fs::read_to_string(&main).unwrap();
+        let filler = format!("// {}\n", "x".repeat(1000));
+        text.push_str(&filler.repeat(1100));
+        std::fs::write(&main, text).unwrap();
+    };
+    let (rolled_back, rolled_forward) = stopped_at_every_step("kill", grow_main);
+    assert!(
+        rolled_back > 15 && rolled_forward >= 2,
         "{rolled_back} {rolled_forward}"
     );
 }
@@ -147,7 +166,7 @@ fn kill_at_every_step_is_rolled_back_by_the_next_command() {
 /// a file rewritten in place (whose old bytes the journal holds).
 #[test]
 fn a_write_torn_at_any_step_is_rolled_back_by_the_next_command() {
-    let (rolled_back, _) = stopped_at_every_step("tear");
+    let (rolled_back, _) = stopped_at_every_step("tear", |_| ());
     assert!(rolled_back > 15, "{rolled_back}");
 }
 
