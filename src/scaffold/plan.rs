@@ -113,9 +113,8 @@ impl Plan {
         }
         for (path, staged) in tree.staged() {
             let full = tree.root().join(path);
-            let before = match super::input::read_file(&full, super::input::PROJECT_FILE_LIMIT) {
-                Ok(bytes) => Some(bytes),
-                Err(e) if e.kind() == ErrorKind::NotFound => None,
+            let before = match tree.on_disk(path) {
+                Ok(bytes) => bytes,
                 Err(e) if e.kind() == ErrorKind::IsADirectory => {
                     changes.push(Change {
                         path: path.clone(),

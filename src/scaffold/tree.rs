@@ -1,7 +1,8 @@
 //! The in-memory tree of staged changes. Commands stage whole files and edits here; reads
 //! see staged content first, so several edits to one file compose. Nothing touches the disk
 //! until the plan is committed.
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
@@ -32,6 +33,9 @@ pub(crate) struct Staged {
 pub struct Tree {
     root: PathBuf,
     staged: BTreeMap<String, Staged>,
+    /// Files read from disk, or found missing: a command holds the project's lock, so a
+    /// file several stagers and the plan read is read once.
+    disk: RefCell<HashMap<String, Option<Vec<u8>>>>,
 }
 
 impl Tree {
@@ -39,6 +43,7 @@ impl Tree {
         Tree {
             root: root.into(),
             staged: BTreeMap::new(),
+            disk: RefCell::default(),
         }
     }
 
@@ -66,12 +71,26 @@ impl Tree {
         if let Some(staged) = self.staged.get(path) {
             return Ok(Some(staged.content.clone()));
         }
-        let full = self.root.join(path);
-        match super::input::read_file(&full, super::input::PROJECT_FILE_LIMIT) {
-            Ok(bytes) => Ok(Some(bytes)),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Error::io(full, e)),
+        self.on_disk(path)
+            .map_err(|e| Error::io(self.root.join(path), e))
+    }
+
+    /// The file's bytes on disk (`None` if it is missing), read once per tree. Other errors
+    /// are not kept: each read reports its own.
+    pub(crate) fn on_disk(&self, path: &str) -> std::io::Result<Option<Vec<u8>>> {
+        if let Some(known) = self.disk.borrow().get(path) {
+            return Ok(known.clone());
         }
+        let full = self.root.join(path);
+        let found = match super::input::read_file(&full, super::input::PROJECT_FILE_LIMIT) {
+            Ok(bytes) => Some(bytes),
+            Err(e) if e.kind() == ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        self.disk
+            .borrow_mut()
+            .insert(path.to_string(), found.clone());
+        Ok(found)
     }
 
     /// The file's current text: staged content first, then the disk; `None` if neither has it.
@@ -81,16 +100,15 @@ impl Tree {
                 .map(Some)
                 .map_err(|_| Error::Internal(format!("{path}: staged content is not UTF-8")));
         }
-        let full = self.root.join(path);
-        match super::input::read_file(&full, super::input::PROJECT_FILE_LIMIT) {
-            Ok(bytes) => String::from_utf8(bytes)
+        match self.on_disk(path) {
+            Ok(Some(bytes)) => String::from_utf8(bytes)
                 .map(Some)
                 .map_err(|e| not_utf8(path, &e)),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+            Ok(None) => Ok(None),
             Err(e) if e.kind() == ErrorKind::IsADirectory => Err(Error::Project(format!(
                 "{path}: is a directory, but rusty-sdk needs a file there; move it away"
             ))),
-            Err(e) => Err(Error::io(full, e)),
+            Err(e) => Err(Error::io(self.root.join(path), e)),
         }
     }
 
