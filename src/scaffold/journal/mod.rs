@@ -84,6 +84,10 @@ impl Journal {
     /// Without renames the mark is not fsynced: every file is durable already, and a power
     /// loss that brings back the journal without its mark only has the next command undo
     /// the whole commit (each old file is in the journal), leaving the project as it was.
+    /// That undo cannot take back a later edit of the user's that reached the disk: on
+    /// file systems with one ordered metadata log (ext4, XFS), the editor's fsync, or the
+    /// periodic commit (5 s on ext4, before dirty data is written back after 30 s), makes
+    /// the journal's removal durable first.
     pub fn mark_committed(root: &Path, sync: Sync, renamed_in: &[PathBuf]) -> Result<()> {
         let path = root.join(FILE_NAME);
         faults::step(&path)?;
