@@ -62,6 +62,10 @@ printf 'the same, chart cache empty          median %s\n' "$cold_median"
 printf 'cp -r of the tree it writes          median %s\n' "$copy_median"
 echo "$flow_median $copy_median" | awk '{printf "ratio flow / cp -r: %.1f (target: at most 4)\n", $1 / $8}'
 echo "$cold_median $copy_median" | awk '{printf "ratio flow with an empty chart cache / cp -r: %.1f\n", $1 / $8}'
+# The same ratio run by run (each flow against the copy right after it), which a disk that
+# slows down or speeds up during the script moves less.
+for i in "${!flow_times[@]}"; do echo "${flow_times[$i]} ${copy_times[$i]}" | awk '{printf "%.3f\n", $1 / $2}'; done |
+  sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "median of the run-by-run ratios: %.2f (min %.2f, max %.2f)\n", m, a[1], a[NR]}'
 
 if [[ " $* " == *" --cold-build "* ]]; then
   # Release builds from nothing, as generated (the Helm reconciler's in-process render,
