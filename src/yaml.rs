@@ -63,7 +63,7 @@ fn duplicate_lines(text: &str, key: &str, line: usize, column: usize) -> Option<
     let indent = column.checked_sub(1)?;
     let mut hits = Vec::new();
     for (i, text_line) in text.lines().enumerate().skip(line.checked_sub(1)?) {
-        let rest = if hits.is_empty() && i + 1 == line {
+        let rest = if i + 1 == line {
             text_line.get(indent..)?
         } else {
             let trimmed = text_line.trim_start_matches(' ');

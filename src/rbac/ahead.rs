@@ -22,7 +22,7 @@ pub fn start(origin: &std::path::Path, files: &[ChartFile]) {
     let mut files = files.to_vec();
     files.sort_by(|a, b| a.name.cmp(&b.name));
     let key = objects_cache::key(&files);
-    if objects_cache::dir().is_some_and(|dir| objects_cache::get(&dir, &key).is_some()) {
+    if objects_cache::dir().is_some_and(|dir| objects_cache::contains(&dir, &key)) {
         return;
     }
     start_render(key, origin, files);

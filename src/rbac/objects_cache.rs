@@ -96,6 +96,12 @@ pub fn get(dir: &Path, key: &str) -> Option<Entry> {
     serde_json::from_reader(std::io::BufReader::new(file)).ok()
 }
 
+/// Whether an entry is stored under `key` (without reading it: a damaged one is only found
+/// out by [`get`]).
+pub fn contains(dir: &Path, key: &str) -> bool {
+    entry_path(dir, key).is_file()
+}
+
 /// Store `entry` under `key`: written to a temporary file, then renamed, so a reader sees
 /// a whole entry or none. Errors are ignored (the cache is only an optimisation).
 pub fn put(dir: &Path, key: &str, entry: &Entry) {
