@@ -46,6 +46,7 @@ pub struct GlobalArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum Command {
     /// Create a new operator project in the current directory
     #[command(after_help = "Examples:\n  \
@@ -135,6 +136,7 @@ pub enum License {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum CreateCommand {
     /// Add an API (a custom resource) and optionally its controller
     #[command(after_help = "Examples:\n  \
@@ -236,6 +238,7 @@ pub struct CreateApiArgs {
 }
 
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 pub enum GenerateCommand {
     /// Write config/rbac/role.yaml from controller markers, Helm charts and the runtime's needs,
     /// and config/webhook/manifests.yaml from webhook markers
