@@ -46,7 +46,7 @@ pub fn dir() -> Option<PathBuf> {
 
 /// The key of a chart made of `files` (sorted by name), for this build of rusty-sdk.
 pub fn key(files: &[ChartFile]) -> String {
-    let mut hash = ring::digest::Context::new(&ring::digest::SHA256);
+    let mut hash = aws_lc_rs::digest::Context::new(&aws_lc_rs::digest::SHA256);
     let mut field = |bytes: &[u8]| {
         hash.update(&(bytes.len() as u64).to_le_bytes());
         hash.update(bytes);

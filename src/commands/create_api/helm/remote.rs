@@ -191,7 +191,7 @@ fn offline_error(url: &str, e: &ureq::Error) -> Error {
 
 /// The lower-case hex SHA-256 of `bytes` (what Helm indexes and OCI digests record).
 pub(super) fn sha256_hex(bytes: &[u8]) -> String {
-    ring::digest::digest(&ring::digest::SHA256, bytes)
+    aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, bytes)
         .as_ref()
         .iter()
         .map(|b| format!("{b:02x}"))
