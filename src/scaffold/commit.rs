@@ -48,21 +48,23 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
     let mut in_place = Vec::with_capacity(writes.len());
     let mut journal_room = journal::IN_PLACE_TOTAL_LIMIT;
     for change in &writes {
-        // A symlink to a file of the project stays a link: the file it points at is
-        // written (the plan refused links out of the project).
-        let path = crate::scaffold::plan::symlink_target(root, &change.path)
-            .unwrap_or_else(|_| change.path.clone());
-        let parent_is_new = dirs.missing_above(&path, &mut plan_journal.dirs)?;
-        // A file under a directory this commit creates cannot exist yet; one that was read
-        // exists. Only the others are looked up (a dangling symlink is replaced too).
-        let exists = !parent_is_new
-            && (change.before.is_some() || root.join(&path).symlink_metadata().is_ok());
+        // A file under a directory this commit creates cannot exist yet: nothing to look up.
+        let parent_is_new = dirs.missing_above(&change.path, &mut plan_journal.dirs)?;
+        let (path, found) = if parent_is_new {
+            (change.path.clone(), None)
+        } else {
+            probe(root, &change.path)
+        };
+        // A file that was read exists; a dangling symlink is replaced too.
+        let exists = !parent_is_new && (change.before.is_some() || found.is_some());
         let old = change
             .before
             .as_deref()
             .filter(|old| old.len() <= journal::IN_PLACE_FILE_LIMIT.min(journal_room));
         let open = match old {
-            Some(_) if exists => journal::open_in_place(&root.join(&path)),
+            Some(_) if found.is_some_and(|t| t.is_file()) => {
+                journal::open_in_place(&root.join(&path))
+            }
             _ => None,
         };
         let undo = match (exists, old, &open) {
@@ -116,6 +118,24 @@ pub fn commit(root: &Path, plan: &Plan) -> Result<()> {
             "interrupted after every file was written; the commit is complete".into(),
         )),
         None => Ok(()),
+    }
+}
+
+/// Where a write to `rel` lands and what is there now (`None`: nothing), from one lookup
+/// for anything but a symlink: `rel` itself, or for a symlink to a file of the project that
+/// file, so that the link stays a link (the plan refused links out of the project; a
+/// dangling one is `rel`, and is replaced).
+fn probe(root: &Path, rel: &str) -> (String, Option<fs::FileType>) {
+    match root.join(rel).symlink_metadata() {
+        Err(_) => (rel.to_string(), None),
+        Ok(meta) if !meta.file_type().is_symlink() => (rel.to_string(), Some(meta.file_type())),
+        Ok(link) => match crate::scaffold::plan::symlink_target(root, rel) {
+            Ok(target) if target != rel => {
+                let found = root.join(&target).symlink_metadata().ok();
+                (target, found.map(|m| m.file_type()))
+            }
+            _ => (rel.to_string(), Some(link.file_type())),
+        },
     }
 }
 
@@ -293,6 +313,35 @@ mod tests {
             .filter(|(p, _)| p.contains(".rusty-"))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn a_dangling_symlink_is_replaced_and_a_link_into_the_project_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::os::unix::fs::symlink("nowhere", root.join("dangling.txt")).unwrap();
+        fs::write(root.join("real.txt"), "old").unwrap();
+        std::os::unix::fs::symlink("real.txt", root.join("link.txt")).unwrap();
+        let mut tree = Tree::new(root);
+        tree.add("dangling.txt", "new file", Policy::Tool);
+        tree.add("link.txt", "through the link", Policy::Tool);
+        commit(root, &Plan::build(&tree, true).unwrap()).unwrap();
+        let dangling = fs::symlink_metadata(root.join("dangling.txt")).unwrap();
+        assert!(dangling.is_file(), "the dangling link is still a link");
+        assert_eq!(
+            fs::read_to_string(root.join("dangling.txt")).unwrap(),
+            "new file"
+        );
+        assert!(
+            fs::symlink_metadata(root.join("link.txt"))
+                .unwrap()
+                .is_symlink()
+        );
+        assert_eq!(
+            fs::read_to_string(root.join("real.txt")).unwrap(),
+            "through the link"
+        );
+        assert!(!root.join("nowhere").exists());
     }
 
     #[test]

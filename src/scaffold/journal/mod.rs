@@ -182,17 +182,16 @@ impl Journal {
 
 /// Open `path` to rewrite it in place, if it is a regular file this process may write
 /// (not a symlink, FIFO or device): the journal then keeps its old bytes instead of a
-/// backup. Opening changes nothing on disk.
+/// backup. Opening changes nothing on disk; what was opened is checked through the open
+/// file, so a lookup of the path beforehand is not needed.
 pub fn open_in_place(path: &Path) -> Option<fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    if !fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
-        return None;
-    }
     fs::OpenOptions::new()
         .write(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
         .open(path)
         .ok()
+        .filter(|file| file.metadata().is_ok_and(|m| m.is_file()))
 }
 
 /// Rewrite the file open in `file` with `bytes`, from its start; not yet synced.
