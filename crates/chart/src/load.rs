@@ -1,4 +1,5 @@
 //! Loading a chart from a directory or a .tgz archive into memory.
+use std::io::Read;
 use std::path::Path;
 
 use serde_json::Value;
@@ -201,22 +202,92 @@ fn walk(
             .unwrap_or(&path)
             .to_string_lossy()
             .replace('\\', "/");
-        let is_dir = path.is_dir();
+        // Links are followed, as Helm's walk follows them: one lookup gives the kind and
+        // the size of what the name leads to.
+        let meta = std::fs::metadata(&path).map_err(|e| io_err(&path, e))?;
+        let is_dir = meta.is_dir();
         if ignore.ignored(&rel, is_dir) {
             continue;
         }
+        let invalid = |message: String| ChartError::InvalidFile {
+            path: root.to_path_buf(),
+            file: rel.clone(),
+            message,
+        };
         if is_dir {
             walk(root, &path, ignore, out)?;
+        } else if !meta.is_file() {
+            // Helm refuses these too: reading a FIFO would never end.
+            return Err(invalid(
+                "not a regular file (a FIFO, socket or device); remove it from the chart".into(),
+            ));
         } else {
-            let size = entry.metadata().map_err(|e| io_err(&path, e))?.len();
-            archive::check_file_size(&rel, size).map_err(|message| ChartError::InvalidFile {
-                path: root.to_path_buf(),
-                file: rel.clone(),
-                message,
-            })?;
-            let data = std::fs::read(&path).map_err(|e| io_err(&path, e))?;
+            archive::check_file_size(&rel, meta.len()).map_err(invalid)?;
+            let mut data = Vec::with_capacity(meta.len() as usize);
+            // Bounded again while reading, for a file that grows after the lookup.
+            std::fs::File::open(&path)
+                .and_then(|file| {
+                    file.take(archive::MAX_FILE_BYTES + 1)
+                        .read_to_end(&mut data)
+                })
+                .map_err(|e| io_err(&path, e))?;
+            archive::check_file_size(&rel, data.len() as u64).map_err(invalid)?;
             out.push(ChartFile { name: rel, data });
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart_dir() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("Chart.yaml"),
+            "apiVersion: v2\nname: c\nversion: 1.0.0\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("templates")).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_linked_file_is_read_through_its_link_and_checked_at_its_own_size() {
+        let dir = chart_dir();
+        let big = dir.path().join("big.bin");
+        let file = std::fs::File::create(&big).unwrap();
+        file.set_len(archive::MAX_FILE_BYTES + 1).unwrap();
+        std::os::unix::fs::symlink("../big.bin", dir.path().join("templates/cm.yaml")).unwrap();
+        std::fs::write(dir.path().join(".helmignore"), "big.bin\n").unwrap();
+        let err = Chart::dir_files(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("templates/cm.yaml") && err.contains("5 MiB"),
+            "{err}"
+        );
+        std::fs::write(&big, "kind: ConfigMap\n").unwrap();
+        let files = Chart::dir_files(dir.path()).unwrap();
+        let linked = files
+            .iter()
+            .find(|f| f.name == "templates/cm.yaml")
+            .unwrap();
+        assert_eq!(linked.data, b"kind: ConfigMap\n");
+    }
+
+    #[test]
+    fn a_fifo_in_a_chart_is_refused_not_read() {
+        let dir = chart_dir();
+        let fifo = dir.path().join("templates/pipe.yaml");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let err = Chart::dir_files(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("templates/pipe.yaml") && err.contains("not a regular file"),
+            "{err}"
+        );
+    }
 }
