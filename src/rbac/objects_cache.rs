@@ -66,20 +66,26 @@ pub fn key(files: &[ChartFile]) -> String {
 }
 
 /// Size and modification time of the running executable: a rebuilt rusty-sdk (with a
-/// changed chart engine, say) gets keys of its own even under the same version.
-fn executable_identity() -> String {
-    let meta = std::env::current_exe().and_then(fs::metadata);
-    match meta {
-        Ok(meta) => {
-            let modified = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            format!("{} {modified}", meta.len())
+/// changed chart engine, say) gets keys of its own even under the same version. Looked up
+/// once per process, through /proc/self/exe where there is one (a readlink of it costs
+/// more than the lookup).
+fn executable_identity() -> &'static str {
+    static IDENTITY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    IDENTITY.get_or_init(|| {
+        let meta = fs::metadata("/proc/self/exe")
+            .or_else(|_| std::env::current_exe().and_then(fs::metadata));
+        match meta {
+            Ok(meta) => {
+                let modified = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{} {modified}", meta.len())
+            }
+            Err(_) => String::new(),
         }
-        Err(_) => String::new(),
-    }
+    })
 }
 
 fn entry_path(dir: &Path, key: &str) -> PathBuf {
