@@ -13,10 +13,15 @@ use super::objects_cache;
 
 /// Every object the chart in `chart_dir` (relative to the project root) can create, cut
 /// down to what the role needs, and a warning for each `enabled` switch that fails to render
-/// (its objects may be missing). A chart seen before comes from [`objects_cache`].
+/// (its objects may be missing). rusty-sdk's starter chart is known without a render
+/// ([`super::starter_objects`]); a chart seen before comes from [`objects_cache`].
 pub fn chart_objects(tree: &Tree, chart_dir: &str) -> Result<(Vec<ChartObject>, Vec<String>)> {
     let found = match files(tree, chart_dir)? {
         Source::Files(path, files) => {
+            let name = chart_dir.rsplit('/').next().unwrap_or(chart_dir);
+            if let Some(entry) = super::starter_objects::entry(name, &files) {
+                return Ok((entry.objects, Vec::new()));
+            }
             let cache = objects_cache::dir();
             let key = objects_cache::key(&files);
             match cache

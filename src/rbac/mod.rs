@@ -24,6 +24,7 @@ pub mod render;
 pub mod resources;
 pub mod rule;
 pub(crate) mod rust_files;
+mod starter_objects;
 
 #[cfg(test)]
 mod resources_check;

@@ -124,3 +124,53 @@ fn a_cached_chart_gives_the_same_role_and_a_changed_chart_is_rendered_again() {
     );
     assert_eq!(cache_entries(cache.path()).len(), 1);
 }
+
+#[test]
+fn the_starter_chart_is_known_without_a_render_until_it_is_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("p");
+    let cache = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let output = rusty(dir.path())
+            .env("RUSTY_SDK_CACHE_DIR", cache.path())
+            .arg("-C")
+            .arg(&root)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+    };
+    run(&["init", "--plugins", "helm", "--domain", "my.domain"]);
+    run(&[
+        "create",
+        "api",
+        "--group",
+        "cache",
+        "--version",
+        "v1",
+        "--kind",
+        "Memcached",
+    ]);
+    let role = std::fs::read_to_string(root.join(ROLE)).unwrap();
+    for kind in [
+        "deployments",
+        "services",
+        "serviceaccounts",
+        "horizontalpodautoscalers",
+        "httproutes",
+        "ingresses",
+    ] {
+        assert!(role.contains(kind), "{kind} missing from the role:\n{role}");
+    }
+    assert!(
+        cache_entries(cache.path()).is_empty(),
+        "the starter was rendered"
+    );
+    // A changed starter is a chart like any other: rendered, and its objects cached.
+    let values = root.join("helm-charts/memcached/values.yaml");
+    let text = std::fs::read_to_string(&values).unwrap();
+    std::fs::write(&values, format!("{text}\nextra: 1\n")).unwrap();
+    run(&["generate", "rbac"]);
+    assert_eq!(cache_entries(cache.path()).len(), 1);
+    assert_eq!(std::fs::read_to_string(root.join(ROLE)).unwrap(), role);
+}

@@ -44,9 +44,10 @@ pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Res
         (None, None) => return Err(neither_kind_nor_chart()),
     };
     let chart = load(&fetched)?;
-    // The renders for role.yaml run while the chart is checked and its API staged.
-    crate::rbac::ahead::start(&fetched.origin, &fetched.files);
+    // The renders for role.yaml run while the chart is checked and its API staged (the
+    // starter's objects are known without them).
     if !fetched.is_starter {
+        crate::rbac::ahead::start(&fetched.origin, &fetched.files);
         check_renders(&chart, &fetched.origin, session)?;
     }
 
