@@ -9,36 +9,17 @@ use serde_json::json;
 use super::chart::ChartObject;
 use super::objects_cache::Entry;
 
-/// Each object of the starter: its template under the chart, whether it is a `helm test`
-/// hook, its API version and kind; in the order the renders find them.
-const OBJECTS: &[(&str, bool, &str, &str)] = &[
-    ("templates/deployment.yaml", false, "apps/v1", "Deployment"),
-    ("templates/service.yaml", false, "v1", "Service"),
-    (
-        "templates/serviceaccount.yaml",
-        false,
-        "v1",
-        "ServiceAccount",
-    ),
-    ("templates/tests/test-connection.yaml", true, "v1", "Pod"),
-    (
-        "templates/hpa.yaml",
-        false,
-        "autoscaling/v2",
-        "HorizontalPodAutoscaler",
-    ),
-    (
-        "templates/httproute.yaml",
-        false,
-        "gateway.networking.k8s.io/v1",
-        "HTTPRoute",
-    ),
-    (
-        "templates/ingress.yaml",
-        false,
-        "networking.k8s.io/v1",
-        "Ingress",
-    ),
+/// Each object of the starter (API version, kind, template under `templates/`), in the
+/// order the renders find them. The templates under `tests/` are `helm test` hooks.
+#[rustfmt::skip]
+const OBJECTS: &[(&str, &str, &str)] = &[
+    ("apps/v1",                      "Deployment",              "deployment.yaml"),
+    ("v1",                           "Service",                 "service.yaml"),
+    ("v1",                           "ServiceAccount",          "serviceaccount.yaml"),
+    ("v1",                           "Pod",                     "tests/test-connection.yaml"),
+    ("autoscaling/v2",               "HorizontalPodAutoscaler", "hpa.yaml"),
+    ("gateway.networking.k8s.io/v1", "HTTPRoute",               "httproute.yaml"),
+    ("networking.k8s.io/v1",         "Ingress",                 "ingress.yaml"),
 ];
 
 /// The entry of the chart made of `files` (sorted by name) when they are the starter chart
@@ -56,9 +37,9 @@ pub fn entry(name: &str, files: &[ChartFile]) -> Option<Entry> {
     same.then(|| Entry {
         objects: OBJECTS
             .iter()
-            .map(|&(template, test_hook, api_version, kind)| ChartObject {
-                source: format!("{name}/{template}"),
-                test_hook,
+            .map(|&(api_version, kind, template)| ChartObject {
+                source: format!("{name}/templates/{template}"),
+                test_hook: template.starts_with("tests/"),
                 object: json!({ "apiVersion": api_version, "kind": kind }),
             })
             .collect(),
