@@ -338,3 +338,34 @@ fn a_source_file_that_is_not_utf8_is_named_with_its_bad_byte() {
         ),
     );
 }
+
+#[test]
+fn a_chart_folder_with_a_fifo_or_a_link_back_up_is_refused_in_time() {
+    let (dir, root) = init("helm");
+    let chart = dir.path().join("odd-chart");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: odd\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(chart.join("templates/pipe.yaml"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let args: Vec<String> = ["create", "api", "--group", "x", "--version", "v1"]
+        .into_iter()
+        .chain(["--kind", "Odd", "--helm-chart", "../odd-chart"])
+        .map(String::from)
+        .collect();
+    // Helm refuses such a file; copying the chart without it would be a different chart.
+    refused_in_time(&root, &args, "templates/pipe.yaml: not a regular file");
+    std::fs::remove_file(chart.join("templates/pipe.yaml")).unwrap();
+    std::os::unix::fs::symlink("..", chart.join("templates/up")).unwrap();
+    refused_in_time(
+        &root,
+        &args,
+        "templates/up: a link back to the chart's own folder",
+    );
+}

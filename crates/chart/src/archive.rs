@@ -33,7 +33,7 @@ impl Default for Budget {
 
 impl Budget {
     /// Take one file of `size` bytes, or say which limit it breaks.
-    fn take(&mut self, name: &str, size: u64) -> Result<(), String> {
+    pub(crate) fn take(&mut self, name: &str, size: u64) -> Result<(), String> {
         check_file_size(name, size)?;
         if self.files == 0 {
             return Err(format!("it has more than {MAX_FILES} files"));
@@ -45,6 +45,16 @@ impl Budget {
         }
         self.files -= 1;
         self.bytes -= size;
+        Ok(())
+    }
+
+    /// Take one folder of a chart directory: folders count with the files, so that links
+    /// to the same folders at every level cannot make a walk without end.
+    pub(crate) fn take_folder(&mut self) -> Result<(), String> {
+        if self.files == 0 {
+            return Err(format!("it has more than {MAX_FILES} files and folders"));
+        }
+        self.files -= 1;
         Ok(())
     }
 }

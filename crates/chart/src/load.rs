@@ -174,68 +174,152 @@ fn read_dir_files(root: &Path) -> Result<Vec<ChartFile>, ChartError> {
     if !root.join("Chart.yaml").is_file() {
         return Err(ChartError::NotAChart(root.to_path_buf()));
     }
-    // Without a .helmignore Helm still applies its default rule (hidden template files).
-    let text = std::fs::read_to_string(root.join(".helmignore")).unwrap_or_default();
-    let ignore = HelmIgnore::parse(&text);
-    let mut files = Vec::new();
-    walk(root, root, &ignore, &mut files)?;
+    let top = std::fs::metadata(root).map_err(|source| ChartError::Io {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    let mut walk = DirWalk {
+        root,
+        ignore: HelmIgnore::parse(&helmignore(root)?),
+        files: Vec::new(),
+        ancestors: vec![(identity(&top), String::new())],
+        budget: Budget::default(),
+    };
+    walk.read(root)?;
+    let mut files = walk.files;
     files.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(files)
 }
 
-fn walk(
-    root: &Path,
-    dir: &Path,
-    ignore: &HelmIgnore,
-    out: &mut Vec<ChartFile>,
-) -> Result<(), ChartError> {
-    let io_err = |path: &Path, source| ChartError::Io {
-        path: path.to_path_buf(),
-        source,
+/// The text of the chart's .helmignore: empty without one (Helm still applies its default
+/// rule, hidden template files), read as Helm reads it (bytes, not necessarily UTF-8) and
+/// within the limits of any chart file.
+fn helmignore(root: &Path) -> Result<String, ChartError> {
+    let path = root.join(".helmignore");
+    let invalid = |message: String| ChartError::InvalidFile {
+        path: root.to_path_buf(),
+        file: ".helmignore".into(),
+        message,
     };
-    let entries = std::fs::read_dir(dir).map_err(|e| io_err(dir, e))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| io_err(dir, e))?;
-        let path = entry.path();
-        let rel = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
-            .to_string_lossy()
-            .replace('\\', "/");
-        // Links are followed, as Helm's walk follows them: one lookup gives the kind and
-        // the size of what the name leads to.
-        let meta = std::fs::metadata(&path).map_err(|e| io_err(&path, e))?;
-        let is_dir = meta.is_dir();
-        if ignore.ignored(&rel, is_dir) {
-            continue;
-        }
-        let invalid = |message: String| ChartError::InvalidFile {
-            path: root.to_path_buf(),
-            file: rel.clone(),
-            message,
-        };
-        if is_dir {
-            walk(root, &path, ignore, out)?;
-        } else if !meta.is_file() {
-            // Helm refuses these too: reading a FIFO would never end.
-            return Err(invalid(
-                "not a regular file (a FIFO, socket or device); remove it from the chart".into(),
-            ));
-        } else {
-            archive::check_file_size(&rel, meta.len()).map_err(invalid)?;
-            let mut data = Vec::with_capacity(meta.len() as usize);
-            // Bounded again while reading, for a file that grows after the lookup.
-            std::fs::File::open(&path)
-                .and_then(|file| {
-                    file.take(archive::MAX_FILE_BYTES + 1)
-                        .read_to_end(&mut data)
-                })
-                .map_err(|e| io_err(&path, e))?;
-            archive::check_file_size(&rel, data.len() as u64).map_err(invalid)?;
-            out.push(ChartFile { name: rel, data });
-        }
+    let meta = match std::fs::metadata(&path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(String::new()),
+        Err(source) => return Err(ChartError::Io { path, source }),
+    };
+    if !meta.is_file() {
+        return Err(invalid(
+            "not a regular file (a FIFO, socket, device or folder); replace it with a file".into(),
+        ));
     }
-    Ok(())
+    archive::check_file_size(".helmignore", meta.len()).map_err(invalid)?;
+    let mut bytes = Vec::new();
+    std::fs::File::open(&path)
+        .and_then(|file| file.take(archive::MAX_FILE_BYTES).read_to_end(&mut bytes))
+        .map_err(|source| ChartError::Io { path, source })?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// A directory's device and inode, to know it again behind another name.
+#[cfg(unix)]
+fn identity(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+/// Reading a chart directory within the limits of an archive.
+struct DirWalk<'a> {
+    root: &'a Path,
+    ignore: HelmIgnore,
+    files: Vec<ChartFile>,
+    /// The directories walked into to get where the walk is (identity and chart-relative
+    /// name), so that a link back to one of them is an error instead of a walk that only
+    /// ends when the path gets too long.
+    ancestors: Vec<(Option<(u64, u64)>, String)>,
+    budget: Budget,
+}
+
+impl DirWalk<'_> {
+    /// Read the files under `dir`.
+    fn read(&mut self, dir: &Path) -> Result<(), ChartError> {
+        let io_err = |path: &Path, source| ChartError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        // In name order, as Helm walks: the first problem reported is the same everywhere.
+        // More entries than the budget allows are an error anyway.
+        let mut entries = std::fs::read_dir(dir)
+            .and_then(|listing| {
+                listing
+                    .take(archive::MAX_FILES + 1)
+                    .collect::<std::io::Result<Vec<_>>>()
+            })
+            .map_err(|e| io_err(dir, e))?;
+        entries.sort_by_key(std::fs::DirEntry::file_name);
+        for entry in entries {
+            let path = entry.path();
+            let rel = path
+                .strip_prefix(self.root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            // Links are followed, as Helm's walk follows them: one lookup gives the kind
+            // and the size of what the name leads to.
+            let meta = std::fs::metadata(&path).map_err(|e| io_err(&path, e))?;
+            if self.ignore.ignored(&rel, meta.is_dir()) {
+                continue;
+            }
+            let invalid = |message: String| ChartError::InvalidFile {
+                path: self.root.to_path_buf(),
+                file: rel.clone(),
+                message,
+            };
+            if meta.is_dir() {
+                let id = identity(&meta);
+                let seen = self
+                    .ancestors
+                    .iter()
+                    .find(|(seen, _)| id.is_some() && *seen == id);
+                if let Some((_, above)) = seen {
+                    let above = if above.is_empty() {
+                        "the chart's own folder"
+                    } else {
+                        above
+                    };
+                    return Err(invalid(format!(
+                        "a link back to {above}, a folder it is in, so the chart would never end; remove the link"
+                    )));
+                }
+                self.budget.take_folder().map_err(invalid)?;
+                self.ancestors.push((id, rel.clone()));
+                self.read(&path)?;
+                self.ancestors.pop();
+            } else if !meta.is_file() {
+                // Helm refuses these too: reading a FIFO would never end.
+                return Err(invalid(
+                    "not a regular file (a FIFO, socket or device); remove it from the chart"
+                        .into(),
+                ));
+            } else {
+                self.budget.take(&rel, meta.len()).map_err(invalid)?;
+                let mut data = Vec::with_capacity(meta.len() as usize);
+                // Bounded again while reading, for a file that grows after the lookup.
+                std::fs::File::open(&path)
+                    .and_then(|file| {
+                        file.take(archive::MAX_FILE_BYTES + 1)
+                            .read_to_end(&mut data)
+                    })
+                    .map_err(|e| io_err(&path, e))?;
+                archive::check_file_size(&rel, data.len() as u64).map_err(invalid)?;
+                self.files.push(ChartFile { name: rel, data });
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -251,6 +335,16 @@ mod tests {
         .unwrap();
         std::fs::create_dir(dir.path().join("templates")).unwrap();
         dir
+    }
+
+    /// The error of loading `dir` with a FIFO at `rel`: it must not hang.
+    fn error_with_fifo_at(dir: &tempfile::TempDir, rel: &str) -> String {
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join(rel))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        Chart::dir_files(dir.path()).unwrap_err().to_string()
     }
 
     #[test]
@@ -276,15 +370,83 @@ mod tests {
     }
 
     #[test]
-    fn a_fifo_in_a_chart_is_refused_not_read() {
+    fn a_link_back_to_a_folder_it_is_in_is_refused_and_other_linked_folders_are_read() {
         let dir = chart_dir();
-        let fifo = dir.path().join("templates/pipe.yaml");
-        let made = std::process::Command::new("mkfifo")
-            .arg(&fifo)
-            .status()
-            .unwrap();
-        assert!(made.success());
+        std::fs::create_dir(dir.path().join("shared")).unwrap();
+        std::fs::write(dir.path().join("shared/cm.yaml"), "kind: ConfigMap\n").unwrap();
+        // The same folder twice, neither inside the other: read twice, as Helm does.
+        std::os::unix::fs::symlink("../shared", dir.path().join("templates/one")).unwrap();
+        std::os::unix::fs::symlink("../shared", dir.path().join("templates/two")).unwrap();
+        let names: Vec<String> = Chart::dir_files(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|f| f.name)
+            .collect();
+        for name in [
+            "templates/one/cm.yaml",
+            "templates/two/cm.yaml",
+            "shared/cm.yaml",
+        ] {
+            assert!(names.iter().any(|n| n == name), "{name} missing: {names:?}");
+        }
+        // Two links back up: without the check, a walk that fans out at every level.
+        std::os::unix::fs::symlink("..", dir.path().join("templates/up")).unwrap();
+        std::os::unix::fs::symlink("..", dir.path().join("shared/top")).unwrap();
         let err = Chart::dir_files(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("a link back to the chart's own folder"),
+            "{err}"
+        );
+        assert!(err.len() < 300, "{err}");
+    }
+
+    #[test]
+    fn links_that_double_the_folders_at_every_level_end_at_the_file_limit() {
+        let dir = chart_dir();
+        // level0/{a,b} -> level1, level1/{a,b} -> level2, ...: no loop, 2^24 paths.
+        for level in 0..24 {
+            let here = dir.path().join(format!("level{level}"));
+            std::fs::create_dir(&here).unwrap();
+            std::fs::write(here.join("f.txt"), "x").unwrap();
+            for link in ["a", "b"] {
+                let next = format!("../level{}", level + 1);
+                std::os::unix::fs::symlink(next, here.join(link)).unwrap();
+            }
+        }
+        std::fs::create_dir(dir.path().join("level24")).unwrap();
+        let err = Chart::dir_files(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("more than 20000 files"), "{err}");
+    }
+
+    #[test]
+    fn helmignore_is_read_as_bytes_and_a_fifo_in_its_place_is_refused() {
+        let dir = chart_dir();
+        std::fs::write(dir.path().join("templates/skip.yaml"), "kind: Secret\n").unwrap();
+        std::fs::write(
+            dir.path().join(".helmignore"),
+            b"# \xff\xfe not UTF-8\nskip.yaml\n",
+        )
+        .unwrap();
+        let names: Vec<String> = Chart::dir_files(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|f| f.name)
+            .collect();
+        assert!(
+            !names.contains(&"templates/skip.yaml".to_string()),
+            "{names:?}"
+        );
+        std::fs::remove_file(dir.path().join(".helmignore")).unwrap();
+        let err = error_with_fifo_at(&dir, ".helmignore");
+        assert!(
+            err.contains(".helmignore") && err.contains("not a regular file"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_fifo_in_a_chart_is_refused_not_read() {
+        let err = error_with_fifo_at(&chart_dir(), "templates/pipe.yaml");
         assert!(
             err.contains("templates/pipe.yaml") && err.contains("not a regular file"),
             "{err}"

@@ -8,8 +8,6 @@ use rusty_sdk_chart::{ChartError, ChartFile};
 use super::remote;
 use crate::error::{Error, Result};
 use crate::ui::Shell;
-use rusty_sdk_chart::HelmIgnore;
-use rusty_sdk_chart::archive::MAX_FILE_BYTES;
 
 /// A chart reference, as `--helm-chart` (with `--helm-chart-repo` and
 /// `--helm-chart-version`) gives it.
@@ -145,52 +143,18 @@ pub fn fetch(chart: &ChartRef, shell: &Shell) -> Result<FetchedChart> {
     }
 }
 
-/// Every file of a chart directory that Helm would load, byte for byte, sorted by path.
-/// `shown` names the directory in messages.
+/// Every file of a chart directory that Helm would load, byte for byte, sorted by path
+/// (read as the chart engine reads a directory: .helmignore, links followed, within the
+/// limits of an archive). `shown` names the directory in messages.
 fn read_dir(root: &Path, shown: &Path) -> Result<FetchedChart> {
-    if !root.join("Chart.yaml").is_file() {
-        return Err(not_a_chart(shown));
-    }
-    let ignore = match crate::scaffold::input::read_text(&root.join(".helmignore"), MAX_FILE_BYTES)
-    {
-        Ok(text) => HelmIgnore::parse(&text),
-        Err(_) => HelmIgnore::parse(""),
-    };
-    let mut files = Vec::new();
-    let mut walk = walkdir::WalkDir::new(root)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter();
-    while let Some(entry) = walk.next() {
-        let entry = entry.map_err(|e| {
-            let path = e.path().unwrap_or(root).to_path_buf();
-            Error::io(path, e.into())
-        })?;
-        let rel = entry
-            .path()
-            .strip_prefix(root)
-            .unwrap_or(entry.path())
-            .to_string_lossy()
-            .replace('\\', "/");
-        let is_dir = entry.file_type().is_dir();
-        if ignore.ignored(&rel, is_dir) {
-            if is_dir {
-                walk.skip_current_dir();
-            }
-            continue;
+    let files = rusty_sdk_chart::Chart::dir_files(root).map_err(|e| match e {
+        ChartError::NotAChart(_) => not_a_chart(shown),
+        ChartError::Io { path, source } => Error::io(path, source),
+        ChartError::InvalidFile { file, message, .. } => {
+            Error::invalid(format!("{}: {file}: {message}", shown.display()))
         }
-        if entry.file_type().is_file() {
-            let size = entry
-                .metadata()
-                .map_err(|e| Error::io(entry.path(), e.into()))?
-                .len();
-            rusty_sdk_chart::archive::check_file_size(&rel, size)
-                .map_err(|why| Error::invalid(format!("{}: {why}", shown.display())))?;
-            let data = crate::scaffold::input::read_file(entry.path(), MAX_FILE_BYTES)
-                .map_err(|e| Error::io(entry.path(), e))?;
-            files.push(ChartFile { name: rel, data });
-        }
-    }
+        other => Error::invalid(format!("{}: {other}", shown.display())),
+    })?;
     Ok(FetchedChart {
         origin: shown.to_path_buf(),
         files,
