@@ -144,6 +144,8 @@ fn disk_files(path: &Path) -> Result<Vec<ChartFile>> {
     if !path.is_dir() {
         return Ok(files);
     }
+    use rusty_sdk_chart::archive::{MAX_CHART_BYTES, MAX_FILE_BYTES, MAX_FILES};
+    let mut total = 0u64;
     for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
         let entry = entry.map_err(|e| {
             let at = e.path().unwrap_or(path).to_path_buf();
@@ -152,11 +154,15 @@ fn disk_files(path: &Path) -> Result<Vec<ChartFile>> {
         if !entry.file_type().is_file() {
             continue;
         }
-        let data = crate::scaffold::input::read_file(
-            entry.path(),
-            rusty_sdk_chart::archive::MAX_FILE_BYTES,
-        )
-        .map_err(|e| Error::io(entry.path(), e))?;
+        let data = crate::scaffold::input::read_file(entry.path(), MAX_FILE_BYTES)
+            .map_err(|e| Error::io(entry.path(), e))?;
+        total += data.len() as u64;
+        if files.len() >= MAX_FILES || total > MAX_CHART_BYTES {
+            return Err(Error::Project(format!(
+                "{}: more than {MAX_FILES} files or {MAX_CHART_BYTES} bytes, the limits of a chart; move what is not the chart's out of its folder",
+                path.display()
+            )));
+        }
         let name = entry
             .path()
             .strip_prefix(path)
@@ -183,6 +189,20 @@ fn object(manifest: Manifest) -> ChartObject {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chart_folder_past_the_limits_of_a_chart_is_an_error_not_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let five_mib = rusty_sdk_chart::archive::MAX_FILE_BYTES;
+        for i in 0..21 {
+            let file = std::fs::File::create(dir.path().join(format!("f{i:02}"))).unwrap();
+            file.set_len(five_mib).unwrap();
+        }
+        let err = disk_files(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("the limits of a chart"), "{err}");
+        std::fs::remove_file(dir.path().join("f00")).unwrap();
+        assert_eq!(disk_files(dir.path()).unwrap().len(), 20);
+    }
 
     #[test]
     fn a_failed_switch_warning_names_the_switch_the_templates_and_the_cause() {
