@@ -259,7 +259,7 @@ impl DirWalk<'_> {
                     .collect::<std::io::Result<Vec<_>>>()
             })
             .map_err(|e| io_err(dir, e))?;
-        entries.sort_by_key(std::fs::DirEntry::file_name);
+        entries.sort_by_cached_key(std::fs::DirEntry::file_name);
         for entry in entries {
             let path = entry.path();
             let rel = path
