@@ -6,6 +6,8 @@ pub mod auth;
 mod auth_cache;
 pub mod conditions;
 pub mod context;
+#[cfg(feature = "envtest")]
+pub mod envtest;
 pub mod health;
 pub mod helm;
 pub mod leader;
