@@ -2,13 +2,13 @@
 //! against the project's role, CRDs and samples, and regenerated after user edits.
 use std::path::{Path, PathBuf};
 
+use rusty_sdk_test_tools::needs;
 use serde_json::Value;
 
 use crate::support::{assert_refused, read_tree, rusty, scaffold, snapshot_settings, transcript};
 
-/// A hybrid project with a Helm API and `kubectl kustomize config/manifests` in a file,
-/// or `None` without kubectl.
-fn project(dir: &Path) -> Option<PathBuf> {
+/// A hybrid project with a Helm API and `kubectl kustomize config/manifests` in a file.
+fn project(dir: &Path) -> PathBuf {
     let root = dir.join("bundled-operator");
     scaffold(
         dir,
@@ -18,9 +18,9 @@ fn project(dir: &Path) -> Option<PathBuf> {
             "create api --plugins helm --group cache --version v1 --kind Memcached",
         ],
     );
-    let manifests = crate::e2e::kustomize(&root, "config/manifests")?;
+    let manifests = crate::e2e::kustomize(&root, "config/manifests");
     std::fs::write(root.join("manifests.yaml"), manifests).unwrap();
-    Some(root)
+    root
 }
 
 fn bundle(root: &Path, extra: &str) -> std::process::Output {
@@ -40,12 +40,11 @@ fn yaml_file(path: &Path) -> Value {
 const CSV: &str = "bundle/manifests/bundled-operator.clusterserviceversion.yaml";
 const BASE: &str = "config/manifests/bases/bundled-operator.clusterserviceversion.yaml";
 
+#[needs(kubectl)]
 #[test]
 fn the_bundle_carries_the_role_crds_and_samples_and_keeps_user_edits() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(root) = project(dir.path()) else {
-        return;
-    };
+    let root = project(dir.path());
     let before = read_tree(&root);
     let output = bundle(&root, "--version 0.1.0 --dry-run");
     assert!(output.status.success(), "{}", transcript(&output, &root));
@@ -164,12 +163,11 @@ fn the_bundle_carries_the_role_crds_and_samples_and_keeps_user_edits() {
     );
 }
 
+#[needs(kubectl)]
 #[test]
 fn invalid_bundles_are_one_line_errors_that_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
-    let Some(root) = project(dir.path()) else {
-        return;
-    };
+    let root = project(dir.path());
     let before = read_tree(&root);
     for (args, expected) in [
         ("--version 1.0", "invalid --version \"1.0\""),

@@ -153,23 +153,16 @@ fn bash_completes(script: &std::path::Path, words: &[&str]) -> String {
         words[words.len() - 1],
         words[words.len() - 2],
     );
-    let output = std::process::Command::new("bash")
+    let output = std::process::Command::new(rusty_sdk_test_tools::path!(bash))
         .args(["-c", &program])
         .output()
         .unwrap();
     String::from_utf8_lossy(&output.stdout).trim().to_string()
 }
 
+#[rusty_sdk_test_tools::needs(bash)]
 #[test]
 fn bash_completes_the_flags_of_every_subcommand() {
-    if std::process::Command::new("bash")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("notice: no bash here, skipping the completion test");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let output = rusty(dir.path())
         .args(["completion", "bash"])

@@ -1,6 +1,7 @@
 //! End to end: generated projects must build, pass their own tests, clippy and fmt, and the
 //! built operator must start and stop cleanly. All projects share one target directory so
-//! dependencies compile once. Set RUSTY_SDK_SKIP_E2E=1 to skip locally (CI never does).
+//! dependencies compile once. Set RUSTY_SDK_SKIP_E2E=1 to skip locally (CI never does): the
+//! tests marked `#[needs(e2e)]` are then built as ignored.
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -8,18 +9,12 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use rusty_sdk_test_tools::needs;
+
 use crate::support::{rusty, transcript};
 
 /// Heavy cargo runs go one at a time, even when tests run in parallel.
 pub static CARGO: Mutex<()> = Mutex::new(());
-
-pub fn skip() -> bool {
-    if std::env::var_os("RUSTY_SDK_SKIP_E2E").is_some() {
-        eprintln!("notice: RUSTY_SDK_SKIP_E2E is set, skipping end-to-end builds");
-        return true;
-    }
-    false
-}
 
 pub fn target_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e-target")
@@ -88,7 +83,8 @@ pub fn project_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
-/// cargo build, test, clippy -D warnings and fmt --check; kustomize when kubectl exists.
+/// cargo build, test, clippy -D warnings and fmt --check, and kustomize (so a caller needs
+/// `e2e` and `kubectl`).
 pub fn check_project(root: &Path) {
     let name = claim_name(root);
     let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
@@ -171,17 +167,14 @@ fn prune_other_projects(current: &str) {
     }
 }
 
-pub fn kustomize(root: &Path, dir: &str) -> Option<String> {
-    if Command::new("kubectl")
-        .arg("version")
-        .arg("--client")
-        .output()
-        .is_err()
-    {
-        eprintln!("notice: kubectl not found, skipping `kubectl kustomize {dir}`");
-        return None;
-    }
-    Some(must(root, "kubectl", &["kustomize", dir]))
+/// `kubectl kustomize dir` with the control plane's kubectl (Debian's is too old for
+/// today's kustomize); the calling test needs `kubectl`.
+pub fn kustomize(root: &Path, dir: &str) -> String {
+    must(root, kubectl(), &["kustomize", dir])
+}
+
+pub fn kubectl() -> &'static str {
+    rusty_sdk_test_tools::path!(kubectl)
 }
 
 fn init(root: &Path, layout: &str, extra: &[&str]) {
@@ -205,11 +198,9 @@ fn project(layout: &str, name: &str, extra: &[&str]) -> (tempfile::TempDir, Path
     (dir, root)
 }
 
+#[needs(e2e, kubectl)]
 #[test]
 fn init_projects_build_test_and_lint() {
-    if skip() {
-        return;
-    }
     // The rust one with a manager scoped to its namespace (`init --namespaced`).
     for (layout, extra) in [
         ("hybrid.helm", &[][..]),
@@ -347,11 +338,9 @@ pub fn run_until_healthy_then_stop(root: &Path, binary: &Path) -> String {
     log
 }
 
+#[needs(e2e)]
 #[test]
 fn built_operator_serves_health_and_stops_on_sigterm() {
-    if skip() {
-        return;
-    }
     let (_dir, root) = project("hybrid.helm", "e2e-smoke", &[]);
     claim_name(&root);
     let binary = built_operator(&root);

@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::process::Command as Process;
 
+use rusty_sdk_test_tools::{needs, path};
+
 use crate::support::{read_tree, rust_api_args, rusty};
 
 /// A name of `n` characters: `first` then letters.
@@ -32,7 +34,7 @@ fn run(dir: &Path, args: &[&str]) {
 fn unformatted(root: &Path) -> Vec<String> {
     let mut problems = Vec::new();
     for path in read_tree(root).keys().filter(|p| p.ends_with(".rs")) {
-        let output = Process::new("rustfmt")
+        let output = Process::new(path!(rustfmt))
             .args([
                 "--edition",
                 "2024",
@@ -54,20 +56,10 @@ fn unformatted(root: &Path) -> Vec<String> {
     problems
 }
 
-fn rustfmt_installed() -> bool {
-    let found = Process::new("rustfmt").arg("--version").output().is_ok();
-    if !found {
-        eprintln!("notice: rustfmt not found; generated code not compared with its layout");
-    }
-    found
-}
-
 /// One project per layout and project-name length, every kind length in it.
+#[needs(rustfmt)]
 #[test]
 fn generated_rust_is_formatted_at_every_name_length() {
-    if !rustfmt_installed() {
-        return;
-    }
     let mut problems = Vec::new();
     for (layout, project_len, group_len) in
         // 28: the longest project name (its metrics Service name has at most 63).

@@ -7,6 +7,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use rusty_sdk_test_tools::{needs, path};
+
 use crate::e2e;
 use crate::support::{read_tree, rust_api_args, rusty, transcript};
 
@@ -40,6 +42,7 @@ fn refused(root: &Path, args: &[String], want: &str) {
     assert!(read_tree(root) == before, "{args:?} wrote files");
 }
 
+#[needs(dev_full)]
 #[test]
 fn a_closed_stdout_ends_the_command_quietly_and_a_full_one_writes_nothing() {
     let (_dir, root) = init("rust");
@@ -58,11 +61,7 @@ fn a_closed_stdout_ends_the_command_quietly_and_a_full_one_writes_nothing() {
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     assert!(read_tree(&root) == before, "files were written");
 
-    let full = std::fs::File::create("/dev/full");
-    let Ok(full) = full else {
-        eprintln!("notice: no /dev/full here, skipping the full-stdout half");
-        return;
-    };
+    let full = std::fs::File::create(path!(dev_full)).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_rusty-sdk"))
         .current_dir(&root)
         .args(rust_api("cache", "Memcached"))
@@ -316,16 +315,9 @@ fn user_formatting_and_line_endings_survive_a_new_api() {
     assert!(after.contains(&format!("{added}    // +rusty:scaffold:controllers")));
 }
 
+#[needs(cargo_fmt)]
 #[test]
 fn the_longest_names_give_files_that_cargo_fmt_leaves_alone() {
-    if Command::new("cargo")
-        .args(["fmt", "--version"])
-        .output()
-        .is_err()
-    {
-        eprintln!("notice: cargo fmt is not installed, skipping");
-        return;
-    }
     let (_dir, root) = init("hybrid.helm");
     let kind = format!("K{}", "a".repeat(62));
     let group = "g".repeat(63);

@@ -270,6 +270,7 @@ fn a_watches_yaml_the_new_entry_cannot_fit_is_not_called_broken() {
 
 /// A read-only checkout (a CI mount, say) still runs what writes nothing. It needs a
 /// read-only mount, so it runs only where `mount` is allowed (root in a container).
+#[rusty_sdk_test_tools::needs(tmpfs_mount)]
 #[test]
 fn commands_that_write_nothing_run_in_a_read_only_checkout() {
     let (dir, root) = init("rust");
@@ -281,19 +282,16 @@ fn commands_that_write_nothing_run_in_a_read_only_checkout() {
             .output()
     };
     let path = mount.display().to_string();
-    let mounted = run(&["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", &path])
-        .is_ok_and(|o| o.status.success());
-    if !mounted {
-        eprintln!("notice: cannot mount a tmpfs here; read-only checkout not tried");
-        return;
-    }
+    let mount_bin = rusty_sdk_test_tools::path!(tmpfs_mount);
+    let mounted = run(&[mount_bin, "-t", "tmpfs", "-o", "size=4m", "tmpfs", &path]).unwrap();
+    assert!(mounted.status.success(), "{mounted:?}");
     let copy = run(&[
         "cp",
         "-r",
         &root.display().to_string(),
         &format!("{path}/p"),
     ]);
-    let remount = run(&["mount", "-o", "remount,ro", &path]);
+    let remount = run(&[mount_bin, "-o", "remount,ro", &path]);
     let project = mount.join("p");
     let check = rusty(&project)
         .args(["generate", "rbac", "--check"])

@@ -1,6 +1,8 @@
 //! `rusty-sdk init`: the files of each layout, re-runs, dry runs and failures.
 use std::path::{Path, PathBuf};
 
+use rusty_sdk_test_tools::{needs, path};
+
 use crate::support::{read_tree, rusty, snapshot_settings, transcript};
 
 const LOCAL_LINK: &str = ".cargo/config.toml";
@@ -183,14 +185,11 @@ fn a_commit_failing_halfway_leaves_the_directory_as_it_was() {
     assert_eq!(entries, 1, "only the original file remains");
 }
 
+#[needs(sys_kernel)]
 #[test]
 fn an_unwritable_directory_is_a_one_line_error() {
     // /sys refuses new entries even to root, unlike a chmod-ed folder.
-    let target = Path::new("/sys/kernel/rusty-sdk-test-project");
-    if !Path::new("/sys/kernel").is_dir() {
-        eprintln!("notice: no /sys/kernel here, skipping the unwritable-directory test");
-        return;
-    }
+    let target = Path::new(path!(sys_kernel)).join("rusty-sdk-test-project");
     let cwd = tempfile::tempdir().unwrap();
     let output = rusty(cwd.path())
         .args([

@@ -2,8 +2,8 @@
 //! It watches the namespace it runs in and its permissions are a Role and RoleBinding
 //! there: no ClusterRole for the manager unless a controller asks for a cluster-scoped
 //! resource.
+use rusty_sdk_test_tools::needs;
 use std::path::Path;
-use std::process::Command;
 
 use crate::support::{read_tree, rust_api_args, rusty};
 
@@ -33,6 +33,7 @@ fn objects(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+#[needs(kubectl)]
 #[test]
 fn a_namespaced_manager_gets_a_role_and_watches_its_namespace() {
     let dir = tempfile::tempdir().unwrap();
@@ -88,26 +89,7 @@ fn a_namespaced_manager_gets_a_role_and_watches_its_namespace() {
         String::from_utf8_lossy(&check.stderr)
     );
 
-    if Command::new("kubectl")
-        .arg("version")
-        .arg("--client")
-        .output()
-        .is_err()
-    {
-        eprintln!("notice: kubectl not found, skipping `kubectl kustomize config/default`");
-        return;
-    }
-    let output = Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(&root)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let built = objects(&String::from_utf8_lossy(&output.stdout));
+    let built = objects(&crate::e2e::kustomize(&root, "config/default"));
     assert!(
         built.contains(&("Role".into(), "shop-manager-role".into())),
         "{built:?}"

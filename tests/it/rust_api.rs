@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use rusty_sdk_test_tools::needs;
+
 use crate::e2e::{self, check_project, kustomize};
 use crate::support::{read_tree, rust_api_args, rusty, snapshot_settings, transcript};
 
@@ -488,9 +490,7 @@ fn assert_widget_converts(root: &Path) {
     assert_eq!(conversion["strategy"], "Webhook");
     let service = &conversion["webhook"]["clientConfig"]["service"];
     assert_eq!(service["path"], "/convert");
-    let Some(text) = e2e::kustomize(root, "config/default") else {
-        return;
-    };
+    let text = e2e::kustomize(root, "config/default");
     let widgets = text
         .split("\n---\n")
         .map(|doc| serde_yaml::from_str::<serde_yaml::Value>(doc).unwrap())
@@ -509,11 +509,9 @@ fn assert_widget_converts(root: &Path) {
     );
 }
 
+#[needs(e2e, kubectl)]
 #[test]
 fn projects_with_three_apis_build_test_lint_and_agree_with_crdgen() {
-    if e2e::skip() {
-        return;
-    }
     // Namespaced, cluster-scoped, and deploy-image with every image flag, in both layouts
     // that take Rust APIs; both also have a Widget, a kind with nothing of Memcached about
     // it, under the default controller, in three versions that convert.
@@ -794,11 +792,9 @@ fn add_apis_with_names_that_clash(root: &Path) {
 
 /// Needs the runtime's Helm reconciler (`rusty_sdk_runtime::helm`), which the hybrid
 /// layout's main.rs uses.
+#[needs(e2e, kubectl)]
 #[test]
 fn hybrid_project_with_a_rust_api_builds_tests_lints_and_agrees_with_crdgen() {
-    if e2e::skip() {
-        return;
-    }
     let (_dir, root) = project_named("hybrid.helm", "e2e-hybrid-rust-api");
     let mut args: Vec<&str> = BACKUP.to_vec();
     args.extend(["--resource", "--controller"]);

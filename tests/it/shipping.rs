@@ -4,6 +4,8 @@
 use std::path::Path;
 use std::process::Command;
 
+use rusty_sdk_test_tools::{needs, path};
+
 use crate::support::rusty;
 
 fn init_helm_project(root: &Path) {
@@ -106,29 +108,19 @@ fn set_image_keeps_the_users_lines_and_refuses_a_bad_image() {
     }
 }
 
-fn tool_missing(tool: &str) -> bool {
-    let missing = Command::new(tool).arg("version").output().is_err()
-        && Command::new(tool).arg("--version").output().is_err();
-    if missing {
-        eprintln!("notice: {tool} not found, skipping `make build-installer`");
-    }
-    missing
-}
-
+#[needs(kubectl, make, kubernetes_validate)]
 #[test]
 fn build_installer_writes_every_object_with_the_image() {
-    if tool_missing("kubectl") || tool_missing("make") {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     init_helm_project(root);
     let bin = assert_cmd::cargo::cargo_bin("rusty-sdk");
-    let output = Command::new("make")
+    let output = Command::new(path!(make))
         .current_dir(root)
         .arg("build-installer")
         .arg("IMG=example.com/memcached-operator:v0.1.0")
         .arg(format!("RUSTY_SDK={}", bin.display()))
+        .arg(format!("KUBECTL={}", crate::e2e::kubectl()))
         .output()
         .unwrap();
     assert!(
@@ -176,16 +168,11 @@ fn build_installer_writes_every_object_with_the_image() {
 
 /// Every object against Kubernetes' own schemas, unknown fields refused.
 fn validate_against_kubernetes_schemas(file: &Path, objects: usize) {
-    let Ok(output) = Command::new("kubernetes-validate")
+    let output = Command::new(path!(kubernetes_validate))
         .args(["--strict", "--no-warn"])
         .arg(file)
         .output()
-    else {
-        eprintln!(
-            "notice: kubernetes-validate not found (pip install kubernetes-validate), skipping schema validation"
-        );
-        return;
-    };
+        .unwrap();
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&output.stdout),

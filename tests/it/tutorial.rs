@@ -3,6 +3,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use rusty_sdk_test_tools::needs;
+
 use crate::support::{read_tree, rusty, snapshot_settings, transcript};
 
 const INIT: &[&str] = &[
@@ -56,7 +58,7 @@ pub fn tutorial() -> (tempfile::TempDir, PathBuf) {
     tutorial_in("memcached-operator")
 }
 
-fn tutorial_in(name: &str) -> (tempfile::TempDir, PathBuf) {
+pub fn tutorial_in(name: &str) -> (tempfile::TempDir, PathBuf) {
     let (dir, root) = crate::e2e::project_dir(name);
     run_ok(&root, INIT, "");
     run_ok(&root, HELM_API, "");
@@ -286,11 +288,9 @@ fn running_the_tutorial_again_changes_nothing() {
     assert_eq!(read_tree(&root), before);
 }
 
+#[needs(e2e, kubectl)]
 #[test]
 fn tutorial_project_builds_passes_its_tests_and_lints() {
-    if crate::e2e::skip() {
-        return;
-    }
     let (_dir, root) = tutorial_in("e2e-tutorial");
     crate::e2e::check_project(&root);
     // The Rust API's scaffolded CRD is exactly what the project's crdgen prints.

@@ -1,11 +1,10 @@
 //! End to end: the generated hybrid project with a Helm API builds and starts.
 use super::*;
+use rusty_sdk_test_tools::needs;
 
+#[needs(e2e, kubectl)]
 #[test]
 fn hybrid_project_with_memcached_helm_api_builds_and_loads_its_watch() {
-    if crate::e2e::skip() {
-        return;
-    }
     let (_dir, root) = hybrid_project_named("e2e-hybrid-helm-api");
     run_ok(&root, CREATE_MEMCACHED);
     crate::e2e::check_project(&root);

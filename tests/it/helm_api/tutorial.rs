@@ -36,6 +36,7 @@ fn tutorial_memcached_api_files() {
     });
 }
 
+#[rusty_sdk_test_tools::needs(kubectl)]
 #[test]
 fn sample_spec_is_the_chart_values_and_passes_the_crd_schema() {
     let (_dir, root) = hybrid_project();
@@ -68,12 +69,10 @@ fn sample_spec_is_the_chart_values_and_passes_the_crd_schema() {
         "string"
     );
 
-    if let Some(samples) = crate::e2e::kustomize(&root, "config/samples") {
-        assert!(samples.contains("kind: Memcached"), "{samples}");
-    }
-    if let Some(crds) = crate::e2e::kustomize(&root, "config/crd") {
-        assert!(crds.contains("name: memcacheds.cache.my.domain"), "{crds}");
-    }
+    let samples = crate::e2e::kustomize(&root, "config/samples");
+    assert!(samples.contains("kind: Memcached"), "{samples}");
+    let crds = crate::e2e::kustomize(&root, "config/crd");
+    assert!(crds.contains("name: memcacheds.cache.my.domain"), "{crds}");
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! Renders that cannot match yet are listed in `KNOWN_GAPS` with the reason; the test
 //! fails when one of them starts to match, so that the list stays honest.
 
-use crate::corpus_support::{ValueSet, Verdict, cases, corpus_dir};
+use crate::corpus_support::{ValueSet, Verdict, cases};
 
 /// Chart, value set, reason. Keep in step with the fidelity example's report.
 const KNOWN_GAPS: &[(&str, &str, &str)] = &[];
@@ -18,14 +18,10 @@ fn known_gap(chart: &str, set: ValueSet) -> Option<&'static str> {
         .map(|(_, _, reason)| *reason)
 }
 
+#[rusty_sdk_test_tools::needs(charts_corpus)]
 #[test]
 fn corpus_renders_like_helm() {
-    let Some(corpus) = corpus_dir() else {
-        eprintln!(
-            "notice: ../shared/charts-corpus not found next to the repository; corpus test skipped"
-        );
-        return;
-    };
+    let corpus = std::path::PathBuf::from(rusty_sdk_test_tools::path!(charts_corpus));
     let cases = cases(&corpus);
     assert!(
         !cases.is_empty(),

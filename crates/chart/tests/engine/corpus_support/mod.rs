@@ -13,15 +13,14 @@ use rusty_sdk_chart::{Chart, RenderOptions};
 
 pub use shape::same_shape;
 
-/// The corpus folder, or `None` when this checkout has no `shared/` sibling.
-/// `CHART_CORPUS` names another corpus of the same layout (charts/, expected/), for
-/// trying the engine on charts outside the shared one.
+/// The corpus folder, or `None` when this checkout has no `shared/` sibling (as found
+/// when this program was built, by crates/test-tools). `CHART_CORPUS` names another
+/// corpus of the same layout (charts/, expected/), for trying the engine on charts
+/// outside the shared one (scripts/chart-fidelity.sh).
 pub fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("CHART_CORPUS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/charts-corpus"),
-        PathBuf::from,
-    );
-    dir.join("charts").is_dir().then_some(dir)
+    std::env::var_os("CHART_CORPUS")
+        .map(PathBuf::from)
+        .or_else(|| rusty_sdk_test_tools::found!(charts_corpus).map(PathBuf::from))
 }
 
 /// The two value sets every chart is rendered with.
@@ -260,7 +259,9 @@ pub fn error_location(message: &str) -> Option<String> {
     Some(format!("{}:{}", &caps[1], &caps[2]))
 }
 
-fn compare_errors(helm: &str, ours: &str) -> Verdict {
+/// Both sides failed: the same failure by the corpus's rules (README: the same schema
+/// error for the same chart, the same first line, or the same template and line).
+pub fn compare_errors(helm: &str, ours: &str) -> Verdict {
     const SCHEMA: &str = "values don't meet the specifications of the schema";
     if helm.contains(SCHEMA) {
         let chart = helm
