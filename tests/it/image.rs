@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::e2e::{must, project_dir, skip};
+use rusty_sdk_test_tools::needs;
+
+use crate::e2e::{must, project_dir};
 use crate::support::rusty;
 
 /// Instructions of a Dockerfile, continuation lines joined, comments left out.
@@ -70,12 +72,12 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// The directory `make docker-build` passes as the `rusty-sdk-crates` context.
-fn runtime_context(root: &Path) -> Option<PathBuf> {
-    let output = Command::new("make")
+fn runtime_context(root: &Path) -> PathBuf {
+    let output = Command::new(rusty_sdk_test_tools::path!(make))
         .current_dir(root)
         .args(["-n", "docker-build", "IMG=example.com/operator:v1"])
         .output()
-        .ok()?;
+        .unwrap();
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
     let argument = text
         .split_whitespace()
@@ -85,14 +87,12 @@ fn runtime_context(root: &Path) -> Option<PathBuf> {
     let dir = argument
         .strip_prefix("rusty-sdk-crates=")
         .unwrap_or_else(|| panic!("unexpected build context {argument}"));
-    Some(PathBuf::from(dir))
+    PathBuf::from(dir)
 }
 
+#[needs(e2e, make)]
 #[test]
 fn the_builder_stage_builds_a_fresh_scaffold_from_its_build_context() {
-    if skip() {
-        return;
-    }
     let (_dir, root) = project_dir("e2e-image");
     for args in [
         &[
@@ -134,10 +134,7 @@ fn the_builder_stage_builds_a_fresh_scaffold_from_its_build_context() {
     ] {
         rusty(&root).args(args).assert().success();
     }
-    let Some(crates) = runtime_context(&root) else {
-        eprintln!("notice: make not found, skipping the image build check");
-        return;
-    };
+    let crates = runtime_context(&root);
     assert!(
         crates.join("runtime/Cargo.toml").is_file(),
         "{}",
@@ -169,19 +166,23 @@ fn the_builder_stage_builds_a_fresh_scaffold_from_its_build_context() {
                         in_context(source, &allowed),
                         "{source} is not in the build context"
                     );
-                    if stage_name == "builder" {
-                        let from = root.join(source.trim_end_matches('*'));
-                        if from.exists() {
-                            let name = Path::new(source.trim_end_matches('/')).file_name().unwrap();
-                            let to = if dest[0].ends_with('/') && !source.ends_with('/') {
-                                workspace.join(dest[0]).join(name)
-                            } else {
-                                workspace.join(dest[0])
-                            };
-                            copy_tree(&from, &to);
-                        }
-                    } else {
+                    // A missing source fails `docker build`; only a wildcard may match
+                    // nothing (`Cargo.lock*` before the first `cargo build`).
+                    let from = root.join(source.trim_end_matches('*'));
+                    assert!(
+                        from.exists() || source.ends_with('*'),
+                        "COPY {source}: not in the scaffold"
+                    );
+                    if stage_name != "builder" {
                         final_copies.push(source.trim_end_matches('/').to_string());
+                    } else if from.exists() {
+                        let name = Path::new(source.trim_end_matches('/')).file_name().unwrap();
+                        let to = if dest[0].ends_with('/') && !source.ends_with('/') {
+                            workspace.join(dest[0]).join(name)
+                        } else {
+                            workspace.join(dest[0])
+                        };
+                        copy_tree(&from, &to);
                     }
                 }
             }
