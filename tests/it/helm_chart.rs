@@ -3,20 +3,11 @@
 //! object by object, with the install file it came from.
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
+use rusty_sdk_test_tools::needs;
 use serde_json::{Value, json};
 
 use crate::support::{read_tree, rusty, scaffold, transcript};
-
-fn tool_missing(tool: &str) -> bool {
-    let missing = Command::new(tool).arg("--version").output().is_err()
-        && Command::new(tool).arg("version").output().is_err();
-    if missing {
-        eprintln!("notice: {tool} not found, skipping the Helm chart of the operator");
-    }
-    missing
-}
 
 /// A hybrid project with a Helm and a Rust API, and its dist/install.yaml.
 fn project_with_installer(dir: &Path) -> std::path::PathBuf {
@@ -31,7 +22,7 @@ fn project_with_installer(dir: &Path) -> std::path::PathBuf {
         ],
     );
     // What `make build-installer` writes, without building crdgen for the Rust API.
-    let install = crate::e2e::kustomize(&root, "config/default").unwrap();
+    let install = crate::e2e::kustomize(&root, "config/default");
     std::fs::create_dir_all(root.join("dist")).unwrap();
     std::fs::write(root.join("dist/install.yaml"), install).unwrap();
     root
@@ -80,11 +71,9 @@ fn render(root: &Path, values: &Value, namespace: &str) -> BTreeMap<String, Valu
         .collect()
 }
 
+#[needs(kubectl)]
 #[test]
 fn the_chart_renders_the_install_files_objects_and_its_switches_work() {
-    if tool_missing("kubectl") {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let root = project_with_installer(dir.path());
     // --dry-run plans every file and writes none.
@@ -118,33 +107,7 @@ fn the_chart_renders_the_install_files_objects_and_its_switches_work() {
     let namespace = namespace["metadata"]["name"].as_str().unwrap().to_string();
 
     // Defaults: every object of install.yaml, CRDs kept on uninstall.
-    let mut objects = render(&root, &json!({}), &namespace);
-    for (name, object) in &mut objects {
-        if name.starts_with("CustomResourceDefinition/") {
-            let annotations = object["metadata"]["annotations"].as_object_mut().unwrap();
-            assert_eq!(
-                annotations.remove("helm.sh/resource-policy"),
-                Some(json!("keep")),
-                "{name}"
-            );
-            if annotations.is_empty() {
-                object["metadata"]
-                    .as_object_mut()
-                    .unwrap()
-                    .remove("annotations");
-            }
-        }
-    }
-    assert_eq!(
-        objects.keys().collect::<Vec<_>>(),
-        install.keys().collect::<Vec<_>>()
-    );
-    for (name, object) in &install {
-        assert_eq!(
-            &objects[name], object,
-            "{name} differs from dist/install.yaml"
-        );
-    }
+    assert_renders_the_install_file(render(&root, &json!({}), &namespace), &install);
 
     // Every switch on: the same objects and a ServiceMonitor; CRDs and RBAC off: none of them.
     let all_on = render(&root, &json!({"prometheus": {"enable": true}}), &namespace);
@@ -191,11 +154,123 @@ fn the_chart_renders_the_install_files_objects_and_its_switches_work() {
     );
 }
 
+/// `objects` (a default render) are the install file's, but that CRDs are kept on uninstall.
+fn assert_renders_the_install_file(
+    mut objects: BTreeMap<String, Value>,
+    install: &BTreeMap<String, Value>,
+) {
+    for (name, object) in &mut objects {
+        if name.starts_with("CustomResourceDefinition/") {
+            let annotations = object["metadata"]["annotations"].as_object_mut().unwrap();
+            assert_eq!(
+                annotations.remove("helm.sh/resource-policy"),
+                Some(json!("keep")),
+                "{name}"
+            );
+            if annotations.is_empty() {
+                object["metadata"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("annotations");
+            }
+        }
+    }
+    assert_eq!(
+        objects.keys().collect::<Vec<_>>(),
+        install.keys().collect::<Vec<_>>()
+    );
+    for (name, object) in install {
+        assert_eq!(
+            &objects[name], object,
+            "{name} differs from dist/install.yaml"
+        );
+    }
+}
+
+/// The chart rendered by Helm itself (`helm template`, the control plane's helm), values
+/// given as a file like `-f` takes them.
+fn helm_render(root: &Path, values: &Value, namespace: &str) -> BTreeMap<String, Value> {
+    let file = root.join("test-values.json");
+    std::fs::write(&file, values.to_string()).unwrap();
+    let text = crate::e2e::must(
+        root,
+        rusty_sdk_test_tools::path!(helm),
+        &[
+            "template",
+            "hc",
+            "dist/chart",
+            "--namespace",
+            namespace,
+            "-f",
+            "test-values.json",
+        ],
+    );
+    std::fs::remove_file(&file).unwrap();
+    serde_yaml::Deserializer::from_str(&text)
+        .map(|doc| serde_json::to_value(serde_yaml::Value::deserialize(doc).unwrap()).unwrap())
+        .filter(|o: &Value| !o.is_null())
+        .map(|o| (key(&o), o))
+        .collect()
+}
+
+/// Helm's own engine and linter accept the chart, and render what ours renders, with the
+/// defaults, every switch on, the switches off, and another namespace and image.
+#[needs(kubectl, helm)]
+#[test]
+fn helm_lints_the_chart_and_renders_it_as_our_engine_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project_with_installer(dir.path());
+    let output = edit(&root, &[]);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let lint = crate::e2e::must(
+        &root,
+        rusty_sdk_test_tools::path!(helm),
+        &["lint", "dist/chart"],
+    );
+    assert!(
+        lint.contains("1 chart(s) linted, 0 chart(s) failed"),
+        "{lint}"
+    );
+    let mut install = install_objects(&root);
+    install.remove("Namespace/hc-operator-system").unwrap();
+    assert_renders_the_install_file(
+        helm_render(&root, &json!({}), "hc-operator-system"),
+        &install,
+    );
+    for (values, namespace) in [
+        (json!({}), "hc-operator-system"),
+        (
+            json!({"prometheus": {"enable": true}}),
+            "hc-operator-system",
+        ),
+        (
+            json!({"crd": {"enable": false}, "rbac": {"enable": false}}),
+            "hc-operator-system",
+        ),
+        (
+            json!({"manager": {"image": {"repository": "r.io/x", "tag": "v2"}, "replicas": 2}}),
+            "elsewhere",
+        ),
+    ] {
+        let helm = helm_render(&root, &values, namespace);
+        let ours = render(&root, &values, namespace);
+        assert_eq!(
+            helm.keys().collect::<Vec<_>>(),
+            ours.keys().collect::<Vec<_>>(),
+            "{values}"
+        );
+        for (name, object) in &helm {
+            assert_eq!(
+                &ours[name], object,
+                "{name} with {values}: Helm renders it otherwise"
+            );
+        }
+    }
+}
+
+#[needs(kubectl)]
 #[test]
 fn regenerating_keeps_values_edits_and_a_missing_install_file_is_an_error() {
-    if tool_missing("kubectl") {
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let root = project_with_installer(dir.path());
     let install = std::fs::read(root.join("dist/install.yaml")).unwrap();
