@@ -73,6 +73,7 @@ fn assert_changed(before: &Files, after: &Files, also: &[&str]) {
     assert_eq!(changed, expected);
 }
 
+#[rusty_sdk_test_tools::needs(kubectl)]
 #[test]
 fn webhook_files_and_project_entry() {
     let dir = tempfile::tempdir().unwrap();
@@ -314,41 +315,9 @@ fn conversion_webhook_files_and_project_entry() {
         "{crdgen}"
     );
 
-    // What `make manifests` then writes into the CRD (crdgen's own test checks it writes
-    // this): kustomize prefixes the Service it names, and cert-manager injects its CA.
-    let base = root.join("config/crd/bases/cache.my.domain_memcacheds.yaml");
-    let crd = std::fs::read_to_string(&base).unwrap().replacen(
-        "\nspec:\n",
-        "\nspec:\n  conversion:\n    strategy: Webhook\n    webhook:\n      clientConfig:\n        service:\n          name: webhook-service\n          namespace: system\n          path: /convert\n      conversionReviewVersions:\n      - v1\n",
-        1,
-    );
-    std::fs::write(&base, crd).unwrap();
-    assert_conversion_deployable(&root);
-}
-
-/// `kubectl kustomize config/default` of a project whose Memcached converts: the CRD calls
-/// the prefixed Service and asks cert-manager for the serving certificate's CA.
-fn assert_conversion_deployable(root: &Path) {
-    let Some(text) = crate::e2e::kustomize(root, "config/default") else {
-        return;
-    };
-    let docs: Vec<serde_yaml::Value> = text
-        .split("\n---\n")
-        .map(|doc| serde_yaml::from_str(doc).unwrap())
-        .collect();
-    let crd = docs
-        .iter()
-        .find(|doc| doc["kind"].as_str() == Some("CustomResourceDefinition"))
-        .unwrap_or_else(|| panic!("no CRD in\n{text}"));
-    assert_eq!(
-        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
-        "hooked-operator-system/hooked-operator-serving-cert",
-        "{text}"
-    );
-    let service = &crd["spec"]["conversion"]["webhook"]["clientConfig"]["service"];
-    assert_eq!(service["name"], "hooked-operator-webhook-service", "{text}");
-    assert_eq!(service["namespace"], "hooked-operator-system", "{text}");
-    assert_eq!(service["path"], "/convert", "{text}");
+    // What `make manifests` then writes into the CRD, and kustomize and cert-manager make
+    // of it, is checked on crdgen's real output by rust_api's end-to-end test
+    // (`assert_widget_converts`), not on a copy of it written here.
 }
 
 #[test]
@@ -423,9 +392,7 @@ fn bad_input_is_refused_with_one_line_and_nothing_written() {
 /// manager serving on 9443 with the certificate mounted, and cert-manager's CA injected
 /// into the configurations, all under the project's prefix and namespace.
 fn assert_deployable(root: &Path) {
-    let Some(text) = crate::e2e::kustomize(root, "config/default") else {
-        return;
-    };
+    let text = crate::e2e::kustomize(root, "config/default");
     let docs: Vec<serde_yaml::Value> = text
         .split("\n---\n")
         .map(|doc| serde_yaml::from_str(doc).unwrap())
@@ -466,9 +433,7 @@ fn assert_deployable(root: &Path) {
 /// `kubectl kustomize config/self-signed`: config/default without cert-manager's objects or
 /// Secret, the manager in `--webhook-cert-mode=self-signed` with the rights that takes.
 fn assert_deployable_without_cert_manager(root: &Path) {
-    let Some(text) = crate::e2e::kustomize(root, "config/self-signed") else {
-        return;
-    };
+    let text = crate::e2e::kustomize(root, "config/self-signed");
     let docs: Vec<serde_yaml::Value> = text
         .split("\n---\n")
         .map(|doc| serde_yaml::from_str(doc).unwrap())
