@@ -56,10 +56,6 @@ impl FakeHelm {
         self.calls.lock().unwrap().clone()
     }
 
-    pub fn unused_replies(&self) -> usize {
-        self.replies.lock().unwrap().len()
-    }
-
     fn next(&self, call: HelmCall, target: &ReleaseTarget) -> Reply {
         assert_eq!(
             target,
@@ -72,6 +68,35 @@ impl FakeHelm {
             .unwrap()
             .pop_front()
             .unwrap_or_else(|| panic!("unexpected helm call {call:?}"))
+    }
+}
+
+/// A scripted call the code under test never made fails the test as an extra call does
+/// (a reconciler that skipped the uninstall must not pass the delete tests).
+impl Drop for FakeHelm {
+    fn drop(&mut self) {
+        let left = self.replies.get_mut().unwrap_or_else(|p| p.into_inner());
+        if !left.is_empty() && !std::thread::panicking() {
+            let calls = self.calls.get_mut().unwrap_or_else(|p| p.into_inner());
+            panic!(
+                "{} scripted helm call(s) never made, the next answering {}; calls made: {calls:?}",
+                left.len(),
+                left[0].answers()
+            );
+        }
+    }
+}
+
+impl Reply {
+    /// The calls this reply can answer, for messages.
+    fn answers(&self) -> &'static str {
+        match self {
+            Reply::Get(_) => "get",
+            Reply::Release(_) => "install or upgrade",
+            Reply::Done => "uninstall or rollback",
+            Reply::History(_) => "history",
+            Reply::Fail(operation, _) => operation,
+        }
     }
 }
 
