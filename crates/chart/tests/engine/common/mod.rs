@@ -30,10 +30,15 @@ pub fn switches(chart: &Chart) -> Value {
 pub fn assert_matches_helm(chart: &Chart, values: &Value, expected: &Value) {
     let ours = render(chart, values, &RenderOptions::default());
     if let Some(err) = expected.get("error") {
+        let err = err.as_str().unwrap();
         let ours_err = ours
             .err()
             .unwrap_or_else(|| panic!("Helm failed with {err}, we rendered"));
-        println!("helm: {err}\nours: {ours_err}");
+        let verdict = crate::corpus_support::compare_errors(err, &ours_err.to_string());
+        assert!(
+            verdict.passed(),
+            "{verdict:?}\nhelm: {err}\nours: {ours_err}"
+        );
         return;
     }
     let ours = ours.unwrap_or_else(|e| panic!("render failed: {e}"));
