@@ -84,12 +84,138 @@ fn self_signed() -> anyhow::Result<CertAndKey> {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Mutex;
+
+    use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+    use rustls::crypto::CryptoProvider;
+    use rustls::pki_types::{ServerName, UnixTime};
+    use rustls::{ClientConfig, Connection, DigitallySignedStruct, RootCertStore, SignatureScheme};
+
     use super::*;
 
+    /// Accepts any certificate and keeps the chain the server sent.
+    #[derive(Debug)]
+    struct Capture(Mutex<Vec<CertificateDer<'static>>>, Arc<CryptoProvider>);
+
+    impl ServerCertVerifier for Capture {
+        fn verify_server_cert(
+            &self,
+            end_entity: &CertificateDer<'_>,
+            intermediates: &[CertificateDer<'_>],
+            _: &ServerName<'_>,
+            _: &[u8],
+            _: UnixTime,
+        ) -> Result<ServerCertVerified, rustls::Error> {
+            let chain = std::iter::once(end_entity).chain(intermediates);
+            *self.0.lock().unwrap() = chain.map(|c| c.clone().into_owned()).collect();
+            Ok(ServerCertVerified::assertion())
+        }
+        fn verify_tls12_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, rustls::Error> {
+            let algorithms = &self.1.signature_verification_algorithms;
+            rustls::crypto::verify_tls12_signature(message, cert, dss, algorithms)
+        }
+        fn verify_tls13_signature(
+            &self,
+            message: &[u8],
+            cert: &CertificateDer<'_>,
+            dss: &DigitallySignedStruct,
+        ) -> Result<HandshakeSignatureValid, rustls::Error> {
+            let algorithms = &self.1.signature_verification_algorithms;
+            rustls::crypto::verify_tls13_signature(message, cert, dss, algorithms)
+        }
+        fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+            self.1.signature_verification_algorithms.supported_schemes()
+        }
+    }
+
+    fn provider() -> Arc<CryptoProvider> {
+        Arc::new(rustls::crypto::ring::default_provider())
+    }
+
+    fn client(roots: RootCertStore) -> ClientConfig {
+        ClientConfig::builder_with_provider(provider())
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth()
+    }
+
+    /// A TLS handshake in memory between `server` and `client` asking for `name`.
+    fn handshake(
+        server: &Arc<ServerConfig>,
+        client: ClientConfig,
+        name: &str,
+    ) -> Result<(), rustls::Error> {
+        let name = ServerName::try_from(name.to_string()).unwrap();
+        let mut client = Connection::from(rustls::ClientConnection::new(Arc::new(client), name)?);
+        let mut server = Connection::from(rustls::ServerConnection::new(server.clone())?);
+        for _ in 0..10 {
+            if !client.is_handshaking() && !server.is_handshaking() {
+                return Ok(());
+            }
+            pump(&mut client, &mut server)?;
+            pump(&mut server, &mut client)?;
+        }
+        panic!("the handshake did not finish");
+    }
+
+    /// Every TLS record `from` has to send, read and processed by `to`.
+    fn pump(from: &mut Connection, to: &mut Connection) -> Result<(), rustls::Error> {
+        let mut bytes = Vec::new();
+        while from.wants_write() {
+            from.write_tls(&mut bytes).unwrap();
+        }
+        let mut rest = &bytes[..];
+        while !rest.is_empty() {
+            to.read_tls(&mut rest).unwrap();
+            to.process_new_packets()?;
+        }
+        Ok(())
+    }
+
+    /// The chain `server` sends, accepted without checks.
+    fn served_chain(server: &Arc<ServerConfig>) -> Vec<CertificateDer<'static>> {
+        let capture = Arc::new(Capture(Mutex::default(), provider()));
+        let mut config = client(RootCertStore::empty());
+        config.dangerous().set_certificate_verifier(capture.clone());
+        handshake(server, config, "localhost").unwrap();
+        capture.0.lock().unwrap().clone()
+    }
+
+    /// The certificate a client trusting only `ca` accepts for `name`, or the error.
+    fn verify(server: &Arc<ServerConfig>, ca: &CertificateDer<'static>, name: &str) -> String {
+        let mut roots = RootCertStore::empty();
+        roots.add(ca.clone()).unwrap();
+        match handshake(server, client(roots), name) {
+            Ok(()) => "ok".into(),
+            Err(e) => format!("{e:?}"),
+        }
+    }
+
+    /// The generated certificate is served, verifies as its own CA (a client given it
+    /// trusts the server) and names localhost and this host, and no other name.
     #[test]
     fn self_signed_certificate_is_generated_without_a_cert_dir() {
         let config = server_config(None, "tls.crt", "tls.key", false).unwrap();
         assert_eq!(config.alpn_protocols, vec![b"http/1.1".to_vec()]);
+        let chain = served_chain(&config);
+        assert_eq!(chain.len(), 1, "one self-signed certificate");
+        assert_eq!(verify(&config, &chain[0], "localhost"), "ok");
+        let host = hostname::get().unwrap().into_string().unwrap();
+        if ServerName::try_from(host.clone()).is_ok() {
+            assert_eq!(verify(&config, &chain[0], &host), "ok", "{host}");
+        }
+        let other = verify(&config, &chain[0], "metrics.example.com");
+        assert!(other.contains("NotValidForName"), "{other}");
+        // Another self-signed certificate as the CA: the served one does not verify.
+        let stranger = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+        let refused = verify(&config, stranger.cert.der(), "localhost");
+        assert!(refused.contains("InvalidCertificate"), "{refused}");
     }
 
     #[test]
@@ -102,7 +228,10 @@ mod tests {
             generated.signing_key.serialize_pem(),
         )
         .unwrap();
-        server_config(Some(dir.path()), "cert.pem", "key.pem", false).unwrap();
+        let config = server_config(Some(dir.path()), "cert.pem", "key.pem", false).unwrap();
+        // The pair from the directory is what is served, for the name it was made for.
+        assert_eq!(served_chain(&config), [generated.cert.der().clone()]);
+        assert_eq!(verify(&config, generated.cert.der(), "metrics.svc"), "ok");
         let err = format!(
             "{:#}",
             server_config(Some(dir.path()), "tls.crt", "tls.key", false).unwrap_err()
