@@ -52,7 +52,8 @@ pub struct UpgradeOptions {
     pub disable_hooks: bool,
     /// `--description`
     pub description: Option<String>,
-    /// Replace objects that cannot be patched (`--force-replace` in Helm 4, `--force` in 3).
+    /// Force the change through: take over conflicting fields (Helm 4, server-side apply),
+    /// or replace objects that cannot be patched (Helm 3 `--force`).
     pub force: bool,
     /// `--history-max` (0 = unlimited)
     pub max_history: Option<u32>,
@@ -75,7 +76,8 @@ pub struct UninstallOptions {
 /// `helm rollback` switches.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RollbackOptions {
-    /// Replace objects that cannot be patched (`--force-replace` in Helm 4, `--force` in 3).
+    /// Force the change through: take over conflicting fields (Helm 4, server-side apply),
+    /// or replace objects that cannot be patched (Helm 3 `--force`).
     pub force: bool,
     /// `--history-max`
     pub max_history: Option<u32>,

@@ -1,12 +1,22 @@
-//! Keeps the objects of a release as the manifest says: recreates deleted objects, patches
-//! changed ones back (server-side apply, forced), and adds the owner reference to the custom
-//! resource so that changes to them trigger a reconcile. Also tells whether they are gone.
-use base64::Engine;
-use kube::api::{Api, DynamicObject, Patch, PatchParams, PostParams};
+//! Keeps the objects of a release as the manifest says: recreates deleted objects and
+//! applies changed ones back, and adds the owner reference to the custom resource so that
+//! changes to them trigger a reconcile. Also tells whether they are gone.
+//!
+//! Repairs are server-side applies under Helm's own field manager (`helm`, as Helm 4's CLI
+//! applies), so every field of the release keeps one owner: the next `helm upgrade` or
+//! rollback neither conflicts with the operator nor leaves behind keys a new chart drops.
+//! Whether an object drifted is the API server's answer, not ours: the same apply as a dry
+//! run, compared with the live object, so defaults and the server's spelling of values
+//! (quantities, int-or-string) are never mistaken for drift. The owner reference is applied
+//! apart, under the operator's field manager, where Helm's applies never touch it.
+use kube::api::{Api, DynamicObject, Patch, PatchParams};
 use kube::{Client, ResourceExt};
 use serde_json::{Map, Value, json};
 
 use super::kinds::{KindCache, KindInfo};
+
+/// The field manager Helm 4's CLI applies with (helm's cmd/helm sets `kube.ManagedFieldsManager`).
+pub(crate) const HELM_FIELD_MANAGER: &str = "helm";
 use super::manifest::{ManifestError, ManifestObject, parse_manifest};
 
 const RELEASE_NAME_ANNOTATION: &str = "meta.helm.sh/release-name";
@@ -124,42 +134,83 @@ impl ReleaseObjects<'_> {
 
     async fn repair_one(&self, item: &Located) -> Result<(), DriftError> {
         let api = item.api(self.client);
+        let name = &item.object.name;
         let desired = self.desired(item);
         let api_error = |action, source| DriftError::Api {
             action,
             object: item.describe(),
             source,
         };
-        match api.get_opt(&item.object.name).await {
-            Err(source) => Err(api_error("get", source)),
-            Ok(None) => {
+        let apply = PatchParams::apply(HELM_FIELD_MANAGER).force();
+        let live = api
+            .get_opt(name)
+            .await
+            .map_err(|source| api_error("get", source))?;
+        match &live {
+            None => {
                 tracing::info!(object = %item.describe(), "recreating deleted release object");
-                let object: DynamicObject = serde_json::from_value(desired)
-                    .map_err(|e| api_error("build", kube::Error::SerdeError(e)))?;
-                api.create(&PostParams::default(), &object)
+                api.patch(name, &apply, &Patch::Apply(&desired))
                     .await
-                    .map(drop)
-                    .map_err(|source| api_error("create", source))
+                    .map_err(|source| api_error("create", source))?;
             }
-            Ok(Some(live)) => {
-                let live = serde_json::to_value(&live)
-                    .map_err(|e| api_error("read", kube::Error::SerdeError(e)))?;
-                if contains(&comparable(&desired), &live) {
-                    tracing::debug!(object = %item.describe(), "release object unchanged");
-                    return Ok(());
-                }
-                tracing::info!(object = %item.describe(), "patching drifted release object");
-                let params = PatchParams::apply(self.field_manager).force();
-                api.patch(&item.object.name, &params, &Patch::Apply(&desired))
+            Some(live) => {
+                let would_be = api
+                    .patch(name, &apply.clone().dry_run(), &Patch::Apply(&desired))
                     .await
-                    .map(drop)
-                    .map_err(|source| api_error("patch", source))
+                    .map_err(|source| api_error("check", source))?;
+                if same_object(&would_be, live) {
+                    tracing::debug!(object = %item.describe(), "release object unchanged");
+                } else {
+                    tracing::info!(object = %item.describe(), "patching drifted release object");
+                    api.patch(name, &apply, &Patch::Apply(&desired))
+                        .await
+                        .map_err(|source| api_error("patch", source))?;
+                }
             }
         }
+        self.own(item, &api, live.as_ref())
+            .await
+            .map_err(|source| api_error("set the owner reference of", source))
     }
 
-    /// The manifest object with its namespace, Helm's ownership metadata (so a recreated
-    /// object still belongs to the release) and the owner reference when one is allowed.
+    /// Apply the owner reference alone, under the operator's field manager, unless `live`
+    /// already has it.
+    async fn own(
+        &self,
+        item: &Located,
+        api: &Api<DynamicObject>,
+        live: Option<&DynamicObject>,
+    ) -> Result<(), kube::Error> {
+        if !self.may_own(item) {
+            return Ok(());
+        }
+        let Some(reference) = self.owner_reference() else {
+            return Ok(());
+        };
+        let owned = live.is_some_and(|live| {
+            live.owner_references()
+                .iter()
+                .any(|r| Some(r.uid.as_str()) == reference["uid"].as_str())
+        });
+        if owned {
+            return Ok(());
+        }
+        let body = json!({
+            "apiVersion": item.object.gvk.api_version(),
+            "kind": item.object.gvk.kind,
+            "metadata": {"name": item.object.name, "ownerReferences": [reference]},
+        });
+        api.patch(
+            &item.object.name,
+            &PatchParams::apply(self.field_manager),
+            &Patch::Apply(&body),
+        )
+        .await
+        .map(drop)
+    }
+
+    /// The manifest object with its namespace and Helm's ownership metadata, as Helm
+    /// applies it (so a recreated object still belongs to the release).
     fn desired(&self, item: &Located) -> Value {
         let mut body = item.object.body.clone();
         let Some(object) = body.as_object_mut() else {
@@ -184,17 +235,6 @@ impl ReleaseObjects<'_> {
             RELEASE_NAMESPACE_ANNOTATION,
             self.release_namespace,
         );
-        if self.may_own(item)
-            && let Some(reference) = self.owner_reference()
-        {
-            let references = metadata
-                .as_object_mut()
-                .map(|m| m.entry("ownerReferences").or_insert_with(|| json!([])));
-            if let Some(Value::Array(list)) = references {
-                list.retain(|r| r.get("uid") != reference.get("uid"));
-                list.push(reference);
-            }
-        }
         body
     }
 
@@ -278,209 +318,52 @@ fn insert_string(metadata: &mut Value, map: &str, key: &str, value: &str) {
     }
 }
 
-/// Whether everything `desired` sets is set the same way in `live` (the API server adds
-/// defaults, status and metadata, which are not drift). Lists must match item by item,
-/// except owner references, where the desired ones only need to be present. Values are
-/// compared as the server stores them: quantities by amount (`1` = `1000m`, `1Gi` =
-/// `1024Mi`), a number equals its decimal string (int-or-string fields).
-pub(crate) fn contains(desired: &Value, live: &Value) -> bool {
-    contains_at(desired, live, "", "")
-}
-
-/// Maps whose values are resource quantities, and keys holding one.
-const QUANTITY_MAPS: [&str; 6] = [
-    "limits",
-    "requests",
-    "hard",
-    "capacity",
-    "allocatable",
-    "overhead",
-];
-const QUANTITY_KEYS: [&str; 2] = ["sizeLimit", "storage"];
-
-fn contains_at(desired: &Value, live: &Value, key: &str, parent: &str) -> bool {
-    match (desired, live) {
-        (Value::Object(want), Value::Object(have)) => want.iter().all(|(k, v)| match have.get(k) {
-            Some(h) => contains_at(v, h, k, key),
-            None => v.is_null() || is_empty_collection(v),
-        }),
-        (Value::Array(want), Value::Array(have)) if key == "ownerReferences" => want
-            .iter()
-            .all(|w| have.iter().any(|h| contains_at(w, h, "", ""))),
-        (Value::Array(want), Value::Array(have)) => {
-            want.len() == have.len()
-                && want
-                    .iter()
-                    .zip(have)
-                    .all(|(w, h)| contains_at(w, h, "", key))
-        }
-        (want, have) if QUANTITY_MAPS.contains(&parent) || QUANTITY_KEYS.contains(&key) => {
-            match (quantity(want), quantity(have)) {
-                (Some(a), Some(b)) => same_amount(a, b),
-                _ => want == have,
-            }
-        }
-        (Value::Number(want), Value::Number(have)) => want.as_f64() == have.as_f64(),
-        (Value::Number(number), Value::String(text))
-        | (Value::String(text), Value::Number(number)) => {
-            text.parse::<f64>().ok() == number.as_f64()
-        }
-        (want, have) => want == have,
-    }
-}
-
-/// The amount of a Kubernetes quantity (`500m`, `1.5Gi`, `1e3`, `2`), in base units.
-fn quantity(value: &Value) -> Option<f64> {
-    let text = match value {
-        Value::Number(n) => return n.as_f64(),
-        Value::String(s) => s.trim(),
-        _ => return None,
+/// Whether the server's answer to a dry-run apply is the live object: only bookkeeping
+/// (field ownership, the resource version) may differ.
+fn same_object(would_be: &DynamicObject, live: &DynamicObject) -> bool {
+    let comparable = |object: &DynamicObject| {
+        let mut object = object.clone();
+        object.metadata.managed_fields = None;
+        object.metadata.resource_version = None;
+        object
     };
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '+' || c == '-'))
-        .unwrap_or(text.len());
-    let (number, suffix) = text.split_at(split);
-    let number: f64 = number.parse().ok()?;
-    let factor = match suffix {
-        "" => 1.0,
-        "n" => 1e-9,
-        "u" => 1e-6,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
-        "Ki" => 1024.0,
-        "Mi" => 1024f64.powi(2),
-        "Gi" => 1024f64.powi(3),
-        "Ti" => 1024f64.powi(4),
-        "Pi" => 1024f64.powi(5),
-        "Ei" => 1024f64.powi(6),
-        exponent => {
-            let exponent = exponent.strip_prefix(['e', 'E'])?;
-            10f64.powi(exponent.parse().ok()?)
-        }
-    };
-    Some(number * factor)
-}
-
-fn same_amount(a: f64, b: f64) -> bool {
-    (a - b).abs() <= f64::EPSILON * a.abs().max(b.abs()) * 4.0
-}
-
-/// What the server keeps of the desired object: a Secret's `stringData` is stored as
-/// base64 `data` and never read back.
-fn comparable(desired: &Value) -> Value {
-    let mut body = desired.clone();
-    if body.get("kind").and_then(Value::as_str) != Some("Secret") {
-        return body;
-    }
-    let Some(object) = body.as_object_mut() else {
-        return body;
-    };
-    if let Some(Value::Object(strings)) = object.remove("stringData") {
-        let data = object.entry("data").or_insert_with(|| json!({}));
-        if let Value::Object(data) = data {
-            for (key, value) in strings {
-                let text = match value {
-                    Value::String(text) => text,
-                    other => other.to_string(),
-                };
-                data.insert(
-                    key,
-                    Value::String(base64::engine::general_purpose::STANDARD.encode(text)),
-                );
-            }
-        }
-    }
-    body
-}
-
-/// `{}` / `[]` in a manifest are dropped by the API server.
-fn is_empty_collection(value: &Value) -> bool {
-    match value {
-        Value::Object(map) => map.is_empty(),
-        Value::Array(list) => list.is_empty(),
-        _ => false,
-    }
+    comparable(would_be) == comparable(live)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn server_defaults_are_not_drift() {
-        let desired = json!({"spec": {"replicas": 3, "template": {"spec": {"containers": [
-            {"name": "mc", "image": "memcached:1.6"}]}}}, "metadata": {"labels": {}}});
-        let live = json!({"spec": {"replicas": 3, "strategy": {}, "template": {"spec": {"containers": [
-            {"name": "mc", "image": "memcached:1.6", "imagePullPolicy": "IfNotPresent"}]}}},
-            "status": {"readyReplicas": 3}, "metadata": {"uid": "1"}});
-        assert!(contains(&desired, &live));
+    fn object(value: Value) -> DynamicObject {
+        serde_json::from_value(value).unwrap()
     }
 
     #[test]
-    fn changed_values_and_lists_are_drift() {
-        let desired = json!({"spec": {"replicas": 3, "ports": [{"port": 80}]}});
-        assert!(!contains(
-            &desired,
-            &json!({"spec": {"replicas": 1, "ports": [{"port": 80}]}})
-        ));
-        assert!(!contains(
-            &desired,
-            &json!({"spec": {"replicas": 3, "ports": [{"port": 80}, {"port": 81}]}})
-        ));
-        assert!(!contains(
-            &desired,
-            &json!({"spec": {"ports": [{"port": 80}]}})
-        ));
+    fn bookkeeping_is_not_drift() {
+        let live = object(json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "s", "resourceVersion": "7", "managedFields": [{"manager": "kubectl"}]},
+            "spec": {"ports": [{"port": 80}]}}));
+        let would_be = object(json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "s", "resourceVersion": "8", "managedFields": [{"manager": "helm"}]},
+            "spec": {"ports": [{"port": 80}]}}));
+        assert!(same_object(&would_be, &live));
     }
 
     #[test]
-    fn equal_quantities_and_int_or_string_are_not_drift() {
-        let desired = json!({"spec": {"containers": [{"resources": {
-            "limits": {"cpu": 1, "memory": "1Gi"},
-            "requests": {"cpu": "1000m", "memory": "1024Mi", "ephemeral-storage": "1e3"}}}],
-            "volumes": [{"emptyDir": {"sizeLimit": "0.5Gi"}}],
-            "ports": [{"port": "80", "targetPort": 8080}]}});
-        let live = json!({"spec": {"containers": [{"resources": {
-            "limits": {"cpu": "1", "memory": "1Gi"},
-            "requests": {"cpu": "1", "memory": "1Gi", "ephemeral-storage": "1k"}}}],
-            "volumes": [{"emptyDir": {"sizeLimit": "512Mi"}}],
-            "ports": [{"port": 80, "targetPort": "8080"}]}});
-        assert!(contains(&desired, &live));
-        let more = json!({"spec": {"containers": [{"resources": {"limits": {"cpu": "1001m"}}}]}});
-        assert!(!contains(&more, &live));
-        // outside quantity maps, strings are compared as strings
-        let env = json!({"env": [{"name": "CPU", "value": "1000m"}]});
-        assert!(!contains(
-            &env,
-            &json!({"env": [{"name": "CPU", "value": "1"}]})
-        ));
-    }
-
-    #[test]
-    fn secret_string_data_is_compared_as_data() {
-        let desired =
-            json!({"kind": "Secret", "stringData": {"password": "hunter2", "port": 5432}});
-        let live =
-            json!({"kind": "Secret", "data": {"password": "aHVudGVyMg==", "port": "NTQzMg=="}});
-        assert!(contains(&comparable(&desired), &live));
-        let changed =
-            json!({"kind": "Secret", "data": {"password": "b3RoZXI=", "port": "NTQzMg=="}});
-        assert!(!contains(&comparable(&desired), &changed));
-    }
-
-    #[test]
-    fn owner_references_only_need_to_be_present() {
-        let desired = json!({"metadata": {"ownerReferences": [{"uid": "a", "controller": true}]}});
-        let live = json!({"metadata": {"ownerReferences": [{"uid": "z"}, {"uid": "a", "controller": true, "kind": "M"}]}});
-        assert!(contains(&desired, &live));
-        assert!(!contains(
-            &desired,
-            &json!({"metadata": {"ownerReferences": [{"uid": "z"}]}})
-        ));
+    fn a_changed_field_label_or_annotation_is_drift() {
+        let live = json!({"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "s", "labels": {"a": "1"}}, "spec": {"ports": [{"port": 80}]}});
+        for change in [
+            json!({"spec": {"ports": [{"port": 81}]}}),
+            json!({"metadata": {"name": "s", "labels": {"a": "2"}}}),
+            json!({"metadata": {"name": "s", "labels": {"a": "1"}, "annotations": {"b": "c"}}}),
+        ] {
+            let mut would_be = live.clone();
+            json_patch::merge(&mut would_be, &change);
+            assert!(
+                !same_object(&object(would_be), &object(live.clone())),
+                "{change}"
+            );
+        }
     }
 }

@@ -106,11 +106,14 @@ impl HelmCli {
             .await
     }
 
-    /// `--force-replace` (Helm 4, helm/helm pkg/cmd/upgrade.go) or `--force` (Helm 3).
-    async fn force_flag(&self) -> &'static str {
+    /// What "force" means to this Helm. Helm 4 applies server-side and refuses
+    /// `--force-replace` together with it, so forcing there takes over conflicting fields
+    /// (`--force-conflicts`, server-side as the release already is); Helm 3 replaces
+    /// objects (`--force`).
+    async fn force_args(&self) -> &'static [&'static str] {
         match self.major().await {
-            major if major >= 4 => "--force-replace",
-            _ => "--force",
+            major if major >= 4 => &["--server-side=true", "--force-conflicts"],
+            _ => &["--force"],
         }
     }
 
@@ -289,7 +292,7 @@ impl HelmClient for HelmCli {
             args.extend(["--history-max".into(), max.to_string().into()]);
         }
         if options.force {
-            args.push(self.force_flag().await.into());
+            args.extend(self.force_args().await.iter().map(OsString::from));
         }
         if options.reset_values {
             args.push("--reset-values".into());
@@ -377,7 +380,7 @@ impl HelmClient for HelmCli {
         }
         args.extend(["-n".into(), target.namespace.clone().into()]);
         if options.force {
-            args.push(self.force_flag().await.into());
+            args.extend(self.force_args().await.iter().map(OsString::from));
         }
         if let Some(max) = options.max_history {
             args.extend(["--history-max".into(), max.to_string().into()]);

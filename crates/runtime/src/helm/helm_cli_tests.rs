@@ -403,7 +403,7 @@ async fn missing_binary_is_reported() {
 }
 
 #[tokio::test]
-async fn helm4_is_detected_once_and_gets_its_renamed_flags() {
+async fn helm4_is_detected_once_and_forces_through_server_side_apply_conflicts() {
     let stub = StubHelm::new("v4.2.4", "", 0);
     let client = HelmCli::with_binary(stub.dir.path().join("helm"));
     let options = RollbackOptions {
@@ -416,8 +416,8 @@ async fn helm4_is_detected_once_and_gets_its_renamed_flags() {
         stub.calls(),
         vec![
             args("version --template {{.Version}}"),
-            args("rollback mc 1 -n apps --force-replace --timeout 300s"),
-            args("rollback mc 2 -n apps --force-replace --timeout 300s"),
+            args("rollback mc 1 -n apps --server-side=true --force-conflicts --timeout 300s"),
+            args("rollback mc 2 -n apps --server-side=true --force-conflicts --timeout 300s"),
         ]
     );
 }

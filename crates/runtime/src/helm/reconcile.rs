@@ -13,7 +13,7 @@ use super::drift::{DriftError, ReleaseObjects, api_message};
 use super::duration::parse_go_duration;
 use super::finalizer::{add_finalizer, has_finalizer, remove_finalizer};
 use super::hooks::{run_post_hooks, run_pre_hooks};
-use super::release::Release;
+use super::release::{Release, ReleaseStatus};
 use super::settings::ReconcileContext;
 use super::status::{HelmStatus, Status, condition_type as kind, reason};
 use super::values::ValuesError;
@@ -164,7 +164,12 @@ impl Flow<'_> {
         })?;
         match &release {
             None => status.set(kind::DEPLOYED, Status::False, "", ""),
-            Some(release) => status.set_deployed(release),
+            // A failed or pending latest revision is no successful install or upgrade; the
+            // condition is set again once this reconcile settles the release.
+            Some(release) if release.status == ReleaseStatus::Deployed => {
+                status.set_deployed(release);
+            }
+            Some(_) => {}
         }
         status.set(kind::INITIALIZED, Status::True, "", "");
         let release = match release {

@@ -172,7 +172,17 @@ async fn hooks_see_the_values_and_the_release_and_their_errors_are_only_logged()
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
     ]);
     let helm = Arc::new(FakeHelm::new(vec![
         Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),

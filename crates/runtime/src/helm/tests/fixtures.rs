@@ -20,8 +20,20 @@ pub const CR_URI: &str = "/apis/cache.example.com/v1/namespaces/default/memcache
 pub const STATUS_URI: &str = "/apis/cache.example.com/v1/namespaces/default/memcacheds/mc/status?";
 pub const DEPLOYMENT_URI: &str = "/apis/apps/v1/namespaces/default/deployments/mc-memcached";
 pub const SERVICE_URI: &str = "/api/v1/namespaces/default/services/mc-memcached";
-pub const DEPLOYMENT_APPLY_URI: &str = "/apis/apps/v1/namespaces/default/deployments/mc-memcached?&force=true&fieldManager=memcached-controller";
-pub const SERVICE_APPLY_URI: &str = "/api/v1/namespaces/default/services/mc-memcached?&force=true&fieldManager=memcached-controller";
+/// Drift repair applies as Helm does, under Helm's field manager.
+pub const DEPLOYMENT_APPLY_URI: &str =
+    "/apis/apps/v1/namespaces/default/deployments/mc-memcached?&force=true&fieldManager=helm";
+pub const SERVICE_APPLY_URI: &str =
+    "/api/v1/namespaces/default/services/mc-memcached?&force=true&fieldManager=helm";
+/// The same apply as a dry run: the server's answer tells whether the object drifted.
+pub const DEPLOYMENT_CHECK_URI: &str = "/apis/apps/v1/namespaces/default/deployments/mc-memcached?&dryRun=All&force=true&fieldManager=helm";
+pub const SERVICE_CHECK_URI: &str =
+    "/api/v1/namespaces/default/services/mc-memcached?&dryRun=All&force=true&fieldManager=helm";
+/// The owner reference, applied alone under the operator's field manager.
+pub const DEPLOYMENT_OWNER_URI: &str =
+    "/apis/apps/v1/namespaces/default/deployments/mc-memcached?&fieldManager=memcached-controller";
+pub const SERVICE_OWNER_URI: &str =
+    "/api/v1/namespaces/default/services/mc-memcached?&fieldManager=memcached-controller";
 pub const DEPLOYMENTS_URI: &str = "/apis/apps/v1/namespaces/default/deployments?";
 pub const EVENTS_URI: &str = "/apis/events.k8s.io/v1/namespaces/default/events?";
 
@@ -176,7 +188,6 @@ fn helm_metadata(name_labels: Value) -> Value {
         "namespace": "default",
         "labels": labels,
         "annotations": {"meta.helm.sh/release-name": "mc", "meta.helm.sh/release-namespace": "default"},
-        "ownerReferences": [owner_reference()],
     })
 }
 
@@ -205,9 +216,17 @@ pub fn desired_deployment(replicas: u32) -> Value {
     })
 }
 
-/// The object as the server has it: what was applied plus server fields and defaults.
+/// The owner reference alone, as drift repair applies it to `kind` (`Service`, `Deployment`).
+pub fn owner_patch(api_version: &str, kind: &str) -> Value {
+    json!({"apiVersion": api_version, "kind": kind,
+           "metadata": {"name": "mc-memcached", "ownerReferences": [owner_reference()]}})
+}
+
+/// The object as the server has it: what was applied plus server fields, defaults and the
+/// owner reference.
 pub fn live(desired: Value) -> Value {
     let mut live = desired;
+    live["metadata"]["ownerReferences"] = json!([owner_reference()]);
     live["metadata"]["uid"] = json!("obj-uid");
     live["metadata"]["resourceVersion"] = json!("42");
     live["metadata"]["managedFields"] = json!([]);

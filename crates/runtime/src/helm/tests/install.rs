@@ -38,14 +38,24 @@ async fn first_install_adds_finalizer_installs_and_reports_status() {
         ),
         Expect::get(SERVICE_URI, live_without_owner(desired_service())),
         Expect::patch(
-            SERVICE_APPLY_URI,
+            SERVICE_CHECK_URI,
             desired_service(),
+            live_without_owner(desired_service()),
+        ),
+        Expect::patch(
+            SERVICE_OWNER_URI,
+            owner_patch("v1", "Service"),
             live(desired_service()),
         ),
         Expect::get(DEPLOYMENT_URI, live_without_owner(desired_deployment(3))),
         Expect::patch(
-            DEPLOYMENT_APPLY_URI,
+            DEPLOYMENT_CHECK_URI,
             desired_deployment(3),
+            live_without_owner(desired_deployment(3)),
+        ),
+        Expect::patch(
+            DEPLOYMENT_OWNER_URI,
+            owner_patch("apps/v1", "Deployment"),
             live(desired_deployment(3)),
         ),
         Expect::patch(
@@ -96,7 +106,17 @@ async fn install_notes_become_the_deployed_message_and_annotations_set_options()
     });
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
         Expect::patch(
             STATUS_URI,
             status_patch(json!({
@@ -204,7 +224,17 @@ async fn resources_inside_the_selector_are_reconciled() {
     matching["metadata"]["labels"] = json!({"tier": "cache"});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
     ]);
     let helm = Arc::new(FakeHelm::new(vec![
         Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),

@@ -138,7 +138,15 @@ async fn a_steady_starter_release_runs_no_helm_and_writes_nothing() {
                "items": [release_secret(&manifest)]}),
     )];
     for (uri, live) in live_objects(&manifest) {
-        script.push(Expect::get(&uri, live));
+        script.push(Expect::get(&uri, live.clone()));
+        // the server's dry run leaves each object as it is: nothing is written
+        script.push(Expect {
+            method: http::Method::PATCH,
+            uri: format!("{uri}?&dryRun=All&force=true&fieldManager=helm"),
+            body: super::api::BodyCheck::None,
+            status: http::StatusCode::OK,
+            response: live,
+        });
     }
     let (client, api) = mock_api(script);
     let ctx = no_helm_context(client, &chart);

@@ -17,14 +17,25 @@ async fn pending_install_is_uninstalled_and_installed_again() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
         Expect::patch(
             STATUS_URI,
             status_patch(json!({
+                // no Deployed condition until the pending release is settled
                 "conditions": [
-                    condition("Deployed", "True", "InstallSuccessful", "release was successfully installed", "<now>"),
                     condition("Initialized", "True", "", "", "<now>"),
                     condition("Irreconcilable", "False", "", "", "<now>"),
+                    condition("Deployed", "True", "InstallSuccessful", "release was successfully installed", "<now>"),
                     condition("ReleaseFailed", "False", "", "", "<now>"),
                 ],
                 "deployedRelease": {"name": "mc", "manifest": manifest(3)},
@@ -70,7 +81,17 @@ async fn pending_upgrade_is_rolled_back_to_the_last_good_revision() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
         Expect::patch(
             STATUS_URI,
             status_patch(json!({
@@ -135,14 +156,25 @@ async fn pending_upgrade_without_a_good_revision_is_reinstalled() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
         Expect::patch(
             STATUS_URI,
             status_patch(json!({
+                // no Deployed condition until the pending release is settled
                 "conditions": [
-                    condition("Deployed", "True", "InstallSuccessful", "release was successfully installed", "<now>"),
                     condition("Initialized", "True", "", "", "<now>"),
                     condition("Irreconcilable", "False", "", "", "<now>"),
+                    condition("Deployed", "True", "InstallSuccessful", "release was successfully installed", "<now>"),
                     condition("ReleaseFailed", "False", "", "", "<now>"),
                 ],
                 "deployedRelease": {"name": "mc", "manifest": manifest(3)},

@@ -5,7 +5,7 @@ use std::time::Duration;
 use kube::runtime::controller::Action;
 use serde_json::json;
 
-use super::api::{BodyCheck, Expect, finish, mock_api};
+use super::api::{Expect, finish, mock_api};
 use super::fake_helm::{FakeHelm, HelmCall, Reply};
 use super::fixtures::*;
 use crate::helm::reconcile::reconcile;
@@ -35,49 +35,21 @@ fn real_upgrade(values: serde_json::Value) -> HelmCall {
 }
 
 #[tokio::test]
-async fn quantities_spelled_differently_by_the_server_are_not_drift() {
-    // The chart writes `cpu: 1` and `memory: 1024Mi`; the server stores "1" and "1Gi".
-    let spec = json!({"replicaCount": 3});
-    let with_resources = |text: &str| {
-        text.replace(
-            "          image: memcached:1.6.29\n",
-            "          image: memcached:1.6.29\n          resources:\n            limits:\n              \
-             cpu: 1\n              memory: 1024Mi\n",
-        )
-    };
-    let mut deployed = release(1, ReleaseStatus::Deployed, 3);
-    deployed.manifest = with_resources(&deployed.manifest);
-    assert!(deployed.manifest.contains("memory: 1024Mi"));
-    let mut planned = release(2, ReleaseStatus::PendingUpgrade, 3);
-    planned.manifest = deployed.manifest.clone();
-    let mut live_deployment = live(desired_deployment(3));
-    live_deployment["spec"]["template"]["spec"]["containers"][0]["resources"] =
-        json!({"limits": {"cpu": "1", "memory": "1Gi"}});
-    let (client, api) = mock_api(vec![
-        Expect::get(SERVICE_URI, live(desired_service())),
-        Expect::get(DEPLOYMENT_URI, live_deployment),
-    ]);
-    let helm = Arc::new(FakeHelm::new(vec![
-        Reply::Get(Some(deployed.clone())),
-        Reply::Release(planned),
-    ]));
-    let ctx = context(client, helm.clone(), false, |b| b);
-    let mut status = installed_status(3);
-    status["deployedRelease"]["manifest"] = json!(deployed.manifest);
-    reconcile(cr(cr_json(spec.clone(), true, Some(status))), ctx)
-        .await
-        .unwrap();
-    // no PATCH: the mock refuses any request beyond the two GETs
-    finish(api).await;
-    assert_eq!(helm.calls(), vec![HelmCall::Get, dry_run(spec)]);
-}
-
-#[tokio::test]
 async fn unchanged_release_is_only_dry_run_and_checked() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
     ]);
     let helm = Arc::new(FakeHelm::new(vec![
         Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),
@@ -105,7 +77,17 @@ async fn reconcile_period_annotation_overrides_the_watch() {
         json!({"helm.sdk.operatorframework.io/reconcile-period": "1m30s"});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
     ]);
     let helm = Arc::new(FakeHelm::new(vec![
         Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),
@@ -133,7 +115,17 @@ async fn spec_change_upgrades_the_release() {
     });
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(5))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(5),
+            live(desired_deployment(5)),
+        ),
         Expect::patch(
             STATUS_URI,
             status_patch(upgraded_status),
@@ -166,7 +158,17 @@ async fn failed_release_is_upgraded_even_with_the_same_manifest() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
         Expect::patch(
             STATUS_URI,
             status_patch(json!({
@@ -319,10 +321,21 @@ async fn deleted_deployment_is_recreated() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get_not_found(DEPLOYMENT_URI),
-        Expect::post(
-            DEPLOYMENTS_URI,
-            BodyCheck::Exact(desired_deployment(3)),
+        // applied as Helm applies it, then owned by the custom resource
+        Expect::patch(
+            DEPLOYMENT_APPLY_URI,
+            desired_deployment(3),
+            live_without_owner(desired_deployment(3)),
+        ),
+        Expect::patch(
+            DEPLOYMENT_OWNER_URI,
+            owner_patch("apps/v1", "Deployment"),
             live(desired_deployment(3)),
         ),
     ]);
@@ -350,7 +363,18 @@ async fn edited_deployment_is_patched_back() {
     scaled_by_hand["spec"]["replicas"] = json!(1);
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, scaled_by_hand),
+        // the server's dry run sets the replicas back: drift, so the apply is made
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
         Expect::patch(
             DEPLOYMENT_APPLY_URI,
             desired_deployment(3),
@@ -377,6 +401,11 @@ async fn a_repair_failure_is_irreconcilable() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect {
             status: http::StatusCode::FORBIDDEN,
             ..Expect::get(

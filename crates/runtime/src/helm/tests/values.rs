@@ -50,7 +50,17 @@ async fn override_values_win_over_the_spec_and_each_gets_a_warning_event() {
         override_event("Chart value \"image.tag\" overridden to \"1.6.29\" by operator"),
         override_event("Chart value \"replicaCount\" overridden to \"3\" by operator"),
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
         installed_patch(),
     ]);
     let helm = Arc::new(FakeHelm::new(vec![
@@ -88,7 +98,17 @@ async fn value_translator_reads_the_cluster_and_its_output_is_installed() {
                    "data": {"tag": "1.6.29"}}),
         ),
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(3),
+            live(desired_deployment(3)),
+        ),
         installed_patch(),
     ]);
     let helm = Arc::new(FakeHelm::new(vec![
@@ -161,7 +181,17 @@ async fn an_emptied_spec_upgrades_to_the_chart_defaults() {
     let defaults = json!({"replicaCount": 1, "image": {"tag": "1.6.29"}});
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
+        Expect::patch(
+            SERVICE_CHECK_URI,
+            desired_service(),
+            live(desired_service()),
+        ),
         Expect::get(DEPLOYMENT_URI, live(desired_deployment(1))),
+        Expect::patch(
+            DEPLOYMENT_CHECK_URI,
+            desired_deployment(1),
+            live(desired_deployment(1)),
+        ),
         Expect::patch(
             STATUS_URI,
             status_patch(json!({
