@@ -76,34 +76,35 @@ pub fn needs(attr: TokenStream, item: TokenStream) -> TokenStream {
     out
 }
 
+/// What the build found for the one name of a function-like macro.
+fn found_for(
+    macro_name: &str,
+    input: TokenStream,
+) -> Result<Result<&'static str, &'static str>, String> {
+    match names(input)?.as_slice() {
+        [name] => lookup(name),
+        _ => Err(format!("{macro_name}! takes one name")),
+    }
+}
+
 /// The absolute path of a tool or data folder the build found, as a `&'static str`; a
 /// test run with `--ignored` although it is missing fails with the reason.
 #[proc_macro]
 pub fn path(input: TokenStream) -> TokenStream {
-    let name = match names(input) {
-        Ok(names) if names.len() == 1 => names.into_iter().next().unwrap(),
-        Ok(_) => return compile_error("path! takes one name"),
+    match found_for("path", input) {
+        Ok(Ok(path)) => format!("{path:?}"),
+        Ok(Err(why)) => format!("::core::option::Option::<&'static str>::None.expect({why:?})"),
         Err(e) => return compile_error(&e),
-    };
-    match lookup(&name) {
-        Ok(Ok(path)) => format!("{path:?}").parse().unwrap(),
-        Ok(Err(why)) => format!("::core::option::Option::<&'static str>::None.expect({why:?})")
-            .parse()
-            .unwrap(),
-        Err(e) => compile_error(&e),
     }
+    .parse()
+    .unwrap()
 }
 
 /// `Some(path)` of a tool or data folder the build found, `None` when it is missing: for
 /// programs (examples) that say so themselves instead of being skipped.
 #[proc_macro]
 pub fn found(input: TokenStream) -> TokenStream {
-    let name = match names(input) {
-        Ok(names) if names.len() == 1 => names.into_iter().next().unwrap(),
-        Ok(_) => return compile_error("found! takes one name"),
-        Err(e) => return compile_error(&e),
-    };
-    match lookup(&name) {
+    match found_for("found", input) {
         Ok(Ok(path)) => format!("::core::option::Option::Some({path:?})"),
         Ok(Err(_)) => "::core::option::Option::<&'static str>::None".into(),
         Err(e) => return compile_error(&e),
