@@ -55,6 +55,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         helm = serde_json::Value::Object(map);
         println!("Helm's figures: {path} (this run)");
+    } else {
+        // Stored figures were timed on another machine: the ratios mean little here.
+        println!(
+            "Helm's figures: testdata/helm-timings.json, stored from another machine, not this run (scripts/bench-chart.sh times both here)"
+        );
     }
     println!(
         "{:<30} {:>10} {:>10} {:>8} {:>10}",
