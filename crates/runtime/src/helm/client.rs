@@ -19,6 +19,34 @@ impl ReleaseTarget {
             namespace: namespace.into(),
         }
     }
+
+    /// Why Helm refuses this name for a release, if it does: Helm's `ValidateReleaseName`
+    /// allows at most 53 characters of a DNS subdomain, while a custom resource's name may
+    /// have 253, so such a resource can never have a release.
+    pub fn invalid_name(&self) -> Option<String> {
+        const MAX_RELEASE_NAME: usize = 53;
+        let label_ok = |label: &str| {
+            let bytes = label.as_bytes();
+            let edge = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
+            bytes.first().is_some_and(edge)
+                && bytes.last().is_some_and(edge)
+                && bytes.iter().all(|b| edge(b) || *b == b'-')
+        };
+        if self.name.len() > MAX_RELEASE_NAME {
+            Some(format!(
+                "{:?} has {} characters, and Helm allows a release name at most {MAX_RELEASE_NAME}; recreate the resource with a shorter name",
+                self.name,
+                self.name.len()
+            ))
+        } else if !self.name.split('.').all(label_ok) {
+            Some(format!(
+                "{:?} is not a valid Helm release name (lowercase letters, digits, '-' and '.'); recreate the resource with a valid name",
+                self.name
+            ))
+        } else {
+            None
+        }
+    }
 }
 
 impl std::fmt::Display for ReleaseTarget {
@@ -172,4 +200,25 @@ pub trait HelmClient: Send + Sync {
         revision: Option<u32>,
         options: &RollbackOptions,
     ) -> Result<(), HelmError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReleaseTarget;
+
+    #[test]
+    fn release_names_follow_helms_rule() {
+        let invalid = |name: &str| ReleaseTarget::new(name, "ns").invalid_name();
+        for ok in ["mc", "a", "my-release.v2", &"a".repeat(53)] {
+            assert_eq!(invalid(ok), None, "{ok}");
+        }
+        let long = invalid(&"a".repeat(54)).unwrap();
+        assert!(
+            long.contains("54 characters") && long.contains("at most 53"),
+            "{long}"
+        );
+        for bad in ["-mc", "mc-", "Mc", "a..b", "a_b", ""] {
+            assert!(invalid(bad).is_some(), "{bad:?}");
+        }
+    }
 }

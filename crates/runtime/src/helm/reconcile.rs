@@ -153,6 +153,9 @@ impl Flow<'_> {
         if status.has(kind::PAUSED) {
             status.set(kind::PAUSED, Status::False, "", "");
         }
+        if let Some(why) = self.target.invalid_name() {
+            return Ok(self.without_release(status, &why));
+        }
         let release = self.ctx.settings.helm.get(&self.target).await;
         if self.cr.meta().deletion_timestamp.is_some() {
             // A release that cannot be read (name over 53 characters, storage error) must
@@ -227,6 +230,33 @@ impl Flow<'_> {
         status.set(kind::RELEASE_FAILED, Status::False, "", "");
         status.set(kind::IRRECONCILABLE, Status::False, "", "");
         Ok(Outcome::Done(self.requeue()))
+    }
+
+    /// A resource whose name Helm refuses for a release never has one: it says why and
+    /// waits, and when deleted lets go at once (nothing to uninstall).
+    fn without_release(&self, status: &mut HelmStatus, why: &str) -> Outcome {
+        if self.cr.meta().deletion_timestamp.is_some() {
+            if !has_finalizer(self.cr) {
+                return Outcome::Done(Next::AwaitChange);
+            }
+            tracing::info!(release = %self.target, "no release can exist for this name; removing finalizer");
+            return self.uninstalled(status);
+        }
+        status.set(kind::INITIALIZED, Status::True, "", "");
+        status.set(kind::DEPLOYED, Status::False, "", "");
+        status.set(
+            kind::IRRECONCILABLE,
+            Status::True,
+            reason::RECONCILE_ERROR,
+            why,
+        );
+        status.set(
+            kind::RELEASE_FAILED,
+            Status::True,
+            reason::INSTALL_ERROR,
+            why,
+        );
+        Outcome::Done(Next::AwaitChange)
     }
 
     pub(super) fn annotation(&self, name: &str) -> Option<&str> {

@@ -108,7 +108,7 @@ impl Flow<'_> {
         Duration::try_from(elapsed).unwrap_or(Duration::ZERO)
     }
 
-    fn uninstalled(&self, status: &mut HelmStatus) -> Outcome {
+    pub(super) fn uninstalled(&self, status: &mut HelmStatus) -> Outcome {
         status.set(kind::RELEASE_FAILED, Status::False, "", "");
         status.set(
             kind::DEPLOYED,
