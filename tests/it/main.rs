@@ -3,6 +3,7 @@ mod support;
 
 mod bundle;
 mod cli;
+mod cluster;
 mod conventions;
 mod crash;
 mod e2e;

@@ -1,0 +1,49 @@
+//! Suites on a real control plane: etcd, kube-apiserver and kube-controller-manager built by
+//! `hack/control-plane.sh` and started once for this test binary by the runtime's
+//! `envtest` module. Every test works in namespaces of its own and reads its results back
+//! from the API server; nothing here is mocked.
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use rusty_sdk_runtime::envtest::ControlPlane;
+
+mod control_plane;
+mod hybrid;
+mod operator;
+
+/// The folder of control-plane binaries the test build found.
+pub fn assets() -> PathBuf {
+    PathBuf::from(rusty_sdk_test_tools::path!(control_plane))
+}
+
+/// The control plane this test binary shares, started on first use.
+pub fn cluster() -> &'static ControlPlane {
+    static CLUSTER: OnceLock<Result<ControlPlane, String>> = OnceLock::new();
+    CLUSTER
+        .get_or_init(|| ControlPlane::start(&assets()).map_err(|e| format!("{e:#}")))
+        .as_ref()
+        .unwrap_or_else(|e| panic!("the control plane did not start: {e}"))
+}
+
+/// Poll `check` every 200 ms until it returns `Some`, failing the test with `what` after
+/// `timeout`.
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: not so after {}s",
+            timeout.as_secs()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
