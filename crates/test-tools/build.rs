@@ -107,6 +107,17 @@ fn main() {
             std::process::exit(1);
         }
     }
+    // The one line a newcomer sees: which suites this build ignores, and why.
+    let missing: Vec<String> = needs
+        .iter()
+        .filter_map(|n| n.found.as_ref().err().map(|why| format!("{} ({why})", n.name)))
+        .collect();
+    if !missing.is_empty() {
+        println!(
+            "cargo::warning=tests needing these are ignored in this build: {}",
+            missing.join("; ")
+        );
+    }
     let table: String = needs
         .iter()
         .map(|n| match &n.found {
