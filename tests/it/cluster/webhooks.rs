@@ -1,0 +1,1 @@
+//! The webhooks `create webhook` scaffolds, called by a real API server.
