@@ -20,6 +20,7 @@
 //! Enabled by the crate's `envtest` feature (a dev-dependency of generated projects).
 mod certs;
 mod process;
+mod testing;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -38,6 +39,8 @@ use kube::runtime::wait::{await_condition, conditions};
 
 use certs::Pki;
 use process::{Process, free_port};
+
+pub use testing::{RunningController, crds_in, eventually};
 
 /// The variable naming the folder of binaries, as in controller-runtime's envtest.
 pub const ASSETS_ENV: &str = "KUBEBUILDER_ASSETS";
@@ -283,6 +286,18 @@ impl ControlPlane {
             .await
             .with_context(|| format!("cannot create namespace {name}"))?;
         Ok(name)
+    }
+
+    /// Install the CRDs of the `.yaml` files in `dir` (a project's `config/crd/bases`, see
+    /// [`crds_in`]) and wait until each is established. Returns how many there were.
+    pub async fn install_crds_from(
+        &self,
+        client: &kube::Client,
+        dir: impl AsRef<Path>,
+    ) -> anyhow::Result<usize> {
+        let crds = crds_in(dir.as_ref())?;
+        self.install_crds(client, &crds).await?;
+        Ok(crds.len())
     }
 
     /// Apply `crds` (server-side, as their owner) and wait until each is established.
