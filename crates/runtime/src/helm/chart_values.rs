@@ -34,8 +34,12 @@ pub(crate) fn chart_defaults(chart: &Path) -> Result<Value, ChartValuesError> {
     let Some(text) = text else {
         return Ok(Value::Object(Map::new()));
     };
-    let parsed: Value =
-        serde_saphyr::from_str(&text).map_err(|e| error(format!("values.yaml: {e}")))?;
+    // Comments are not read: the parser would buffer them while looking ahead, and refuse a
+    // long commented-out block (jenkins' values.yaml has one) past its limit of buffered ones.
+    let mut options = serde_saphyr::Options::default();
+    options.emit_comments = false;
+    let parsed: Value = serde_saphyr::from_str_with_options(&text, options)
+        .map_err(|e| error(format!("values.yaml: {e}")))?;
     match parsed {
         Value::Null => Ok(Value::Object(Map::new())),
         Value::Object(_) => Ok(parsed),
@@ -117,6 +121,22 @@ mod tests {
                    "service": null, "extra": {"a": 1}})
         );
         assert_eq!(coalesce(&defaults, json!({})), defaults);
+    }
+
+    /// jenkins' values.yaml: a commented-out block of over a hundred lines inside a map.
+    #[test]
+    fn a_long_commented_out_block_is_read_past() {
+        let dir = tempfile::tempdir().unwrap();
+        let comments: String = (0..300).map(|i| format!("#    line {i}\n")).collect();
+        std::fs::write(
+            dir.path().join("values.yaml"),
+            format!("controller:\n  image: jenkins\n{comments}  tag: lts\nagent:\n{comments}  enabled: true\n"),
+        )
+        .unwrap();
+        assert_eq!(
+            chart_defaults(dir.path()).unwrap(),
+            json!({"controller": {"image": "jenkins", "tag": "lts"}, "agent": {"enabled": true}})
+        );
     }
 
     #[test]
