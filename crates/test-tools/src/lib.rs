@@ -2,7 +2,7 @@
 //! (`build.rs`), so that a test whose tool or data is missing is counted as ignored by the
 //! test runner, with the reason and how to get it, instead of passing after a notice.
 //!
-//! ```ignore
+//! ```text
 //! #[rusty_sdk_test_tools::needs(kubectl)]
 //! #[test]
 //! fn the_kustomization_builds() {
