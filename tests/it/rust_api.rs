@@ -614,7 +614,8 @@ fn the_default_controller_runs_no_workload() {
     for present in [
         "const FINALIZER: &str = \"toys.my.domain/finalizer\";",
         "const AVAILABLE: &str = \"Available\";",
-        "Patch::Apply(patch)",
+        "apply_status(api, &obj.name_any(), FIELD_MANAGER, &status)",
+        "const CLEANUP: bool = false;",
         "\"Reconciled\"",
         "\"Deleting\"",
         "// TODO(user): your logic here.",

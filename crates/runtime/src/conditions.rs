@@ -1,9 +1,19 @@
 //! Status conditions (`metav1.Condition`) with the semantics of apimachinery's
 //! `meta.SetStatusCondition`: kube has no such helper (kube-rs#427).
+//!
+//! A controller owns the conditions of its own types and no other: `status.conditions` is a
+//! list keyed by `type` (`x-kubernetes-list-type: map`, `x-kubernetes-list-map-keys: [type]`,
+//! as Kubernetes declares `metav1.Condition` lists), and [`owned_conditions`] gives the
+//! entries to apply with server-side apply ([`apply_status`]), so that conditions other
+//! writers set stay theirs.
 use std::fmt;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
 use k8s_openapi::jiff::Timestamp;
+use kube::Resource;
+use kube::api::{Api, Patch, PatchParams};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 /// The status of a condition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,6 +131,59 @@ pub fn set_condition_at(
         changed = true;
     }
     changed
+}
+
+/// The conditions a controller applies after `updates`, or `None` when they change nothing.
+///
+/// `current` is the object's `status.conditions` as read; each update is stamped with
+/// `generation` (the object's `metadata.generation`, reported as `observedGeneration`) and
+/// keeps its `lastTransitionTime` unless its status flips. The result holds the conditions of
+/// the updates' types only, in their order: apply exactly these with the controller's field
+/// manager. Server-side apply then leaves every other condition to whoever wrote it; a
+/// controller that sends every condition it read would take them over and, when they change,
+/// overwrite them.
+pub fn owned_conditions<'a>(
+    current: impl IntoIterator<Item = &'a Condition>,
+    generation: Option<i64>,
+    updates: impl IntoIterator<Item = ConditionUpdate>,
+) -> Option<Vec<Condition>> {
+    let mut conditions: Vec<Condition> = current.into_iter().cloned().collect();
+    let mut types = Vec::new();
+    let mut changed = false;
+    for update in updates {
+        types.push(update.type_.clone());
+        changed |= set_condition(&mut conditions, update.observed_generation(generation));
+    }
+    changed.then(|| {
+        types
+            .iter()
+            .filter_map(|type_| find_condition(&conditions, type_).cloned())
+            .collect()
+    })
+}
+
+/// Apply `status` to the status subresource of the object `name` with server-side apply
+/// as `field_manager`, forcing the fields it sets (a controller owns its status fields).
+///
+/// Send every status field the controller sets in this one patch: server-side apply
+/// removes the fields a manager stops applying. Conditions belong in it as
+/// [`owned_conditions`] gives them.
+pub async fn apply_status<K>(
+    api: &Api<K>,
+    name: &str,
+    field_manager: &str,
+    status: &impl Serialize,
+) -> kube::Result<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + fmt::Debug,
+{
+    let patch = serde_json::json!({
+        "apiVersion": K::api_version(&()),
+        "kind": K::kind(&()),
+        "status": status,
+    });
+    let params = PatchParams::apply(field_manager).force();
+    api.patch_status(name, &params, &Patch::Apply(patch)).await
 }
 
 /// The condition of the given type, if present.
@@ -264,6 +327,46 @@ mod tests {
         assert!(!remove_condition(&mut conditions, "Available"));
         assert_eq!(conditions.len(), 1);
         assert_eq!(conditions[0].type_, "Degraded");
+    }
+
+    #[test]
+    fn owned_conditions_are_the_updated_types_only() {
+        let mut current = Vec::new();
+        set_condition_at(
+            &mut current,
+            ConditionUpdate::new(
+                "Backed",
+                ConditionStatus::True,
+                "ByHand",
+                "another writer's",
+            ),
+            at(50),
+        );
+        set_condition_at(
+            &mut current,
+            available(ConditionStatus::True, "A").observed_generation(Some(1)),
+            at(100),
+        );
+        // The same condition of the same generation: nothing to apply.
+        let same = owned_conditions(&current, Some(1), [available(ConditionStatus::True, "A")]);
+        assert_eq!(same, None);
+        // A new generation: the controller's condition alone, its transition time kept.
+        let owned = owned_conditions(&current, Some(2), [available(ConditionStatus::True, "A")])
+            .expect("a new generation is a change");
+        assert_eq!(owned.len(), 1, "{owned:?}");
+        assert_eq!(owned[0].type_, "Available");
+        assert_eq!(owned[0].observed_generation, Some(2));
+        assert_eq!(owned[0].last_transition_time, at(100));
+        // Several types, in the updates' order, the new one added.
+        let progressing = ConditionUpdate::new("Progressing", ConditionStatus::False, "Done", "");
+        let owned = owned_conditions(
+            &current,
+            Some(1),
+            [progressing, available(ConditionStatus::True, "A")],
+        )
+        .unwrap();
+        let types: Vec<&str> = owned.iter().map(|c| c.type_.as_str()).collect();
+        assert_eq!(types, ["Progressing", "Available"]);
     }
 
     #[test]

@@ -8,6 +8,8 @@ pub mod conditions;
 pub mod context;
 #[cfg(feature = "envtest")]
 pub mod envtest;
+pub mod events;
+pub mod finalizer;
 pub mod health;
 pub mod helm;
 pub mod leader;

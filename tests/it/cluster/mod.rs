@@ -12,6 +12,7 @@ use rusty_sdk_runtime::envtest::ControlPlane;
 mod control_plane;
 mod hybrid;
 mod operator;
+mod rust_controllers;
 mod webhooks;
 
 /// The folder of control-plane binaries the test build found.

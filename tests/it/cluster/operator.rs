@@ -100,6 +100,12 @@ impl Operator {
     /// tests running side by side each have their own operator), and wait until it
     /// reports ready.
     pub fn start(installed: &Installed, args: &[&str]) -> Operator {
+        Operator::start_with_env(installed, args, &[])
+    }
+
+    /// [`Operator::start`] with more environment variables (say the image a deploy-image
+    /// controller reads, which the manager's Deployment sets in a cluster).
+    pub fn start_with_env(installed: &Installed, args: &[&str], env: &[(&str, &str)]) -> Operator {
         let health = free_port();
         let log = tempfile::Builder::new()
             .prefix("operator-")
@@ -132,6 +138,7 @@ impl Operator {
             .env("HELM_DATA_HOME", helm_home.join("data"))
             .env("NO_COLOR", "1")
             .env("RUST_LOG", "info")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(out.try_clone().unwrap())
             .stderr(out)
