@@ -2,6 +2,14 @@
 //! (default values, and every `enabled` switch on) and lists the objects of both renders,
 //! its crds/ and its subcharts; each object's apiVersion and kind become a resource name
 //! through the project's own kinds, the chart's CRDs, the built-in table, or a guess.
+//!
+//! A chart's Roles and ClusterRoles add their own rules, and its bindings `bind` on the roles
+//! they name that the chart does not define: the API server refuses to let anyone create a
+//! role granting more than they hold, or bind a role whose rules they lack, unless they have
+//! `escalate` or `bind` on it (RBAC's escalation prevention). An aggregated ClusterRole
+//! (`aggregationRule`) takes `escalate` on clusterroles: its rules are whatever it gathers.
+use std::collections::BTreeSet;
+
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
@@ -36,8 +44,15 @@ pub fn permissions(
 ) -> Result<Vec<Permission>> {
     let flat = flatten(objects);
     let crds: Vec<OwnKind> = flat.iter().filter_map(|o| crd_kind(&o.object)).collect();
+    let roles: BTreeSet<(String, String)> = flat
+        .iter()
+        .filter(|o| !o.test_hook)
+        .filter_map(|o| role_of(&o.object))
+        .collect();
     let mut out = Vec::new();
     for object in flat.iter().filter(|o| !o.test_hook) {
+        out.extend(granted_by_role(chart_dir, &object.object));
+        out.extend(bound_role(chart_dir, &object.object, &roles));
         let (group, version, kind) = type_of(&object.object).ok_or_else(|| {
             Error::Project(format!(
                 "{chart_dir}: {} renders an object without apiVersion or kind; fix the template",
@@ -63,9 +78,115 @@ pub fn permissions(
     Ok(out)
 }
 
+const RBAC_GROUP: &str = "rbac.authorization.k8s.io";
+
+/// ("Role" or "ClusterRole", name) of a role object.
+fn role_of(object: &Value) -> Option<(String, String)> {
+    let (group, _, kind) = type_of(object)?;
+    if group != RBAC_GROUP || !matches!(kind.as_str(), "Role" | "ClusterRole") {
+        return None;
+    }
+    let name = object.pointer("/metadata/name")?.as_str()?;
+    Some((kind, name.to_string()))
+}
+
+/// What the role `object` grants, which the operator must hold to create or update it: a
+/// ClusterRole's rules cluster-wide, a Role's in its namespace (which the ClusterRole covers).
+fn granted_by_role(chart_dir: &str, object: &Value) -> Vec<Permission> {
+    let Some((kind, name)) = role_of(object) else {
+        return Vec::new();
+    };
+    let cluster = kind == "ClusterRole";
+    let source = || Source::ChartRoles(chart_dir.to_string());
+    let strings = |rule: &Value, key: &str| -> Vec<String> {
+        rule.get(key)
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut out = Vec::new();
+    for rule in object
+        .get("rules")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let verbs = strings(rule, "verbs");
+        let verbs: Vec<&str> = verbs.iter().map(String::as_str).collect();
+        if verbs.is_empty() {
+            continue;
+        }
+        let names: BTreeSet<String> = strings(rule, "resourceNames").into_iter().collect();
+        for group in strings(rule, "apiGroups") {
+            for resource in strings(rule, "resources") {
+                let target = Target::Resource {
+                    group: group.clone(),
+                    resource,
+                    names: names.clone(),
+                };
+                out.push(Permission::new(target, &verbs, source()).cluster_scoped(cluster));
+            }
+        }
+        for url in strings(rule, "nonResourceURLs") {
+            out.push(Permission::new(Target::Url(url), &verbs, source()).cluster_scoped(true));
+        }
+    }
+    if cluster && object.get("aggregationRule").is_some_and(|a| !a.is_null()) {
+        let mut escalate = Permission::new(
+            Target::resource(RBAC_GROUP, "clusterroles"),
+            &["escalate"],
+            source(),
+        )
+        .cluster_scoped(true);
+        escalate.note = Some(format!(
+            "{chart_dir}: ClusterRole {name} aggregates other ClusterRoles (aggregationRule), which the API server allows only with `escalate` on clusterroles: the operator can then grant any permission"
+        ));
+        out.push(escalate);
+    }
+    out
+}
+
+/// `bind` on the role a binding names when the chart does not define it (say `cluster-admin`
+/// or `system:auth-delegator`): without it the operator would need every rule of that role.
+fn bound_role(
+    chart_dir: &str,
+    object: &Value,
+    chart_roles: &BTreeSet<(String, String)>,
+) -> Option<Permission> {
+    let (group, _, kind) = type_of(object)?;
+    if group != RBAC_GROUP || !matches!(kind.as_str(), "RoleBinding" | "ClusterRoleBinding") {
+        return None;
+    }
+    let role_kind = object.pointer("/roleRef/kind")?.as_str()?;
+    let role_name = object.pointer("/roleRef/name")?.as_str()?;
+    if chart_roles.contains(&(role_kind.to_string(), role_name.to_string())) {
+        return None;
+    }
+    let (resource, cluster) = match role_kind {
+        "ClusterRole" => ("clusterroles", true),
+        "Role" => ("roles", false),
+        _ => return None,
+    };
+    let target = Target::Resource {
+        group: RBAC_GROUP.to_string(),
+        resource: resource.to_string(),
+        names: BTreeSet::from([role_name.to_string()]),
+    };
+    Some(
+        Permission::new(target, &["bind"], Source::ChartRoles(chart_dir.to_string()))
+            .cluster_scoped(cluster),
+    )
+}
+
 /// `objects` flattened and cut down to what [`permissions`] reads: apiVersion, kind, and a
-/// CRD's group, names and scope. Nothing else of a rendered object (a Secret's data, a
-/// generated key) is kept, so nothing else is cached either (see `objects_cache`).
+/// CRD's group, names and scope, a role's name and rules, a binding's roleRef. Nothing else of
+/// a rendered object (a Secret's data, a generated key) is kept, so nothing else is cached
+/// either (see `objects_cache`).
 pub fn essentials(objects: &[ChartObject]) -> Vec<ChartObject> {
     flatten(objects)
         .into_iter()
@@ -85,6 +206,15 @@ fn essential_fields(object: &Value) -> Value {
     };
     copy(&mut out, object, "apiVersion");
     copy(&mut out, object, "kind");
+    if type_of(object).is_some_and(|(group, _, _)| group == RBAC_GROUP) {
+        // What a role grants and what a binding binds, with the names that match them up.
+        for key in ["rules", "aggregationRule", "roleRef"] {
+            copy(&mut out, object, key);
+        }
+        if let Some(name) = object.pointer("/metadata/name") {
+            out.insert("metadata".into(), serde_json::json!({ "name": name }));
+        }
+    }
     if let (Some(_), Some(spec)) = (crd_kind(object), object.get("spec")) {
         let mut kept = Map::new();
         copy(&mut kept, spec, "group");
@@ -267,6 +397,95 @@ mod tests {
             "{note}"
         );
         assert!(note.contains("\"servicemonitors\" is a guess"), "{note}");
+    }
+
+    /// Every (group/resource, names, verbs) a source of `Source::ChartRoles` asks for.
+    fn role_grants(perms: &[Permission]) -> Vec<String> {
+        perms
+            .iter()
+            .filter(|p| matches!(p.source, Source::ChartRoles(_)))
+            .map(|p| {
+                let verbs: Vec<&str> = p.verbs.iter().map(String::as_str).collect();
+                let scope = if p.cluster_scoped { " (cluster)" } else { "" };
+                match &p.target {
+                    Target::Resource {
+                        group,
+                        resource,
+                        names,
+                    } => format!("{group}/{resource}{names:?} {}{scope}", verbs.join(",")),
+                    Target::Url(url) => format!("{url} {}{scope}", verbs.join(",")),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_charts_roles_add_what_they_grant_and_bindings_bind_what_the_chart_lacks() {
+        let objects = [
+            object(
+                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                "metadata": {"name": "x-reader"},
+                "rules": [
+                    {"apiGroups": ["", "apps"], "resources": ["pods", "deployments"], "verbs": ["get", "list"]},
+                    {"apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["cfg"], "verbs": ["update"]},
+                    {"nonResourceURLs": ["/metrics"], "verbs": ["get"]},
+                    {"apiGroups": [""], "resources": ["secrets"], "verbs": []}
+                ]}),
+            ),
+            object(
+                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+                "metadata": {"name": "x-leases", "namespace": "default"},
+                "rules": [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["*"]}]}),
+            ),
+            object(
+                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "x-reader"}}),
+            ),
+            object(
+                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:auth-delegator"}}),
+            ),
+            object(
+                json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+                "metadata": {"namespace": "kube-system"},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "extension-apiserver-authentication-reader"}}),
+            ),
+        ];
+        let essentials = essentials(&objects);
+        let perms = permissions("helm-charts/demo", &essentials, &[]).unwrap();
+        assert_eq!(
+            role_grants(&perms),
+            [
+                "/pods{} get,list (cluster)",
+                "/deployments{} get,list (cluster)",
+                "apps/pods{} get,list (cluster)",
+                "apps/deployments{} get,list (cluster)",
+                "/configmaps{\"cfg\"} update (cluster)",
+                "/metrics get (cluster)",
+                "coordination.k8s.io/leases{} *",
+                "rbac.authorization.k8s.io/clusterroles{\"system:auth-delegator\"} bind (cluster)",
+                "rbac.authorization.k8s.io/roles{\"extension-apiserver-authentication-reader\"} bind",
+            ],
+            "the rules come through the cache's essentials too"
+        );
+        assert!(perms.iter().all(|p| p.note.is_none()));
+    }
+
+    #[test]
+    fn an_aggregated_cluster_role_takes_escalate_with_a_note() {
+        let aggregated = object(
+            json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "x-view"},
+            "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"x/aggregate": "true"}}]},
+            "rules": []}),
+        );
+        let perms = permissions("helm-charts/demo", &essentials(&[aggregated]), &[]).unwrap();
+        assert_eq!(
+            role_grants(&perms),
+            ["rbac.authorization.k8s.io/clusterroles{} escalate (cluster)"]
+        );
+        let note = perms.iter().find_map(|p| p.note.as_deref()).unwrap();
+        assert!(note.contains("ClusterRole x-view aggregates"), "{note}");
     }
 
     #[test]

@@ -113,7 +113,7 @@ fn placement(p: &Permission, scope: Option<&str>) -> Option<String> {
     }
 }
 
-/// Sorted verbs; `*` (only ever from a marker) covers every other verb.
+/// Sorted verbs; `*` (from a marker or a chart's role) covers every other verb.
 fn explicit_verbs(verbs: BTreeSet<String>) -> Vec<String> {
     if verbs.contains("*") {
         vec!["*".to_string()]

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use super::chart::ChartObject;
 
 /// Bumped when what an entry holds, or how it is derived, changes.
-const FORMAT: &str = "chart-objects 1";
+const FORMAT: &str = "chart-objects 2";
 /// Entries kept: a few charts per project over many projects, a few KB each.
 const MAX_ENTRIES: usize = 256;
 /// An entry larger than this is not ours to trust (a chart yields a few KB).

@@ -9,6 +9,9 @@ pub enum Source {
     Base(&'static str),
     /// Objects a Helm chart creates (the chart directory, relative to the project).
     Chart(String),
+    /// What a chart's Roles and ClusterRoles grant, and the roles its bindings name: the API
+    /// server lets the operator grant (or bind) only what it holds itself.
+    ChartRoles(String),
     /// A `+rusty:rbac` marker in a Rust file.
     Marker { file: String, line: usize },
 }
@@ -18,6 +21,7 @@ impl fmt::Display for Source {
         match self {
             Source::Base(why) => write!(f, "base ({why})"),
             Source::Chart(dir) => write!(f, "chart {dir}"),
+            Source::ChartRoles(dir) => write!(f, "chart {dir} (its roles)"),
             Source::Marker { file, line } => write!(f, "marker {file}:{line}"),
         }
     }
