@@ -12,6 +12,7 @@ use rusty_sdk_runtime::envtest::ControlPlane;
 mod control_plane;
 mod hybrid;
 mod operator;
+mod rbac_corpus;
 mod rust_controllers;
 mod webhooks;
 

@@ -1,7 +1,7 @@
 //! A real Kubernetes control plane for tests, as controller-runtime's envtest starts one:
 //! etcd and kube-apiserver from a folder of binaries (`KUBEBUILDER_ASSETS`), plus
-//! kube-controller-manager when that folder has it (namespace deletion and garbage
-//! collection need it; envtest's own binaries lack it).
+//! kube-controller-manager when that folder has it (namespace deletion, garbage collection
+//! and the deletion of PersistentVolumeClaims need it; envtest's own binaries lack it).
 //!
 //! The API server runs as on a cluster: TLS with a CA of its own, client certificates and
 //! ServiceAccount tokens for authentication, and the RBAC authorizer, so a test can run an
@@ -418,7 +418,9 @@ impl Plan {
                     &format!("--kubeconfig={}", self.kubeconfig.display()),
                     &format!("--authentication-kubeconfig={}", self.kubeconfig.display()),
                     &format!("--authorization-kubeconfig={}", self.kubeconfig.display()),
-                    "--controllers=namespace-controller,garbage-collector-controller,serviceaccount-controller",
+                    // PersistentVolumeClaims get the `kubernetes.io/pvc-protection` finalizer
+                    // from admission; without its controller a deleted claim never goes.
+                    "--controllers=namespace-controller,garbage-collector-controller,serviceaccount-controller,persistentvolumeclaim-protection-controller",
                     "--leader-elect=false",
                     "--bind-address=127.0.0.1",
                     &format!("--secure-port={port}"),
