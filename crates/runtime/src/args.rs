@@ -1,10 +1,13 @@
 //! Command-line flags of the manager, with kubebuilder v4's names and defaults.
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context as _;
 
 use crate::WatchScope;
+use crate::helm::duration::parse_go_duration;
+use crate::leader::LeaseTimings;
 
 /// Log output format.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -122,6 +125,21 @@ pub struct ManagerArgs {
     #[arg(long)]
     pub leader_election_namespace: Option<String>,
 
+    /// How long a Lease holds without renewal: a standby replica takes over once the
+    /// leader has not renewed it for this long (Go duration, whole seconds).
+    #[arg(long, default_value = "15s", value_parser = parse_duration, value_name = "DURATION")]
+    pub leader_elect_lease_duration: Duration,
+
+    /// How long the leader keeps failing to renew the Lease before it stops its
+    /// controllers; shorter than the lease duration, so it stops before another replica
+    /// can lead.
+    #[arg(long, default_value = "10s", value_parser = parse_duration, value_name = "DURATION")]
+    pub leader_elect_renew_deadline: Duration,
+
+    /// How often replicas try to acquire the Lease, and the leader to renew it.
+    #[arg(long, default_value = "2s", value_parser = parse_duration, value_name = "DURATION")]
+    pub leader_elect_retry_period: Duration,
+
     /// Watch only these namespaces (comma-separated, e.g. `team-a,team-b`); empty watches
     /// all namespaces.
     #[arg(long, env = "WATCH_NAMESPACE", default_value = "")]
@@ -156,6 +174,9 @@ impl Default for ManagerArgs {
             enable_http2: false,
             leader_election_id: String::new(),
             leader_election_namespace: None,
+            leader_elect_lease_duration: LeaseTimings::default().lease_duration,
+            leader_elect_renew_deadline: LeaseTimings::default().renew_deadline,
+            leader_elect_retry_period: LeaseTimings::default().retry_period,
             namespace: String::new(),
             log_format: LogFormat::Text,
             log_level: "info".into(),
@@ -168,6 +189,19 @@ impl ManagerArgs {
     pub fn watch_scope(&self) -> WatchScope {
         WatchScope::from_namespace(Some(&self.namespace))
     }
+
+    /// The leader-election timings of the `--leader-elect-*` flags.
+    pub fn lease_timings(&self) -> LeaseTimings {
+        LeaseTimings {
+            lease_duration: self.leader_elect_lease_duration,
+            renew_deadline: self.leader_elect_renew_deadline,
+            retry_period: self.leader_elect_retry_period,
+        }
+    }
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    parse_go_duration(text).map_err(|e| format!("{e} (a Go duration such as `15s` or `1m`)"))
 }
 
 /// Parse a Go-style bind address: `0` disables the server, `:8080` means every
@@ -252,6 +286,29 @@ mod tests {
         assert_eq!(args.watch_scope(), WatchScope::Namespace("ns1".into()));
         assert_eq!(args.log_format, LogFormat::Json);
         assert_eq!(args.log_level, "debug");
+    }
+
+    #[test]
+    fn leader_election_timings_take_go_durations() {
+        assert_eq!(parse(&[]).unwrap().lease_timings(), LeaseTimings::default());
+        let args = parse(&[
+            "--leader-elect-lease-duration=6s",
+            "--leader-elect-renew-deadline=4s",
+            "--leader-elect-retry-period=500ms",
+        ])
+        .unwrap();
+        assert_eq!(
+            args.lease_timings(),
+            LeaseTimings {
+                lease_duration: Duration::from_secs(6),
+                renew_deadline: Duration::from_secs(4),
+                retry_period: Duration::from_millis(500),
+            }
+        );
+        let err = parse(&["--leader-elect-retry-period=2"])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("Go duration"), "{err}");
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //! 4. SIGTERM/SIGINT fires [`Shutdown`]; controllers get 10 s to return (a second signal
 //!    cuts that short), the Lease is released, the servers drain, and `run` returns Ok.
 //!    A failed or panicking controller, or a lost Lease, also stops everything but
-//!    returns Err, so the process exits non-zero and the pod restarts.
+//!    returns Err, so the process exits non-zero and the pod restarts; a lost Lease stops
+//!    controllers at once, without the grace period, since another replica may lead.
+//!    [`STOP_TIMEOUT`] bounds the whole stop.
 //!
 //! Note: a kube-runtime 5 `Controller` whose watch never listed successfully (API server
 //! unreachable, RBAC missing) does not finish on `graceful_shutdown_on` (its runner waits
@@ -75,6 +77,16 @@ pub struct Manager {
     webhooks: Webhooks,
 }
 
+/// The longest [`Manager::run`] takes from SIGTERM to its return: the controllers' grace
+/// period, the release of the leader-election Lease, then the servers' drain. A pod's
+/// `terminationGracePeriodSeconds` must cover it, or the kubelet kills the manager before
+/// it releases the Lease (and a standby waits for the lease to expire instead).
+pub const STOP_TIMEOUT: Duration = Duration::from_secs(
+    run::GRACE_PERIOD.as_secs()
+        + crate::leader::RELEASE_TIMEOUT.as_secs()
+        + crate::servers::STOP_TIMEOUT.as_secs(),
+);
+
 /// How often the webhook certificate files are checked for a renewal.
 const CERT_CHECK_INTERVAL: Duration = Duration::from_secs(5);
 
@@ -101,6 +113,9 @@ impl Manager {
             parse_bind_address("health-probe-bind-address", &args.health_probe_bind_address)?;
         let metrics_address =
             parse_bind_address("metrics-bind-address", &args.metrics_bind_address)?;
+        if args.leader_elect {
+            args.lease_timings().validate()?;
+        }
         let mut registry = Registry::default();
         let metrics = Arc::new(ReconcileMetrics::new(&mut registry));
         let (stop_controllers, shutdown) = Shutdown::channel();
@@ -201,6 +216,7 @@ impl Manager {
                 self.args.leader_election_namespace.as_deref(),
                 &self.client,
             )
+            .with_timings(self.args.lease_timings())
         });
         tracing::info!(manager = %self.name, scope = ?context.scope,
                        api_server = self.api_server.as_deref().unwrap_or("(given client)"),

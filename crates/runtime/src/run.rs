@@ -16,9 +16,15 @@ use crate::signals::StopSignals;
 pub(crate) use crate::servers::Servers;
 
 /// How long controllers may take to stop after shutdown begins.
-const GRACE_PERIOD: Duration = Duration::from_secs(10);
+pub(crate) const GRACE_PERIOD: Duration = Duration::from_secs(10);
 
 type Controllers = JoinSet<(String, anyhow::Result<()>)>;
+
+/// Why controllers stop, other than a stop signal.
+enum Stop {
+    LostLeadership,
+    Failed(anyhow::Error),
+}
 
 pub(crate) struct Run {
     pub context: ControllerContext,
@@ -52,15 +58,26 @@ impl Run {
 
         self.readiness.set(false);
         let _ = self.stop_controllers.send(true);
-        self.drain(controllers).await;
+        if matches!(outcome, Err(Stop::LostLeadership)) {
+            // Another replica may lead any moment now: stop writing at once, no drain.
+            controllers.abort_all();
+        } else {
+            self.drain(controllers).await;
+        }
         if let Some(leadership) = leadership {
             leadership.release().await;
         }
         self.servers.stop().await;
-        if outcome.is_ok() {
-            tracing::info!("manager stopped");
+        match outcome {
+            Ok(()) => {
+                tracing::info!("manager stopped");
+                Ok(())
+            }
+            Err(Stop::LostLeadership) => Err(anyhow::anyhow!(
+                "lost leadership of the Lease; stopped at once so that the pod restarts"
+            )),
+            Err(Stop::Failed(err)) => Err(err),
         }
-        outcome
     }
 
     /// Stand by until this replica leads. Ok(None) when a stop signal came first.
@@ -94,26 +111,28 @@ impl Run {
         running
     }
 
-    /// Wait for the first reason to stop: Ok for a signal, Err for a failure.
+    /// Wait for the first reason to stop: Ok for a signal, Err for a failure or a lost Lease.
     async fn supervise(
         &mut self,
         controllers: &mut Controllers,
         mut leadership: Option<&mut Leadership>,
-    ) -> anyhow::Result<()> {
+    ) -> Result<(), Stop> {
         loop {
             tokio::select! {
+                biased;
+                () = lost(leadership.as_deref_mut()) => {
+                    tracing::error!("lost leadership of the Lease; stopping controllers at once");
+                    return Err(Stop::LostLeadership);
+                }
                 signal = self.signals.next() => {
                     tracing::info!(signal, "stopping controllers");
                     return Ok(());
                 }
-                () = lost(leadership.as_deref_mut()) => {
-                    anyhow::bail!("lost leadership of the Lease; stopping so that the pod restarts");
-                }
-                err = self.servers.failed() => return Err(err),
+                err = self.servers.failed() => return Err(Stop::Failed(err)),
                 Some(joined) = controllers.join_next(), if !controllers.is_empty() => match joined {
                     Ok((name, Ok(()))) => tracing::warn!(controller = %name, "controller returned before shutdown"),
-                    Ok((name, Err(err))) => return Err(err.context(format!("controller {name:?} failed"))),
-                    Err(err) => anyhow::bail!("a controller task was cancelled: {err}"),
+                    Ok((name, Err(err))) => return Err(Stop::Failed(err.context(format!("controller {name:?} failed")))),
+                    Err(err) => return Err(Stop::Failed(anyhow::anyhow!("a controller task was cancelled: {err}"))),
                 },
             }
         }

@@ -14,6 +14,8 @@ use crate::Shutdown;
 
 /// How long in-flight requests may finish once the servers stop.
 const DRAIN: Duration = Duration::from_secs(5);
+/// How long [`Servers::stop`] may take.
+pub(crate) const STOP_TIMEOUT: Duration = Duration::from_secs(2 * DRAIN.as_secs());
 
 pub(crate) struct Servers {
     tasks: JoinSet<(&'static str, std::io::Result<()>)>,
@@ -60,7 +62,10 @@ impl Servers {
     pub async fn stop(mut self) {
         let _ = self.stop_tx.send(true);
         let all_stopped = async { while self.tasks.join_next().await.is_some() {} };
-        if tokio::time::timeout(DRAIN * 2, all_stopped).await.is_err() {
+        if tokio::time::timeout(STOP_TIMEOUT, all_stopped)
+            .await
+            .is_err()
+        {
             tracing::warn!("servers did not stop in time; closing them");
         }
     }

@@ -1,5 +1,7 @@
-//! Leader election against a fake Lease API: controllers start only once this replica
-//! holds the Lease, and a graceful stop releases it. A test binary of its own, because it
+//! Leader election against a fake Lease API (updates at the read resourceVersion, as the
+//! API server checks them): controllers start only once this replica holds the Lease, and
+//! a graceful stop releases it. tests/it/cluster/leader.rs runs two replicas against the
+//! real Lease API. A test binary of its own, because it
 //! sends SIGTERM to its own process.
 use std::sync::{Arc, Mutex};
 
@@ -20,9 +22,11 @@ struct LeaseStore {
 }
 
 impl LeaseStore {
+    /// The holder; a released Lease has an empty one.
     fn holder(&self) -> Option<String> {
         self.lease.as_ref()?["spec"]["holderIdentity"]
             .as_str()
+            .filter(|holder| !holder.is_empty())
             .map(str::to_string)
     }
 
@@ -38,10 +42,13 @@ impl LeaseStore {
                 self.store(sent);
                 (StatusCode::CREATED, self.lease.clone().unwrap())
             }
-            ("PATCH", LEASE_PATH) => {
-                let mut lease = self.lease.clone().expect("patch of an existing Lease");
-                merge(&mut lease, &sent);
-                self.store(lease);
+            ("PUT", LEASE_PATH) => {
+                let stored = self.lease.as_ref().expect("update of an existing Lease");
+                let version = &stored["metadata"]["resourceVersion"];
+                if sent["metadata"]["resourceVersion"] != *version {
+                    return (StatusCode::CONFLICT, conflict());
+                }
+                self.store(sent);
                 (StatusCode::OK, self.lease.clone().unwrap())
             }
             _ => panic!("unexpected request {method} {path}"),
@@ -58,29 +65,9 @@ impl LeaseStore {
     }
 }
 
-/// JSON merge patch (RFC 7386): enough for the Lease patches, whose nulls remove fields.
-fn merge(target: &mut Value, patch: &Value) {
-    let Value::Object(fields) = patch else {
-        *target = patch.clone();
-        return;
-    };
-    if !target.is_object() {
-        *target = json!({});
-    }
-    for (key, value) in fields {
-        if value.is_null() {
-            target.as_object_mut().unwrap().remove(key);
-        } else {
-            merge(
-                target
-                    .as_object_mut()
-                    .unwrap()
-                    .entry(key)
-                    .or_insert(Value::Null),
-                value,
-            );
-        }
-    }
+fn conflict() -> Value {
+    json!({"kind": "Status", "apiVersion": "v1", "status": "Failure",
+           "reason": "Conflict", "code": 409, "message": "the object has been modified"})
 }
 
 fn not_found() -> Value {

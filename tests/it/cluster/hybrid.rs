@@ -19,7 +19,7 @@ const MEMCACHED: (&str, &str, &str, &str) = ("cache.my.domain", "v1", "Memcached
 const SETTLE: Duration = Duration::from_secs(90);
 
 /// The tutorial's project, built once and installed on the control plane.
-async fn tutorial_operator() -> &'static Installed {
+pub(super) async fn tutorial_operator() -> &'static Installed {
     static INSTALLED: OnceCell<(tempfile::TempDir, Installed)> = OnceCell::const_new();
     let (_, installed) = INSTALLED
         .get_or_init(|| async {

@@ -11,6 +11,7 @@ use rusty_sdk_runtime::envtest::ControlPlane;
 
 mod control_plane;
 mod hybrid;
+mod leader;
 mod operator;
 mod rbac_corpus;
 mod rust_controllers;

@@ -90,7 +90,7 @@ mod chart_values;
 mod client;
 mod dependents;
 mod drift;
-mod duration;
+pub(crate) mod duration;
 mod env;
 mod finalizer;
 mod helm_cli;
