@@ -111,6 +111,10 @@ impl InitSettings {
         );
         ctx.insert("owner", &self.owner);
         ctx.insert("k8s_version_feature", versions::K8S_FEATURE);
+        let kubernetes = versions::K8S_FEATURE
+            .trim_start_matches('v')
+            .replace('_', ".");
+        ctx.insert("kubernetes_version", &kubernetes);
         ctx
     }
 

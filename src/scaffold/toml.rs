@@ -127,6 +127,62 @@ pub fn ensure_workspace_feature(
     Ok((EditOutcome::Applied, doc.to_string()))
 }
 
+/// Make `[dev-dependencies] krate` have `feature`: added as `{ version, features }` when
+/// missing, the feature added to an entry that lacks it (a plain version string becomes a
+/// table with that version). The user's other settings of the entry are kept.
+pub fn ensure_dev_dependency_feature(
+    path: &str,
+    text: &str,
+    krate: &str,
+    version: &str,
+    feature: &str,
+) -> Result<(EditOutcome, String)> {
+    let mut doc = parse(path, text)?;
+    let dev = table_mut(doc.as_table_mut(), "dev-dependencies", path)?;
+    let entry = match dev.get(krate) {
+        None => {
+            let mut entry = InlineTable::new();
+            entry.insert("version", version.into());
+            entry
+        }
+        Some(item) => {
+            if let Some(version) = item.as_str() {
+                let mut entry = InlineTable::new();
+                entry.insert("version", version.into());
+                entry
+            } else if let Some(table) = item.as_inline_table() {
+                table.clone()
+            } else {
+                let has = item
+                    .get("features")
+                    .and_then(Item::as_array)
+                    .is_some_and(|list| list.iter().any(|f| f.as_str() == Some(feature)));
+                if has {
+                    return Ok((EditOutcome::AlreadyPresent, text.to_string()));
+                }
+                return Err(Error::Project(format!(
+                    "{path}: add \"{feature}\" to the features of [dev-dependencies.{krate}] by hand and run the command again"
+                )));
+            }
+        }
+    };
+    let mut entry = entry;
+    let features = entry
+        .entry("features")
+        .or_insert_with(|| Value::Array(Array::new()));
+    let Some(list) = features.as_array_mut() else {
+        return Err(Error::Project(format!(
+            "{path}: `features` of the dev-dependency {krate} is not a list; fix it by hand"
+        )));
+    };
+    if list.iter().any(|f| f.as_str() == Some(feature)) {
+        return Ok((EditOutcome::AlreadyPresent, text.to_string()));
+    }
+    list.push(feature);
+    dev.insert(krate, Item::Value(Value::InlineTable(entry)));
+    Ok((EditOutcome::Applied, doc.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,5 +264,36 @@ mod tests {
         let (outcome, _) =
             ensure_workspace_feature("Cargo.toml", &once, "kube", "admission").unwrap();
         assert_eq!(outcome, EditOutcome::AlreadyPresent);
+    }
+    #[test]
+    fn dev_dependency_gets_its_feature_once() {
+        let cargo = "[dependencies]\nrt = \"1\"\n\n[dev-dependencies]\nhttp = \"1\" # mine\n";
+        let (outcome, once) =
+            ensure_dev_dependency_feature("Cargo.toml", cargo, "rt", "1", "envtest").unwrap();
+        assert_eq!(outcome, EditOutcome::Applied);
+        assert!(
+            once.ends_with(
+                "http = \"1\" # mine\nrt = { version = \"1\", features = [\"envtest\"] }\n"
+            ),
+            "{once}"
+        );
+        assert!(once.starts_with("[dependencies]\nrt = \"1\"\n"), "{once}");
+        let (outcome, twice) =
+            ensure_dev_dependency_feature("Cargo.toml", &once, "rt", "1", "envtest").unwrap();
+        assert_eq!((outcome, &twice), (EditOutcome::AlreadyPresent, &once));
+        let plain = "[dev-dependencies]\nrt = \"0.9\"\n";
+        let (_, table) =
+            ensure_dev_dependency_feature("Cargo.toml", plain, "rt", "1", "envtest").unwrap();
+        assert!(
+            table.contains("rt = { version = \"0.9\", features = [\"envtest\"] }"),
+            "{table}"
+        );
+        let other = "[dev-dependencies]\nrt = { path = \"../rt\", features = [\"a\"] }\n";
+        let (_, added) =
+            ensure_dev_dependency_feature("Cargo.toml", other, "rt", "1", "envtest").unwrap();
+        assert!(
+            added.contains("rt = { path = \"../rt\", features = [\"a\", \"envtest\"] }"),
+            "{added}"
+        );
     }
 }

@@ -8,6 +8,7 @@ mod external_files;
 pub(crate) mod files;
 pub(crate) mod idents;
 mod image;
+mod integration;
 
 use std::io::Write;
 

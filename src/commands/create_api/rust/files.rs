@@ -187,6 +187,8 @@ impl<'a> RustApiFiles<'a> {
         let snake = spec.controller_module();
         tree.add(&format!("src/controller/{snake}.rs"), text, Policy::User);
         register_controller(tree, spec, &snake)?;
+        let image = self.settings.image.is_some();
+        super::integration::stage(tree, renderer, &self.context, spec, image)?;
         Ok(())
     }
 
