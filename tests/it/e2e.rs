@@ -30,17 +30,14 @@ fn scratch_dir(name: &str) -> PathBuf {
 
 /// Run a command in `dir`, failing the test with its output if it fails.
 pub fn must(dir: &Path, program: &str, args: &[&str]) -> String {
-    let output = Command::new(program)
+    must_with_env(dir, program, args, &[])
+}
+
+/// [`must`] with `env` added to the command's environment.
+pub fn must_with_env(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
+    let output = command(dir, program)
         .args(args)
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target_dir())
-        // Nobody debugs these builds: without debug info, symbol tables and incremental
-        // caches the shared target dir stays near 2 GB instead of filling a small CI disk.
-        .env("CARGO_PROFILE_DEV_DEBUG", "0")
-        .env("CARGO_PROFILE_DEV_STRIP", "symbols")
-        .env("CARGO_INCREMENTAL", "0")
-        .env("TMPDIR", scratch_dir("e2e-tmp"))
-        .env_remove("RUSTFLAGS")
+        .envs(env.iter().copied())
         .output()
         .unwrap_or_else(|e| panic!("{program} could not start: {e}"));
     let text = format!(
@@ -55,6 +52,22 @@ pub fn must(dir: &Path, program: &str, args: &[&str]) -> String {
         dir.display()
     );
     text
+}
+
+/// `program` to run in `dir`, with the environment every build here gets.
+pub fn command(dir: &Path, program: &str) -> Command {
+    let mut command = Command::new(program);
+    command
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        // Nobody debugs these builds: without debug info, symbol tables and incremental
+        // caches the shared target dir stays near 2 GB instead of filling a small CI disk.
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
+        .env("CARGO_PROFILE_DEV_STRIP", "symbols")
+        .env("CARGO_INCREMENTAL", "0")
+        .env("TMPDIR", scratch_dir("e2e-tmp"))
+        .env_remove("RUSTFLAGS");
+    command
 }
 
 /// Project names already built in this test run.

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use rusty_sdk_runtime::envtest::ControlPlane;
 
 mod control_plane;
+mod generated_tests;
 mod hybrid;
 mod leader;
 mod operator;
