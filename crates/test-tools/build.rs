@@ -110,7 +110,12 @@ fn main() {
     // The one line a newcomer sees: which suites this build ignores, and why.
     let missing: Vec<String> = needs
         .iter()
-        .filter_map(|n| n.found.as_ref().err().map(|why| format!("{} ({why})", n.name)))
+        .filter_map(|n| {
+            n.found
+                .as_ref()
+                .err()
+                .map(|why| format!("{} ({why})", n.name))
+        })
         .collect();
     if !missing.is_empty() {
         println!(
