@@ -226,7 +226,7 @@ fn init_projects_build_test_and_lint() {
     }
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -234,7 +234,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn http_get(port: u16, path: &str) -> Option<String> {
+pub fn http_get(port: u16, path: &str) -> Option<String> {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
     write!(

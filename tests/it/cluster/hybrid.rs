@@ -68,12 +68,11 @@ async fn await_condition(
     let what = format!("{name} has condition {type_}=True ({reason})");
     let found = tokio::time::timeout(SETTLE, async {
         loop {
-            if let Some(cr) = api.get_opt(name).await.unwrap() {
-                if condition(&cr, type_)
+            if let Some(cr) = api.get_opt(name).await.unwrap()
+                && condition(&cr, type_)
                     .is_some_and(|c| c["status"] == "True" && c["reason"] == reason)
-                {
-                    return cr;
-                }
+            {
+                return cr;
             }
             tokio::time::sleep(Duration::from_millis(200)).await;
         }

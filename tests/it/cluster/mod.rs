@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rusty_sdk_runtime::envtest::ControlPlane;
 
@@ -32,23 +32,14 @@ pub fn cluster() -> &'static ControlPlane {
         .unwrap_or_else(|e| panic!("the control plane did not start: {e}"))
 }
 
-/// Poll `check` every 200 ms until it returns `Some`, failing the test with `what` after
-/// `timeout`.
-pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> T
+/// Poll `check` until it returns `Some` (the runtime's `envtest::eventually`), failing the
+/// test with `what` after `timeout`.
+pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, check: F) -> T
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Option<T>>,
 {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(value) = check().await {
-            return value;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: not so after {}s",
-            timeout.as_secs()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    rusty_sdk_runtime::envtest::eventually(what, timeout, check)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
 }

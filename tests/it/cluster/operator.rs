@@ -11,7 +11,7 @@ use kube::api::{Api, DynamicObject};
 use kube::discovery::ApiResource;
 
 use super::{assets, cluster};
-use crate::e2e::{built_operator, kustomize};
+use crate::e2e::{built_operator, free_port, http_get, kustomize};
 
 /// A scaffolded project built and installed on the control plane.
 pub struct Installed {
@@ -41,11 +41,6 @@ pub async fn install(root: &Path) -> Installed {
         system_namespace,
         kubeconfig,
     }
-}
-
-/// Run the control plane's kubectl as the admin, failing the test on error.
-pub fn kubectl(args: &[&str]) -> String {
-    run_tool("kubectl", args, None)
 }
 
 fn kubectl_stdin(args: &[&str], stdin: &str) -> String {
@@ -200,27 +195,13 @@ impl Drop for Operator {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// The HTTP status of `GET path` on 127.0.0.1:`port`, if it answers.
 fn http_status(port: u16, path: &str) -> Option<u16> {
-    use std::io::Read as _;
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).ok()?;
-    response.split_whitespace().nth(1)?.parse().ok()
+    http_get(port, path)?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
 }
 
 /// An API for custom resources of `group/version` `kind` (plural `plural`) in `namespace`.

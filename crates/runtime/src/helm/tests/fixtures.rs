@@ -23,8 +23,6 @@ pub const SERVICE_URI: &str = "/api/v1/namespaces/default/services/mc-memcached"
 /// Drift repair applies as Helm does, under Helm's field manager.
 pub const DEPLOYMENT_APPLY_URI: &str =
     "/apis/apps/v1/namespaces/default/deployments/mc-memcached?&force=true&fieldManager=helm";
-pub const SERVICE_APPLY_URI: &str =
-    "/api/v1/namespaces/default/services/mc-memcached?&force=true&fieldManager=helm";
 /// The same apply as a dry run: the server's answer tells whether the object drifted.
 pub const DEPLOYMENT_CHECK_URI: &str = "/apis/apps/v1/namespaces/default/deployments/mc-memcached?&dryRun=All&force=true&fieldManager=helm";
 pub const SERVICE_CHECK_URI: &str =
@@ -34,7 +32,6 @@ pub const DEPLOYMENT_OWNER_URI: &str =
     "/apis/apps/v1/namespaces/default/deployments/mc-memcached?&fieldManager=memcached-controller";
 pub const SERVICE_OWNER_URI: &str =
     "/api/v1/namespaces/default/services/mc-memcached?&fieldManager=memcached-controller";
-pub const DEPLOYMENTS_URI: &str = "/apis/apps/v1/namespaces/default/deployments?";
 pub const EVENTS_URI: &str = "/apis/events.k8s.io/v1/namespaces/default/events?";
 
 pub fn watch() -> Watch {
