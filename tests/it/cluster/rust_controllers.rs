@@ -17,9 +17,9 @@ use super::operator::{Installed, Operator, custom, install};
 use super::{cluster, eventually};
 use crate::support::{rusty, transcript};
 
-const BACKUP: (&str, &str, &str, &str) = ("cache.my.domain", "v1", "Backup", "backups");
+const BACKUP: (&str, &str, &str, &str) = ("cache.rust.my.domain", "v1", "Backup", "backups");
 const MEMCACHED: (&str, &str, &str, &str) =
-    ("cache.my.domain", "v1alpha1", "Memcached", "memcacheds");
+    ("cache.rust.my.domain", "v1alpha1", "Memcached", "memcacheds");
 /// The field managers of the two controllers (`<kind in lower case>-controller`).
 const BACKUP_MANAGER: &str = "backup-controller";
 const MEMCACHED_MANAGER: &str = "memcached-controller";
@@ -39,7 +39,7 @@ async fn rust_operator() -> &'static Installed {
                 "--plugins",
                 "rust",
                 "--domain",
-                "my.domain",
+                "rust.my.domain",
                 "--repo",
                 "github.com/example/cluster-rust",
             ];
@@ -540,7 +540,7 @@ async fn resources_are_deleted_while_no_operator_runs() {
     let (backups, memcacheds) = create_both(&admin, &ns).await;
     // A finalizer an earlier version of the controller added (it kept one on every object).
     let mut legacy = object(BACKUP, "legacy", json!({}));
-    legacy.metadata.finalizers = Some(vec!["cache.my.domain/finalizer".into()]);
+    legacy.metadata.finalizers = Some(vec!["cache.rust.my.domain/finalizer".into()]);
     backups
         .create(&PostParams::default(), &legacy)
         .await
