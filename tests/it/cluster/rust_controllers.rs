@@ -18,8 +18,12 @@ use super::{cluster, eventually};
 use crate::support::{rusty, transcript};
 
 const BACKUP: (&str, &str, &str, &str) = ("cache.rust.my.domain", "v1", "Backup", "backups");
-const MEMCACHED: (&str, &str, &str, &str) =
-    ("cache.rust.my.domain", "v1alpha1", "Memcached", "memcacheds");
+const MEMCACHED: (&str, &str, &str, &str) = (
+    "cache.rust.my.domain",
+    "v1alpha1",
+    "Memcached",
+    "memcacheds",
+);
 /// The field managers of the two controllers (`<kind in lower case>-controller`).
 const BACKUP_MANAGER: &str = "backup-controller";
 const MEMCACHED_MANAGER: &str = "memcached-controller";
