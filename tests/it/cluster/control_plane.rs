@@ -8,7 +8,7 @@ use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use rusty_sdk_test_tools::needs;
 use serde_json::json;
 
-use super::{cluster, eventually};
+use super::{await_gone, cluster, eventually};
 
 fn object<T: serde::de::DeserializeOwned>(value: serde_json::Value) -> T {
     serde_json::from_value(value).expect("a valid object")
@@ -96,17 +96,11 @@ async fn a_deleted_namespace_finishes_deleting() {
         .delete(&ns, &DeleteParams::default())
         .await
         .unwrap();
-    eventually("the namespace is gone", Duration::from_secs(60), || {
-        let namespaces = namespaces.clone();
-        let ns = ns.clone();
-        async move {
-            namespaces
-                .get_opt(&ns)
-                .await
-                .unwrap()
-                .is_none()
-                .then_some(())
-        }
-    })
+    await_gone(
+        &namespaces,
+        &ns,
+        "the namespace is gone",
+        Duration::from_secs(60),
+    )
     .await;
 }

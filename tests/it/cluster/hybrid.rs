@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
 use super::operator::{Installed, Operator, custom, helm, install};
-use super::{cluster, eventually};
+use super::{await_gone, cluster, condition, eventually};
 
 const MEMCACHED: (&str, &str, &str, &str) = ("cache.my.domain", "v1", "Memcached", "memcacheds");
 /// Installs and upgrades on two busy cores take a few seconds; this is the bound.
@@ -47,14 +47,6 @@ fn memcached(name: &str, spec: Value) -> DynamicObject {
         "spec": spec,
     }))
     .unwrap()
-}
-
-/// The condition `type` of `cr`'s status, if set.
-fn condition<'a>(cr: &'a DynamicObject, type_: &str) -> Option<&'a Value> {
-    cr.data["status"]["conditions"]
-        .as_array()?
-        .iter()
-        .find(|c| c["type"] == type_)
 }
 
 /// Wait until `name`'s condition `type_` is `True` with `reason`; returns the resource.
@@ -226,18 +218,7 @@ async fn memcached_installs_upgrades_restarts_and_uninstalls() {
         .delete("cache", &DeleteParams::default())
         .await
         .unwrap();
-    eventually("the Memcached is gone", SETTLE, || {
-        let memcacheds = memcacheds.clone();
-        async move {
-            memcacheds
-                .get_opt("cache")
-                .await
-                .unwrap()
-                .is_none()
-                .then_some(())
-        }
-    })
-    .await;
+    await_gone(&memcacheds, "cache", "the Memcached is gone", SETTLE).await;
     assert!(deployment(&admin, &ns, "cache-memcached").await.is_none());
     let list: Vec<Value> = serde_json::from_str(&helm(&["list", "-n", &ns, "-o", "json"])).unwrap();
     assert!(list.is_empty(), "the release is uninstalled: {list:#?}");
@@ -582,19 +563,7 @@ async fn a_resource_whose_name_is_no_release_name_can_be_deleted() {
         .delete(&name, &DeleteParams::default())
         .await
         .unwrap();
-    eventually("the resource is gone", SETTLE, || {
-        let memcacheds = memcacheds.clone();
-        let name = name.clone();
-        async move {
-            memcacheds
-                .get_opt(&name)
-                .await
-                .unwrap()
-                .is_none()
-                .then_some(())
-        }
-    })
-    .await;
+    await_gone(&memcacheds, &name, "the resource is gone", SETTLE).await;
     operator.stop();
 }
 
@@ -620,18 +589,6 @@ async fn deleting_the_namespace_finishes() {
         .delete(&ns, &DeleteParams::default())
         .await
         .unwrap();
-    eventually("the namespace is gone", SETTLE, || {
-        let namespaces = namespaces.clone();
-        let ns = ns.clone();
-        async move {
-            namespaces
-                .get_opt(&ns)
-                .await
-                .unwrap()
-                .is_none()
-                .then_some(())
-        }
-    })
-    .await;
+    await_gone(&namespaces, &ns, "the namespace is gone", SETTLE).await;
     operator.stop();
 }

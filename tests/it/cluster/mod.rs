@@ -43,3 +43,27 @@ where
         .await
         .unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// Wait until `api` no longer has `name` (deleted, finalizers done), failing the test with
+/// `what` after `timeout`.
+pub async fn await_gone<K>(api: &kube::Api<K>, name: &str, what: &str, timeout: Duration)
+where
+    K: Clone + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    eventually(what, timeout, || {
+        let api = api.clone();
+        async move { api.get_opt(name).await.unwrap().is_none().then_some(()) }
+    })
+    .await;
+}
+
+/// The condition `type_` of a custom resource's status, if set.
+pub fn condition<'a>(
+    cr: &'a kube::api::DynamicObject,
+    type_: &str,
+) -> Option<&'a serde_json::Value> {
+    cr.data["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == type_)
+}

@@ -548,11 +548,7 @@ async fn deployed_now(
     reason: &str,
 ) -> Result<Option<Result<(), String>>, String> {
     let cr = api.get_opt(name).await.map_err(|e| e.to_string())?;
-    let conditions = cr
-        .as_ref()
-        .and_then(|cr| cr.data["status"]["conditions"].as_array().cloned())
-        .unwrap_or_default();
-    let find = |t: &str| conditions.iter().find(|c| c["type"] == t).cloned();
+    let find = |t: &str| cr.as_ref().and_then(|cr| super::condition(cr, t)).cloned();
     if find("Deployed").is_some_and(|c| c["status"] == "True" && c["reason"] == reason) {
         return Ok(Some(Ok(())));
     }

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
 use super::operator::{Installed, Operator, custom, install};
-use super::{cluster, eventually};
+use super::{await_gone, cluster, condition, eventually};
 use crate::support::{rusty, transcript};
 
 const BACKUP: (&str, &str, &str, &str) = ("cache.rust.my.domain", "v1", "Backup", "backups");
@@ -125,14 +125,6 @@ fn object(kind: (&str, &str, &str, &str), name: &str, spec: Value) -> DynamicObj
         "spec": spec,
     }))
     .unwrap()
-}
-
-/// The condition `type_` of `cr`'s status, if set.
-fn condition<'a>(cr: &'a DynamicObject, type_: &str) -> Option<&'a Value> {
-    cr.data["status"]["conditions"]
-        .as_array()?
-        .iter()
-        .find(|c| c["type"] == type_)
 }
 
 /// Wait until `name`'s condition `type_` has `reason` and reflects the resource's current
@@ -578,26 +570,14 @@ async fn resources_are_deleted_while_no_operator_runs() {
         (&memcacheds, "cache"),
     ] {
         let what = format!("{name} is gone (not kept in Terminating by a finalizer)");
-        eventually(&what, Duration::from_secs(20), || {
-            let api = api.clone();
-            async move {
-                let cr = api.get_opt(name).await.unwrap();
-                cr.is_none().then_some(())
-            }
-        })
-        .await;
+        await_gone(api, name, &what, Duration::from_secs(20)).await;
     }
     // The garbage collector takes the Deployment with its owner.
-    eventually("the Deployment is gone with its Memcached", SETTLE, || {
-        let deployments = deployments.clone();
-        async move {
-            deployments
-                .get_opt("cache")
-                .await
-                .unwrap()
-                .is_none()
-                .then_some(())
-        }
-    })
+    await_gone(
+        &deployments,
+        "cache",
+        "the Deployment is gone with its Memcached",
+        SETTLE,
+    )
     .await;
 }
