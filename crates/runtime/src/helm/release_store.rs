@@ -72,27 +72,32 @@ fn revision(secret: &Secret) -> Option<u32> {
 
 /// base64 text -> (gunzip when gzipped) -> release JSON, as Helm's `decodeRelease`.
 pub(crate) fn decode(stored: &[u8]) -> Result<Release, String> {
-    let raw = base64::engine::general_purpose::STANDARD
-        .decode(stored)
-        .map_err(|e| format!("release is not base64: {e}"))?;
-    let json = if raw.starts_with(&GZIP_MAGIC) {
-        let mut out = Vec::new();
-        GzDecoder::new(raw.as_slice())
-            .take(MAX_RELEASE_BYTES + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| format!("release is not valid gzip: {e}"))?;
-        if out.len() as u64 > MAX_RELEASE_BYTES {
-            return Err(format!(
-                "release is larger than {MAX_RELEASE_BYTES} bytes uncompressed"
-            ));
-        }
-        out
-    } else {
-        raw
-    };
+    let json = unpack(stored)?;
     serde_json::from_slice::<ReleaseJson>(&json)
         .map(Release::from)
         .map_err(|e| format!("release is not Helm release JSON: {e}"))
+}
+
+/// The release JSON in what a storage driver keeps under `release`: base64 text of the
+/// JSON, gzipped or not, refused past [`MAX_RELEASE_BYTES`] once decompressed.
+pub(crate) fn unpack(stored: &[u8]) -> Result<Vec<u8>, String> {
+    let raw = base64::engine::general_purpose::STANDARD
+        .decode(stored)
+        .map_err(|e| format!("release is not base64: {e}"))?;
+    if !raw.starts_with(&GZIP_MAGIC) {
+        return Ok(raw);
+    }
+    let mut out = Vec::new();
+    GzDecoder::new(raw.as_slice())
+        .take(MAX_RELEASE_BYTES + 1)
+        .read_to_end(&mut out)
+        .map_err(|e| format!("release is not valid gzip: {e}"))?;
+    if out.len() as u64 > MAX_RELEASE_BYTES {
+        return Err(format!(
+            "release is larger than {MAX_RELEASE_BYTES} bytes uncompressed"
+        ));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
