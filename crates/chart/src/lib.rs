@@ -35,6 +35,7 @@ mod yaml;
 mod yaml_indent;
 
 pub use chart::{Chart, ChartFile};
+pub use dependencies::process as process_dependencies;
 pub use engine::{Capabilities, HelmVersion, KubeVersion, RenderOptions, render};
 pub use error::{ChartError, ManifestError, ObjectsError, RenderError};
 pub use funcs::yaml_emit::json_to_yaml;
@@ -44,3 +45,4 @@ pub use manifests::{
 };
 pub use metadata::{ChartMetadata, Dependency, Maintainer};
 pub use schema::{crd_schema, validate_against_schema};
+pub use yaml::parse as parse_yaml;
