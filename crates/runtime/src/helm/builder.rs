@@ -282,6 +282,7 @@ impl ReconcilerBuilder {
             override_values: self.override_values,
             watch_dependent_resources: self.watch_dependent_resources,
             max_concurrent_reconciles: self.max_concurrent_reconciles,
+            workers: Arc::new(tokio::sync::Semaphore::new(self.max_concurrent_reconciles)),
             reconcile_period: self.reconcile_period,
             max_history: self.max_history,
             dry_run: self.dry_run,

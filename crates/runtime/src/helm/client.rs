@@ -149,6 +149,13 @@ pub enum HelmError {
         release: ReleaseTarget,
         source: std::io::Error,
     },
+    /// The in-process release engine refused or failed the operation.
+    #[error("{operation} of release {release} failed: {reason}")]
+    Release {
+        operation: &'static str,
+        release: ReleaseTarget,
+        reason: String,
+    },
     /// For other implementations of [`HelmClient`].
     #[error("{0}")]
     Other(String),

@@ -146,10 +146,14 @@ pub(super) struct Flow<'a> {
 
 impl Flow<'_> {
     async fn run(&self, status: &mut HelmStatus) -> Result<Outcome, ReconcileError> {
-        if self.annotation(PAUSE_RECONCILE_ANNOTATION) == Some("true") {
+        // A paused resource that is deleted is uninstalled all the same: pausing must not
+        // leave it in Terminating for ever (upstream keeps it paused, and stuck).
+        let deleting = self.cr.meta().deletion_timestamp.is_some();
+        if self.annotation(PAUSE_RECONCILE_ANNOTATION) == Some("true") && !deleting {
             pause(status);
             return Ok(Outcome::Done(Next::AwaitChange));
         }
+        status.observed_generation = self.cr.meta().generation;
         if status.has(kind::PAUSED) {
             status.set(kind::PAUSED, Status::False, "", "");
         }

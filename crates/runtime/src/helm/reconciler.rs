@@ -182,6 +182,8 @@ async fn run_scoped(
                 let queue = queue.clone();
                 async move {
                     let key = object_key(&cr);
+                    // Closed never: the semaphore lives as long as the settings.
+                    let _permit = rctx.settings.workers.clone().acquire_owned().await.ok();
                     queue.start(&key);
                     let mut delay = None;
                     let outcome = metrics

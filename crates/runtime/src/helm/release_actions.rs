@@ -192,12 +192,15 @@ impl Flow<'_> {
     /// kube's recorder folds events that differ only in their note into one series.
     pub(super) async fn report_overrides(&self, action: &str) {
         let reference = self.cr.object_ref(&self.ctx.resource);
-        for (key, value) in &self.ctx.settings.override_values {
+        // The key only: override values are often secrets expanded from the environment,
+        // and events are readable by anyone who may read the resource (upstream prints
+        // the value).
+        for key in self.ctx.settings.override_values.keys() {
             let event = Event {
                 type_: EventType::Warning,
                 reason: "ValueOverridden".into(),
                 note: Some(format!(
-                    "Chart value {key:?} overridden to {value:?} by operator"
+                    "Chart value {key:?} overridden by operator (watches.yaml overrideValues)"
                 )),
                 action: action.into(),
                 secondary: None,

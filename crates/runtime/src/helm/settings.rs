@@ -26,6 +26,9 @@ pub(crate) struct Settings {
     pub override_values: BTreeMap<String, String>,
     pub watch_dependent_resources: bool,
     pub max_concurrent_reconciles: usize,
+    /// `max_concurrent_reconciles` permits shared by the controllers of every watched
+    /// namespace, so watching ten namespaces does not mean ten times the workers.
+    pub workers: Arc<tokio::sync::Semaphore>,
     pub reconcile_period: Option<Duration>,
     pub max_history: u32,
     /// How the deciding dry-run upgrade renders (watches.yaml `dryRunOption`).

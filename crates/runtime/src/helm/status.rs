@@ -74,6 +74,27 @@ impl Status {
 pub(crate) struct HelmStatus {
     pub conditions: Vec<HelmCondition>,
     pub deployed_release: Option<DeployedRelease>,
+    /// The generation of the spec the conditions describe.
+    pub observed_generation: Option<i64>,
+}
+
+/// `status.deployedRelease.manifest` larger than this is replaced by a pointer to
+/// `helm get manifest`: a whole release in the resource's status would push it past the
+/// API server's object size limit (1.5 MiB in etcd), and every status write would fail.
+pub(crate) const MAX_STATUS_MANIFEST: usize = 256 * 1024;
+/// Release notes in the `Deployed` message are cut at this many bytes, for the same reason.
+pub(crate) const MAX_CONDITION_MESSAGE: usize = 32 * 1024;
+
+/// `text` cut to at most `max` bytes on a character boundary, saying how much was left out.
+fn bounded(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n[{} more bytes cut]", &text[..end], text.len() - end)
 }
 
 fn now() -> String {
@@ -93,9 +114,13 @@ impl HelmStatus {
         let deployed_release = status
             .and_then(|s| s.get("deployedRelease"))
             .and_then(|d| serde_json::from_value(d.clone()).ok());
+        let observed_generation = status
+            .and_then(|s| s.get("observedGeneration"))
+            .and_then(Value::as_i64);
         HelmStatus {
             conditions,
             deployed_release,
+            observed_generation,
         }
     }
 
@@ -150,23 +175,37 @@ impl HelmStatus {
         let message = if release.notes.is_empty() {
             default_message.to_string()
         } else {
-            release.notes.clone()
+            bounded(&release.notes, MAX_CONDITION_MESSAGE)
         };
         self.set(condition_type::DEPLOYED, Status::True, reason, message);
+        let manifest = if release.manifest.len() > MAX_STATUS_MANIFEST {
+            format!(
+                "# The manifest ({} bytes) is larger than the {MAX_STATUS_MANIFEST} bytes kept in status: `helm get manifest {} -n {}` prints it.\n",
+                release.manifest.len(),
+                release.name,
+                release.namespace
+            )
+        } else {
+            release.manifest.clone()
+        };
         self.deployed_release = Some(DeployedRelease {
             name: release.name.clone(),
-            manifest: release.manifest.clone(),
+            manifest,
         });
     }
 
     /// The merge patch that writes this status (`deployedRelease: null` removes it).
     pub fn to_patch(&self) -> Value {
-        json!({
+        let mut patch = json!({
             "status": {
                 "conditions": self.conditions,
                 "deployedRelease": self.deployed_release,
             }
-        })
+        });
+        if let Some(generation) = self.observed_generation {
+            patch["status"]["observedGeneration"] = generation.into();
+        }
+        patch
     }
 }
 

@@ -112,6 +112,11 @@ fn status_schema(kind: &str) -> Value {
                 },
                 "type": "object",
             },
+            "observedGeneration": {
+                "description": "The generation of the spec the conditions describe.",
+                "format": "int64",
+                "type": "integer",
+            },
         },
         "type": "object",
     })

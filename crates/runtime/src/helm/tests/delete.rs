@@ -33,7 +33,7 @@ async fn delete_uninstalls_and_waits_for_objects_before_dropping_the_finalizer()
             condition("Irreconcilable", "False", "", "", FIXED_TIME),
             condition("ReleaseFailed", "False", "", "", FIXED_TIME),
         ],
-        "deployedRelease": {"name": "mc", "manifest": manifest(3)},
+        "deployedRelease": {"name": "mc", "manifest": manifest(3)}, "observedGeneration": 1,
     });
     let (client, api) = mock_api(vec![
         Expect::get_not_found(SERVICE_URI),
@@ -76,7 +76,7 @@ async fn delete_uninstalls_and_waits_for_objects_before_dropping_the_finalizer()
                     condition("Irreconcilable", "False", "", "", FIXED_TIME),
                     condition("ReleaseFailed", "False", "", "", FIXED_TIME),
                 ],
-                "deployedRelease": null,
+                "deployedRelease": null, "observedGeneration": 1,
             })),
             deleting(stored.clone()),
         ),
@@ -120,7 +120,7 @@ async fn uninstall_annotations_and_keep_policy_are_honoured() {
                     condition("Irreconcilable", "False", "", "", FIXED_TIME),
                     condition("ReleaseFailed", "False", "", "", FIXED_TIME),
                 ],
-                "deployedRelease": null,
+                "deployedRelease": null, "observedGeneration": 1,
             })),
             cr_value.clone(),
         ),
@@ -161,7 +161,7 @@ async fn failed_uninstall_keeps_the_finalizer_and_reports_it() {
                 condition("Irreconcilable", "True", "ReconcileError", error, "<now>"),
                 condition("ReleaseFailed", "True", "UninstallError", error, "<now>"),
             ],
-            "deployedRelease": {"name": "mc", "manifest": manifest(3)},
+            "deployedRelease": {"name": "mc", "manifest": manifest(3)}, "observedGeneration": 1,
         })),
         deleting(installed_status(3)),
     )]);

@@ -23,7 +23,7 @@ fn uninstalled_status() -> Value {
             condition("Irreconcilable", "False", "", "", FIXED_TIME),
             condition("ReleaseFailed", "False", "", "", FIXED_TIME),
         ],
-        "deployedRelease": null,
+        "deployedRelease": null, "observedGeneration": 1,
     })
 }
 

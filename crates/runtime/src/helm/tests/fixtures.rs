@@ -274,7 +274,7 @@ pub fn installed_status_of(manifest: &str) -> Value {
             condition("Irreconcilable", "False", "", "", FIXED_TIME),
             condition("ReleaseFailed", "False", "", "", FIXED_TIME),
         ],
-        "deployedRelease": {"name": "mc", "manifest": manifest},
+        "deployedRelease": {"name": "mc", "manifest": manifest}, "observedGeneration": 1,
     })
 }
 

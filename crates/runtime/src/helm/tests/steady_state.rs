@@ -111,7 +111,7 @@ async fn spec_change_upgrades_the_release() {
             condition("Irreconcilable", "False", "", "", FIXED_TIME),
             condition("ReleaseFailed", "False", "", "", FIXED_TIME),
         ],
-        "deployedRelease": {"name": "mc", "manifest": manifest(5)},
+        "deployedRelease": {"name": "mc", "manifest": manifest(5)}, "observedGeneration": 1,
     });
     let (client, api) = mock_api(vec![
         Expect::get(SERVICE_URI, live(desired_service())),
@@ -178,7 +178,7 @@ async fn failed_release_is_upgraded_even_with_the_same_manifest() {
                     condition("Irreconcilable", "False", "", "", FIXED_TIME),
                     condition("ReleaseFailed", "False", "", "", FIXED_TIME),
                 ],
-                "deployedRelease": {"name": "mc", "manifest": manifest(3)},
+                "deployedRelease": {"name": "mc", "manifest": manifest(3)}, "observedGeneration": 1,
             })),
             cr_json(spec.clone(), true, None),
         ),
@@ -213,7 +213,7 @@ fn upgrade_error_patch(spec: &serde_json::Value, error: &str) -> Expect {
                 condition("Irreconcilable", "True", "ReconcileError", error, "<now>"),
                 condition("ReleaseFailed", "True", "UpgradeError", error, "<now>"),
             ],
-            "deployedRelease": {"name": "mc", "manifest": manifest(3)},
+            "deployedRelease": {"name": "mc", "manifest": manifest(3)}, "observedGeneration": 1,
         })),
         cr_json(spec.clone(), true, None),
     )
@@ -425,7 +425,7 @@ async fn a_repair_failure_is_irreconcilable() {
                               "<now>"),
                     condition("ReleaseFailed", "False", "", "", FIXED_TIME),
                 ],
-                "deployedRelease": {"name": "mc", "manifest": manifest(3)},
+                "deployedRelease": {"name": "mc", "manifest": manifest(3)}, "observedGeneration": 1,
             })),
             cr_json(spec.clone(), true, None),
         ),

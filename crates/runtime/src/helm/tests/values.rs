@@ -20,7 +20,7 @@ fn installed_patch() -> Expect {
                 condition("Irreconcilable", "False", "", "", "<now>"),
                 condition("ReleaseFailed", "False", "", "", "<now>"),
             ],
-            "deployedRelease": {"name": "mc", "manifest": manifest(3)},
+            "deployedRelease": {"name": "mc", "manifest": manifest(3)}, "observedGeneration": 1,
         })),
         cr_json(json!({}), true, None),
     )
@@ -47,8 +47,12 @@ fn override_event(note: &str) -> Expect {
 async fn override_values_win_over_the_spec_and_each_gets_a_warning_event() {
     let spec = json!({"replicaCount": 1, "image": {"tag": "latest"}, "keep": "me"});
     let (client, api) = mock_api(vec![
-        override_event("Chart value \"image.tag\" overridden to \"1.6.29\" by operator"),
-        override_event("Chart value \"replicaCount\" overridden to \"3\" by operator"),
+        override_event(
+            "Chart value \"image.tag\" overridden by operator (watches.yaml overrideValues)",
+        ),
+        override_event(
+            "Chart value \"replicaCount\" overridden by operator (watches.yaml overrideValues)",
+        ),
         Expect::get(SERVICE_URI, live(desired_service())),
         Expect::patch(
             SERVICE_CHECK_URI,
@@ -157,7 +161,7 @@ async fn a_failing_translator_is_irreconcilable_with_error_getting_values() {
                           "value translator failed: size must be positive", "<now>"),
                 condition("ReleaseFailed", "Unknown", "", "", "<now>"),
             ],
-            "deployedRelease": null,
+            "deployedRelease": null, "observedGeneration": 1,
         })),
         cr_json(json!({}), true, None),
     )]);
@@ -201,7 +205,7 @@ async fn an_emptied_spec_upgrades_to_the_chart_defaults() {
                     condition("Irreconcilable", "False", "", "", FIXED_TIME),
                     condition("ReleaseFailed", "False", "", "", FIXED_TIME),
                 ],
-                "deployedRelease": {"name": "mc", "manifest": manifest(1)},
+                "deployedRelease": {"name": "mc", "manifest": manifest(1)}, "observedGeneration": 1,
             })),
             cr_json(json!({}), true, None),
         ),
