@@ -773,7 +773,7 @@ impl serde_json::ser::Formatter for GoFormatter {
     ) -> std::io::Result<()> {
         let mut rest = fragment;
         while let Some(at) = rest.find(['<', '>', '&', '\u{2028}', '\u{2029}']) {
-            writer.write_all(rest[..at].as_bytes())?;
+            writer.write_all(&rest.as_bytes()[..at])?;
             let c = rest[at..].chars().next().unwrap_or_default();
             write!(writer, "\\u{:04x}", c as u32)?;
             rest = &rest[at + c.len_utf8()..];

@@ -58,7 +58,7 @@ pub(crate) enum StorageError {
         namespace: String,
         name: String,
         #[source]
-        source: kube::Error,
+        source: Box<kube::Error>,
     },
 }
 
@@ -389,7 +389,7 @@ impl Storage {
             driver: self.driver,
             namespace: ns.to_string(),
             name: name.to_string(),
-            source,
+            source: Box::new(source),
         }
     }
 }
@@ -439,5 +439,104 @@ mod tests {
         }
         let error = Driver::parse("sql").unwrap_err().to_string();
         assert!(error.contains("HELM_DRIVER=\"sql\""), "{error}");
+    }
+}
+
+/// The storage as the cluster suite (tests/it/cluster/helm_storage.rs) drives it against
+/// the real `helm` CLI: records as JSON values, so the suite needs none of the engine's
+/// types. Not an API.
+#[doc(hidden)]
+pub mod testing {
+    use serde_json::Value;
+
+    use super::{Driver, Storage};
+    use crate::helm::engine::record::ReleaseRecord;
+
+    pub struct Records(Storage);
+
+    impl Records {
+        /// Storage through the driver `helm_driver` names (as `HELM_DRIVER` would).
+        pub fn new(client: kube::Client, helm_driver: &str) -> Result<Records, String> {
+            Driver::parse(helm_driver)
+                .map(|driver| Records(Storage::new(client, driver)))
+                .map_err(|e| e.to_string())
+        }
+
+        /// Every revision, oldest first, as this engine re-encodes it.
+        pub async fn history_json(&self, ns: &str, name: &str) -> Result<Vec<String>, String> {
+            let history = self.0.history(ns, name).await.map_err(|e| e.to_string())?;
+            history
+                .iter()
+                .map(|r| r.to_json().map_err(|e| e.to_string()))
+                .collect()
+        }
+
+        /// One revision as JSON, with its own labels under `"labels"`.
+        pub async fn get(
+            &self,
+            ns: &str,
+            name: &str,
+            version: u32,
+        ) -> Result<Option<Value>, String> {
+            let record = self
+                .0
+                .get(ns, name, version)
+                .await
+                .map_err(|e| e.to_string())?;
+            record.map(|r| to_value(&r)).transpose()
+        }
+
+        /// `(latest, last deployed)` revision numbers.
+        pub async fn latest_and_deployed(
+            &self,
+            ns: &str,
+            name: &str,
+        ) -> Result<(Option<u32>, Option<u32>), String> {
+            let latest = self.0.latest(ns, name).await.map_err(|e| e.to_string())?;
+            let deployed = self.0.deployed(ns, name).await.map_err(|e| e.to_string())?;
+            Ok((latest.map(|r| r.version), deployed.map(|r| r.version)))
+        }
+
+        /// Store a new revision given as JSON (labels under `"labels"`).
+        pub async fn create(&self, record: Value) -> Result<(), String> {
+            self.0
+                .create(&from_value(record)?)
+                .await
+                .map_err(|e| e.to_string())
+        }
+
+        /// Replace a stored revision given as JSON (labels under `"labels"`).
+        pub async fn update(&self, record: Value) -> Result<(), String> {
+            self.0
+                .update(&from_value(record)?)
+                .await
+                .map_err(|e| e.to_string())
+        }
+
+        pub async fn prune(&self, ns: &str, name: &str, keep: usize) -> Result<Vec<u32>, String> {
+            self.0
+                .prune(ns, name, keep)
+                .await
+                .map_err(|e| e.to_string())
+        }
+    }
+
+    fn to_value(record: &ReleaseRecord) -> Result<Value, String> {
+        let json = record.to_json().map_err(|e| e.to_string())?;
+        let mut value: Value = serde_json::from_str(&json).map_err(|e| e.to_string())?;
+        value["labels"] = serde_json::to_value(&record.labels).map_err(|e| e.to_string())?;
+        Ok(value)
+    }
+
+    fn from_value(mut value: Value) -> Result<ReleaseRecord, String> {
+        let labels = value
+            .as_object_mut()
+            .and_then(|o| o.remove("labels"))
+            .unwrap_or_default();
+        let mut record: ReleaseRecord = serde_json::from_value(value).map_err(|e| e.to_string())?;
+        if !labels.is_null() {
+            record.labels = serde_json::from_value(labels).map_err(|e| e.to_string())?;
+        }
+        Ok(record)
     }
 }
