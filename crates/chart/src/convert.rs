@@ -21,6 +21,26 @@ pub fn to_template(v: &serde_json::Value) -> Value {
     }
 }
 
+/// An object read from the API server as template data, as Go's unstructured decoding
+/// makes it: integers are `int64`, other numbers `float64` (what `lookup` returns).
+pub fn unstructured_to_template(v: &serde_json::Value) -> Value {
+    match v {
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Int64(i),
+            None => Value::Float(n.as_f64().unwrap_or(0.0)),
+        },
+        serde_json::Value::Array(items) => {
+            Value::List(items.iter().map(unstructured_to_template).collect())
+        }
+        serde_json::Value::Object(map) => Value::Map(
+            map.iter()
+                .map(|(k, v)| (Arc::from(k.as_str()), unstructured_to_template(v)))
+                .collect(),
+        ),
+        other => to_template(other),
+    }
+}
+
 /// Build a template map from string keys.
 pub fn map(entries: impl IntoIterator<Item = (&'static str, Value)>) -> Value {
     let m: BTreeMap<Arc<str>, Value> = entries

@@ -36,7 +36,7 @@ mod yaml_indent;
 
 pub use chart::{Chart, ChartFile};
 pub use dependencies::process as process_dependencies;
-pub use engine::{Capabilities, HelmVersion, KubeVersion, RenderOptions, render};
+pub use engine::{Capabilities, HelmVersion, KubeVersion, Lookup, RenderOptions, render};
 pub use error::{ChartError, ManifestError, ObjectsError, RenderError};
 pub use funcs::yaml_emit::json_to_yaml;
 pub use helmignore::HelmIgnore;

@@ -17,7 +17,7 @@ mod template_set;
 pub(crate) use template_set::RenderCache;
 
 pub(crate) use errors::warn_wrap;
-pub use options::{Capabilities, HelmVersion, KubeVersion, RenderOptions};
+pub use options::{Capabilities, HelmVersion, KubeVersion, Lookup, RenderOptions};
 
 /// One template file of the chart tree with the objects it renders with.
 struct Renderable<'c> {
@@ -63,7 +63,14 @@ pub fn render(
     // Helm parses deepest paths first and, at equal depth, in reverse name order, so
     // a parent chart's `define` wins over a subchart's.
     renderables.sort_by(|a, b| b.depth.cmp(&a.depth).then_with(|| b.name.cmp(&a.name)));
-    let set = chart.render_cache.get_or_parse(&renderables)?;
+    let mut set = chart.render_cache.get_or_parse(&renderables)?;
+    if let Some(provider) = &opts.lookup {
+        // The parsed set is shared by every render of the chart; this render's `lookup`
+        // goes into a copy of it (the trees are shared, only the function table is not).
+        let mut with_cluster = set.child();
+        with_cluster.funcs(&crate::funcs::helm::lookup_funcs(provider.clone()));
+        set = Arc::new(with_cluster);
+    }
     let mut out = BTreeMap::new();
     for r in renderables.iter().filter(|r| r.render) {
         // Helm's `common.Values`, methods included.

@@ -1,7 +1,10 @@
-//! Render settings: the release and the cluster capabilities a template sees.
+//! Render settings: the release, the cluster capabilities a template sees and, when a
+//! cluster is at hand, where `lookup` reads objects from.
+use std::sync::Arc;
 
-/// Release settings of a render. `Default` is what `helm template` uses.
-#[derive(Debug, Clone, PartialEq)]
+/// Release settings of a render. `Default` is what `helm template` uses: no cluster, so
+/// `lookup` finds nothing (Helm's client-side dry run).
+#[derive(Clone)]
 pub struct RenderOptions {
     pub release_name: String,
     pub namespace: String,
@@ -9,6 +12,67 @@ pub struct RenderOptions {
     pub is_install: bool,
     pub is_upgrade: bool,
     pub capabilities: Capabilities,
+    /// The cluster `lookup` reads; `None` renders as `helm template` does, every lookup
+    /// an empty map.
+    pub lookup: Option<Arc<dyn Lookup>>,
+}
+
+/// The cluster behind the `lookup` template function (Helm's engine reads it through a
+/// dynamic client). Renders are synchronous: an implementation backed by an async client
+/// blocks on it, so renders that look up run on a thread allowed to block.
+pub trait Lookup: Send + Sync {
+    /// The object `api_version`/`kind` named `name` in `namespace`, as the API server
+    /// returns it (a JSON object, integers kept as integers), with Helm's semantics:
+    ///
+    /// - an empty `name` lists the kind: the list object itself (`apiVersion`, `kind`
+    ///   `<Kind>List`, `metadata`, `items`, each item with its `apiVersion` and `kind`),
+    ///   across all namespaces when `namespace` is empty;
+    /// - `namespace` is ignored for cluster-scoped kinds;
+    /// - an object (or kind) that is not there is `{}` (or `null`), not an error, so that
+    ///   `if not (lookup ...)` works;
+    /// - any other failure is an error worded as Helm words it (e.g. `unable to get
+    ///   apiresource from unstructured: example.com/v1, Kind=Foo: the server could not find
+    ///   the requested resource`); it fails the render.
+    fn lookup(
+        &self,
+        api_version: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Result<serde_json::Value, String>;
+}
+
+impl std::fmt::Debug for RenderOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RenderOptions")
+            .field("release_name", &self.release_name)
+            .field("namespace", &self.namespace)
+            .field("revision", &self.revision)
+            .field("is_install", &self.is_install)
+            .field("is_upgrade", &self.is_upgrade)
+            .field("capabilities", &self.capabilities)
+            .field("lookup", &self.lookup.as_ref().map(|_| "<cluster>"))
+            .finish()
+    }
+}
+
+/// Equal settings render equally: the same release, capabilities and lookup provider
+/// (the same instance; providers have no equality of their own).
+impl PartialEq for RenderOptions {
+    fn eq(&self, other: &Self) -> bool {
+        let same_lookup = match (&self.lookup, &other.lookup) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        self.release_name == other.release_name
+            && self.namespace == other.namespace
+            && self.revision == other.revision
+            && self.is_install == other.is_install
+            && self.is_upgrade == other.is_upgrade
+            && self.capabilities == other.capabilities
+            && same_lookup
+    }
 }
 
 impl Default for RenderOptions {
@@ -20,6 +84,7 @@ impl Default for RenderOptions {
             is_install: true,
             is_upgrade: false,
             capabilities: Capabilities::default(),
+            lookup: None,
         }
     }
 }

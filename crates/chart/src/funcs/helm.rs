@@ -121,6 +121,25 @@ fn template_text(v: &Value) -> Result<String, TemplateError> {
     }
 }
 
+/// Helm's `lookup` backed by a cluster: the object (or list) the provider returns, an
+/// empty map when there is none, the provider's error as the call's error. Without a
+/// provider, [`funcs`] keeps the client-side `lookup` that always finds nothing.
+pub(crate) fn lookup_funcs(provider: Arc<dyn crate::engine::Lookup>) -> FuncMap {
+    let mut m = FuncMap::new();
+    add(&mut m, "lookup", move |a| {
+        // The signature has made every argument a string already.
+        let text = |i| strval(arg(a, i));
+        match provider.lookup(&text(0), &text(1), &text(2), &text(3)) {
+            Ok(object @ serde_json::Value::Object(_)) => {
+                Ok(convert::unstructured_to_template(&object))
+            }
+            Ok(_) => Ok(convert::map([])),
+            Err(message) => Err(Error::call(message)),
+        }
+    });
+    m
+}
+
 fn yaml_text(v: &Value) -> String {
     let yaml = yaml_emit::to_yaml(v);
     yaml.strip_suffix('\n').unwrap_or(&yaml).to_string()

@@ -9,6 +9,7 @@ mod differential;
 mod differential_support;
 mod hostile;
 mod load;
+mod lookup;
 mod manifests;
 mod schema;
 mod starter;
