@@ -829,5 +829,63 @@ fn stream_objects(text: &str, source: &str) -> Result<Vec<Value>, SortError> {
     Ok(out)
 }
 
+/// For the integration tests (tests/it/cluster/helm_sort.rs): the fields of Helm's release
+/// record this module makes, as `helm install -o json` prints them.
+#[doc(hidden)]
+pub mod testing {
+    use std::collections::BTreeMap;
+
+    use rusty_sdk_chart::Chart;
+    use serde_json::{Value, json};
+
+    use super::{HookPolicy, HookSpec, SortOptions, event_name};
+
+    /// `{"manifest", "hooks", "notes"}` of a render sorted with Helm's defaults, hooks as
+    /// Helm's JSON writes them before they run.
+    pub fn release_fields(
+        chart: &Chart,
+        rendered: &BTreeMap<String, String>,
+    ) -> Result<Value, String> {
+        let sorted = super::sort_render(chart, rendered, &SortOptions::default())
+            .map_err(|e| e.to_string())?;
+        Ok(json!({
+            "manifest": sorted.manifest,
+            "hooks": sorted.hooks.iter().map(hook_json).collect::<Vec<_>>(),
+            "notes": sorted.notes,
+        }))
+    }
+
+    /// `(filename, text)` of the chart's CRDs as `helm template --include-crds` prints them.
+    pub fn crds(chart: &Chart, values: &Value) -> Result<Vec<(String, String)>, String> {
+        let crds = super::crd_files(chart, values).map_err(|e| e.to_string())?;
+        Ok(crds.into_iter().map(|c| (c.filename, c.text)).collect())
+    }
+
+    /// A hook as Helm's release JSON holds it (`omitempty` fields left out when empty).
+    pub(crate) fn hook_json(hook: &HookSpec) -> Value {
+        fn policies(p: &[HookPolicy]) -> Vec<&str> {
+            p.iter().map(HookPolicy::as_str).collect()
+        }
+        let mut out = json!({
+            "name": hook.name,
+            "kind": hook.kind,
+            "path": hook.path,
+            "manifest": hook.manifest,
+            "events": hook.events.iter().map(|e| event_name(*e)).collect::<Vec<_>>(),
+            "last_run": {"phase": ""},
+        });
+        if hook.weight != 0 {
+            out["weight"] = json!(hook.weight);
+        }
+        if !hook.delete_policies.is_empty() {
+            out["delete_policies"] = json!(policies(&hook.delete_policies));
+        }
+        if !hook.output_log_policies.is_empty() {
+            out["output_log_policies"] = json!(policies(&hook.output_log_policies));
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests;

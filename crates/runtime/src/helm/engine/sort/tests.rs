@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use rusty_sdk_chart::{Chart, RenderOptions};
 use serde_json::{Value, json};
 
+use super::testing::hook_json;
 use super::*;
 
 fn testdata() -> PathBuf {
@@ -37,31 +38,6 @@ fn render(chart: &Chart, values: &Value) -> BTreeMap<String, String> {
 fn recorded() -> Value {
     let text = std::fs::read_to_string(testdata().join("sorty-release.json")).unwrap();
     serde_json::from_str(&text).unwrap()
-}
-
-/// A hook as Helm's release JSON holds it (`omitempty` fields left out when empty).
-fn hook_json(hook: &HookSpec) -> Value {
-    let mut out = json!({
-        "name": hook.name,
-        "kind": hook.kind,
-        "path": hook.path,
-        "manifest": hook.manifest,
-        "events": hook.events.iter().map(|e| event_name(*e)).collect::<Vec<_>>(),
-        "last_run": {"phase": ""},
-    });
-    if hook.weight != 0 {
-        out["weight"] = json!(hook.weight);
-    }
-    fn policies(p: &[HookPolicy]) -> Vec<&str> {
-        p.iter().map(HookPolicy::as_str).collect()
-    }
-    if !hook.delete_policies.is_empty() {
-        out["delete_policies"] = json!(policies(&hook.delete_policies));
-    }
-    if !hook.output_log_policies.is_empty() {
-        out["output_log_policies"] = json!(policies(&hook.output_log_policies));
-    }
-    out
 }
 
 #[test]
