@@ -637,7 +637,8 @@ struct Head {
 impl Head {
     /// Read as sigs.k8s.io/yaml reads into Helm's head: strings wanted, so numbers and
     /// booleans become their text; null is ""; a map or a list where a string is wanted
-    /// is an error, as is a document that is not a map.
+    /// is an error, as is a document that is not a map. Keys are matched exactly (Go's
+    /// JSON decoding would also take `Kind:`; Kubernetes then refuses such an object).
     fn read(document: &Value) -> Result<Head, String> {
         let map = match document {
             Value::Null => return Ok(Head::default()),
