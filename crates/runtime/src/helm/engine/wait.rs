@@ -841,6 +841,17 @@ pub(crate) async fn wait_deleted(
     watch_until(client, &targets, Goal::Gone, timeout).await
 }
 
+/// Where a wait looks for `object`: a namespaced object without a namespace is in the
+/// client's default one (as Helm builds it), a cluster-scoped one in none.
+fn namespace_of(client: &kube::Client, object: &ClusterObject) -> Option<String> {
+    object.namespaced.then(|| {
+        object
+            .namespace
+            .clone()
+            .unwrap_or_else(|| client.default_namespace().to_string())
+    })
+}
+
 /// Helm does not wait for a paused Deployment: it would never progress.
 fn paused(object: &ClusterObject) -> bool {
     object.resource.group == "apps"
@@ -882,7 +893,7 @@ async fn watch_until(
 
     let mut groups: Vec<Group> = Vec::new();
     for (i, t) in targets.iter().enumerate() {
-        let namespace = t.namespaced.then(|| t.namespace.clone()).flatten();
+        let namespace = namespace_of(client, t);
         match groups
             .iter_mut()
             .find(|g| g.resource == t.resource && g.namespace == namespace)
@@ -959,11 +970,7 @@ async fn watch_until(
         })
         .map(|(o, t)| Unready {
             kind: o.resource.kind.clone(),
-            namespace: o
-                .namespaced
-                .then(|| o.namespace.clone())
-                .flatten()
-                .unwrap_or_default(),
+            namespace: namespace_of(client, o).unwrap_or_default(),
             name: o.name.clone(),
             status: t.status.status,
             message: t.status.message.clone(),
@@ -1895,6 +1902,20 @@ mod tests {
                 .status,
             Status::Current
         );
+    }
+
+    #[test]
+    fn paused_deployments_are_not_waited_for() {
+        let deployment = |body: Value| ClusterObject {
+            resource: resource("apps", "Deployment"),
+            namespaced: true,
+            namespace: Some("qual".into()),
+            name: "web".into(),
+            body,
+        };
+        assert!(paused(&deployment(json!({ "spec": { "paused": true } }))));
+        assert!(!paused(&deployment(json!({ "spec": { "paused": false } }))));
+        assert!(!paused(&deployment(json!({ "spec": {} }))));
     }
 
     #[test]
