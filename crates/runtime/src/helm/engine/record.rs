@@ -381,6 +381,39 @@ impl ChartRecord {
         Self::from_files(chart, files)
     }
 
+    /// The record as Helm stores it for one install or upgrade of a chart that declares
+    /// dependencies: Helm records the chart after `ProcessDependencies` with the user's
+    /// `values`, so disabled dependencies are gone, the others are named by their alias
+    /// and marked `enabled`, `import-values` are written as `{child, parent}`, and
+    /// `values` are the chart's merged with its subcharts' and the imported ones (nulls
+    /// of the chart's own values.yaml kept, as Helm 4's merge keeps them). A chart
+    /// without dependencies is recorded as loaded.
+    pub fn with_dependencies(&self, chart: &rusty_sdk_chart::Chart, values: &Value) -> ChartRecord {
+        if chart.metadata().dependencies.is_empty() {
+            return self.clone();
+        }
+        let processed = rusty_sdk_chart::process_dependencies(chart, values);
+        let mut record = self.clone();
+        let mut merged = processed.values().as_object().cloned().unwrap_or_default();
+        if let Some(own) = &self.values {
+            keep_nulls(&mut merged, own);
+        }
+        record.values = Some(merged);
+        if let Some(metadata) = record.metadata.as_mut() {
+            metadata.dependencies = processed
+                .metadata()
+                .dependencies
+                .iter()
+                .map(|d| Dependency {
+                    enabled: true,
+                    import_values: d.import_values.iter().filter_map(import_value).collect(),
+                    ..Dependency::from(d)
+                })
+                .collect();
+        }
+        record
+    }
+
     fn from_files(
         chart: &rusty_sdk_chart::Chart,
         files: Vec<FileRecord>,
@@ -568,21 +601,55 @@ impl From<&rusty_sdk_chart::ChartMetadata> for Metadata {
             deprecated: meta.deprecated,
             annotations: meta.annotations.clone(),
             kube_version: meta.kube_version.clone(),
-            dependencies: meta
-                .dependencies
-                .iter()
-                .map(|d| Dependency {
-                    name: d.name.clone(),
-                    version: d.version.clone(),
-                    repository: d.repository.clone(),
-                    condition: d.condition.clone(),
-                    tags: d.tags.clone(),
-                    enabled: false,
-                    import_values: d.import_values.clone(),
-                    alias: d.alias.clone(),
-                })
-                .collect(),
+            dependencies: meta.dependencies.iter().map(Dependency::from).collect(),
             chart_type: meta.chart_type.clone(),
+        }
+    }
+}
+
+impl From<&rusty_sdk_chart::Dependency> for Dependency {
+    fn from(d: &rusty_sdk_chart::Dependency) -> Self {
+        Dependency {
+            name: d.name.clone(),
+            version: d.version.clone(),
+            repository: d.repository.clone(),
+            condition: d.condition.clone(),
+            tags: d.tags.clone(),
+            enabled: false,
+            import_values: d.import_values.clone(),
+            alias: d.alias.clone(),
+        }
+    }
+}
+
+/// One `import-values` entry as Helm rewrites it: `data` means `exports.data` into the
+/// parent's top level; a map keeps its `child` and `parent` as text; anything else goes.
+fn import_value(entry: &Value) -> Option<Value> {
+    let text = |v: Option<&Value>| match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => "<nil>".to_string(),
+    };
+    match entry {
+        Value::String(name) => {
+            Some(serde_json::json!({"child": format!("exports.{name}"), "parent": "."}))
+        }
+        Value::Object(map) => Some(
+            serde_json::json!({"child": text(map.get("child")), "parent": text(map.get("parent"))}),
+        ),
+        _ => None,
+    }
+}
+
+/// Put back the nulls of `own` (a chart's values.yaml) that a coalescing merge dropped.
+fn keep_nulls(merged: &mut Map<String, Value>, own: &Map<String, Value>) {
+    for (key, value) in own {
+        match (value, merged.get_mut(key)) {
+            (Value::Null, None) => {
+                merged.insert(key.clone(), Value::Null);
+            }
+            (Value::Object(own), Some(Value::Object(merged))) => keep_nulls(merged, own),
+            _ => {}
         }
     }
 }
@@ -937,6 +1004,35 @@ mod tests {
                 ..Default::default()
             };
             record.to_json().unwrap()
+        };
+        assert_eq!(json(&ours), json(&helm));
+    }
+
+    #[test]
+    fn a_chart_with_dependencies_is_recorded_as_helm_processed_it() {
+        // helm v4.2.3 `upgrade dep testdata/dep --set top=5`: `offc` disabled by its
+        // condition, `sub` aliased and importing `data`, a null kept in the values.
+        let helm: ReleaseRecord =
+            serde_json::from_str(include_str!("testdata/helm-4.2.3-dep-v2.json").trim_end())
+                .unwrap();
+        let helm = helm.chart.unwrap();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/helm/engine/testdata/dep");
+        let chart = rusty_sdk_chart::Chart::load(&dir).unwrap();
+        let ours = ChartRecord::from_chart(&chart)
+            .unwrap()
+            .with_dependencies(&chart, &serde_json::json!({"top": 5}));
+        let json = |chart: &ChartRecord| {
+            let only = ChartRecord {
+                metadata: chart.metadata.clone(),
+                values: chart.values.clone(),
+                ..Default::default()
+            };
+            ReleaseRecord {
+                chart: Some(only),
+                ..Default::default()
+            }
+            .to_json()
+            .unwrap()
         };
         assert_eq!(json(&ours), json(&helm));
     }
