@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::Reconciler;
 use super::annotations::{HelmAnnotation, duplicate_name};
 use super::client::{DryRun, HelmClient};
+#[cfg(not(feature = "chart-engine"))]
 use super::helm_cli::HelmCli;
 use super::hooks::{PostHook, PreHook, post_hook, pre_hook};
 use super::release::Release;
@@ -48,6 +49,15 @@ pub enum BuildError {
     OverrideValues { gvk: String, reason: String },
     #[error("{gvk}: invalid selector: {reason}")]
     Selector { gvk: String, reason: String },
+}
+
+/// Releases are made in process by the release engine (feature `chart-engine`, on in
+/// generated Helm and hybrid projects); without it, by the `helm` binary.
+fn default_helm_client() -> Arc<dyn HelmClient> {
+    #[cfg(feature = "chart-engine")]
+    return Arc::new(super::engine::ReleaseEngine::new());
+    #[cfg(not(feature = "chart-engine"))]
+    return Arc::new(HelmCli::new());
 }
 
 /// Options of a Helm reconciler. Start from [`Reconciler::builder`].
@@ -298,7 +308,7 @@ impl ReconcilerBuilder {
             pre_hooks: self.pre_hooks,
             post_hooks: self.post_hooks,
             selector,
-            helm: self.helm.unwrap_or_else(|| Arc::new(HelmCli::new())),
+            helm: self.helm.unwrap_or_else(default_helm_client),
             reporter: self.reporter,
         }))
     }

@@ -91,6 +91,8 @@ mod client;
 mod dependents;
 mod drift;
 pub(crate) mod duration;
+#[cfg(feature = "chart-engine")]
+mod engine;
 mod env;
 mod finalizer;
 mod helm_cli;
@@ -125,6 +127,20 @@ pub use client::{
 };
 pub use drift::DriftError;
 pub use duration::{DurationError, parse_go_duration};
+#[cfg(feature = "chart-engine")]
+pub use engine::ReleaseEngine;
+#[cfg(feature = "chart-engine")]
+#[doc(hidden)]
+pub use engine::cluster::testing as engine_cluster;
+#[cfg(feature = "chart-engine")]
+#[doc(hidden)]
+pub use engine::sort::testing as engine_sort;
+#[cfg(feature = "chart-engine")]
+#[doc(hidden)]
+pub use engine::storage::testing as engine_storage;
+#[cfg(feature = "chart-engine")]
+#[doc(hidden)]
+pub use engine::wait::testing as engine_wait;
 pub use env::expand_env;
 pub use finalizer::UNINSTALL_FINALIZER;
 pub use helm_cli::HelmCli;
