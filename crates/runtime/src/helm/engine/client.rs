@@ -33,6 +33,15 @@ impl ReleaseEngine {
         engine
     }
 
+    /// An engine bound to a cluster that keeps its records with the storage driver
+    /// `helm_driver` names, as `HELM_DRIVER` does for the CLI (`secret`, `configmap`).
+    pub fn with_driver(client: &kube::Client, helm_driver: &str) -> Result<Self, HelmError> {
+        let driver = Driver::parse(helm_driver).map_err(|e| HelmError::Other(e.to_string()))?;
+        let engine = ReleaseEngine::new();
+        engine.context.get_or_init(|| Ok(context(client, driver)));
+        Ok(engine)
+    }
+
     fn context(
         &self,
         operation: &'static str,
@@ -56,6 +65,12 @@ impl ReleaseEngine {
     }
 }
 
+fn context(client: &kube::Client, driver: Driver) -> Context {
+    let storage = Storage::new(client.clone(), driver);
+    let cluster = Arc::new(Cluster::new(client.clone()));
+    Context::new(client.clone(), storage, cluster)
+}
+
 fn failed(
     operation: &'static str,
     target: &ReleaseTarget,
@@ -73,9 +88,7 @@ impl HelmClient for ReleaseEngine {
     fn attach_client(&self, client: &kube::Client) {
         self.context.get_or_init(|| {
             let driver = Driver::from_env().map_err(|e| e.to_string())?;
-            let storage = Storage::new(client.clone(), driver);
-            let cluster = Arc::new(Cluster::new(client.clone()));
-            Ok(Context::new(client.clone(), storage, cluster))
+            Ok(context(client, driver))
         });
     }
 
