@@ -491,8 +491,21 @@ async fn a_failing_upgrade_is_rolled_back() {
         service.spec.and_then(|s| s.type_).as_deref(),
         Some("ClusterIP")
     );
-    let deployed: Value =
-        serde_json::from_str(&helm(&["get", "values", "rb", "-n", &ns, "-o", "json"])).unwrap();
+    // The revision the rollback deployed (the spec still asks for Bogus, so the reconciler
+    // may already be trying again on top of it).
+    let (rolled_back, _) = revisions.last().unwrap();
+    let deployed: Value = serde_json::from_str(&helm(&[
+        "get",
+        "values",
+        "rb",
+        "-n",
+        &ns,
+        "-o",
+        "json",
+        "--revision",
+        &rolled_back.to_string(),
+    ]))
+    .unwrap();
     assert_eq!(
         deployed["service"]["type"], "ClusterIP",
         "the rollback restored the last good values"

@@ -111,12 +111,10 @@ impl Operator {
             .keep()
             .unwrap();
         let out = std::fs::File::create(&log).unwrap();
-        let helm_home = installed.root.join(".helm-home");
-        let path = format!(
-            "{}:{}",
-            assets().display(),
-            std::env::var("PATH").unwrap_or_default()
-        );
+        // No helm on PATH: the operator makes releases in process, and a helm it tried
+        // to run would fail the test instead of quietly working.
+        let path = installed.root.join(".empty-path");
+        std::fs::create_dir_all(&path).unwrap();
         let child = Command::new(&installed.binary)
             .current_dir(&installed.root)
             .args([
@@ -127,10 +125,7 @@ impl Operator {
             .env("KUBECONFIG", &installed.kubeconfig)
             .env("POD_NAMESPACE", &installed.system_namespace)
             .env("POD_NAME", format!("operator-{health}"))
-            .env("PATH", path)
-            .env("HELM_CACHE_HOME", helm_home.join("cache"))
-            .env("HELM_CONFIG_HOME", helm_home.join("config"))
-            .env("HELM_DATA_HOME", helm_home.join("data"))
+            .env("PATH", &path)
             .env("NO_COLOR", "1")
             .env("RUST_LOG", "info")
             .envs(env.iter().copied())

@@ -113,6 +113,7 @@ pub(crate) fn install_options(
     InstallOptions {
         disable_hooks: r.disable_hooks,
         description: r.description,
+        ..InstallOptions::default()
     }
 }
 

@@ -62,6 +62,8 @@ pub struct InstallOptions {
     pub disable_hooks: bool,
     /// `--description`
     pub description: Option<String>,
+    /// `--labels`: the release's own labels (kept by later upgrades).
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 /// How a dry-run upgrade renders (`--dry-run=<mode>`).
@@ -90,6 +92,8 @@ pub struct UpgradeOptions {
     /// `--reset-values`: start from the chart's defaults, never from the previous
     /// release's values, so the values sent are exactly what gets deployed.
     pub reset_values: bool,
+    /// `--labels`: merged over the previous revision's labels.
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 /// `helm uninstall` switches.

@@ -116,6 +116,8 @@ fn expected_release() -> Release {
         description: "Upgrade complete".into(),
         chart: "memcached-0.1.0".into(),
         app_version: "1.6.29".into(),
+        last_deployed: None,
+        labels: Default::default(),
     }
 }
 
@@ -126,6 +128,7 @@ async fn install_passes_values_file_and_parses_the_release() {
     let options = InstallOptions {
         disable_hooks: true,
         description: Some("by operator".into()),
+        ..InstallOptions::default()
     };
     let release = stub
         .client()

@@ -161,6 +161,18 @@ impl Flow<'_> {
             return Ok(self.without_release(status, &why));
         }
         let release = self.ctx.settings.helm.get(&self.target).await;
+        // A release of the same name made for a resource of another kind is not ours:
+        // never upgrade or uninstall it (upstream lets both resources fight over it).
+        if let Ok(Some(other)) = &release
+            && let Some(owner) =
+                other.foreign_owner(&self.ctx.resource.group, &self.ctx.resource.kind)
+        {
+            let why = format!(
+                "release {} belongs to a {owner} of the same name; rename this {} (Helm names a release after its resource)",
+                self.target, self.ctx.resource.kind
+            );
+            return Ok(self.without_release(status, &why));
+        }
         if self.cr.meta().deletion_timestamp.is_some() {
             // A release that cannot be read (name over 53 characters, storage error) must
             // not block deletion: upstream ignores the error and uninstalls anyway.
@@ -180,7 +192,9 @@ impl Flow<'_> {
         }
         status.set(kind::INITIALIZED, Status::True, "", "");
         let release = match release {
-            Some(stuck) if stuck.status.is_pending() => {
+            Some(stuck)
+                if stuck.status.is_pending() || stuck.status == ReleaseStatus::Uninstalling =>
+            {
                 self.recover(stuck).await.inspect_err(|e| {
                     status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, e);
                 })?

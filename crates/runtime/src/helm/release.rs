@@ -1,4 +1,6 @@
 //! What Helm knows about a release, as `helm status -o json` / `helm history -o json` print it.
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
 
 /// `info.status` of a Helm release.
@@ -67,6 +69,45 @@ pub struct Release {
     /// `name-version` of the chart, e.g. `memcached-0.1.0` (empty when unknown).
     pub chart: String,
     pub app_version: String,
+    /// When the revision was last changed (`info.last_deployed`), when known.
+    pub last_deployed: Option<std::time::SystemTime>,
+    /// The release's own labels (kept on its storage object; see [`OWNER_KIND_LABEL`]).
+    pub labels: BTreeMap<String, String>,
+}
+
+/// The kind of the custom resource a release belongs to, recorded in the release's labels
+/// so that a resource of another kind with the same name never takes it over.
+pub const OWNER_KIND_LABEL: &str = "rusty-sdk.io/owner-kind";
+/// The API group of that kind (left out when longer than a label value may be).
+pub const OWNER_GROUP_LABEL: &str = "rusty-sdk.io/owner-group";
+
+/// The owner labels of a release made for a resource of `kind` in `group`.
+pub fn owner_labels(group: &str, kind: &str) -> BTreeMap<String, String> {
+    const MAX_LABEL_VALUE: usize = 63;
+    let mut labels = BTreeMap::new();
+    labels.insert(OWNER_KIND_LABEL.to_string(), kind.to_string());
+    if !group.is_empty() && group.len() <= MAX_LABEL_VALUE {
+        labels.insert(OWNER_GROUP_LABEL.to_string(), group.to_string());
+    }
+    labels
+}
+
+impl Release {
+    /// The `Kind` (and group) of another kind of resource this release was made for, if
+    /// it was; releases without owner labels (made by Helm or an older operator) belong
+    /// to whoever reconciles them.
+    pub fn foreign_owner(&self, group: &str, kind: &str) -> Option<String> {
+        let owner_kind = self.labels.get(OWNER_KIND_LABEL)?;
+        let owner_group = self.labels.get(OWNER_GROUP_LABEL);
+        let same_group = owner_group.is_none_or(|g| g == group);
+        if owner_kind == kind && same_group {
+            return None;
+        }
+        Some(match owner_group {
+            Some(g) => format!("{owner_kind}.{g}"),
+            None => owner_kind.clone(),
+        })
+    }
 }
 
 /// One line of `helm history`.
@@ -154,6 +195,57 @@ impl From<ReleaseJson> for Release {
             description: json.info.description,
             chart,
             app_version: metadata.app_version,
+            last_deployed: None,
+            labels: Default::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_release_belongs_to_the_kind_in_its_labels_or_to_anyone_without_them() {
+        let mut release = Release {
+            name: "mc".into(),
+            namespace: "ns".into(),
+            version: 1,
+            status: ReleaseStatus::Deployed,
+            manifest: String::new(),
+            notes: String::new(),
+            description: String::new(),
+            chart: String::new(),
+            app_version: String::new(),
+            last_deployed: None,
+            labels: BTreeMap::new(),
+        };
+        assert_eq!(
+            release.foreign_owner("cache.example.com", "Memcached"),
+            None
+        );
+        release.labels = owner_labels("cache.example.com", "Memcached");
+        assert_eq!(
+            release.foreign_owner("cache.example.com", "Memcached"),
+            None
+        );
+        assert_eq!(
+            release
+                .foreign_owner("cache.example.com", "Redis")
+                .as_deref(),
+            Some("Memcached.cache.example.com")
+        );
+        assert_eq!(
+            release
+                .foreign_owner("other.example.com", "Memcached")
+                .as_deref(),
+            Some("Memcached.cache.example.com")
+        );
+        let long_group = format!("{}.example.com", "g".repeat(60));
+        assert_eq!(
+            owner_labels(&long_group, "Memcached").len(),
+            1,
+            "a group too long for a label value is left out"
+        );
     }
 }

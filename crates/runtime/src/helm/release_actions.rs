@@ -8,7 +8,7 @@ use super::annotations::{install_options, uninstall_options, upgrade_options};
 use super::chart_values::{chart_defaults, coalesce};
 use super::client::{HelmError, RollbackOptions, UpgradeOptions};
 use super::reconcile::{Flow, ReconcileError, ReleaseState};
-use super::release::{Release, ReleaseStatus};
+use super::release::{Release, ReleaseStatus, owner_labels};
 use super::status::{HelmStatus, condition_type as kind, reason};
 use super::values::{ValuesError, apply_overrides, ensure_map, spec_values};
 
@@ -48,7 +48,14 @@ impl Flow<'_> {
         );
         options.max_history = Some(self.ctx.settings.max_history);
         options.reset_values = true;
+        // Releases made before owner labels existed get them on their next upgrade.
+        options.labels = self.owner_labels();
         options
+    }
+
+    /// Which kind of resource the release belongs to (see [`owner_labels`]).
+    pub(super) fn owner_labels(&self) -> std::collections::BTreeMap<String, String> {
+        owner_labels(&self.ctx.resource.group, &self.ctx.resource.kind)
     }
 
     /// Install when there is no release; upgrade when the dry-run manifest differs or the
@@ -100,7 +107,8 @@ impl Flow<'_> {
         values: &Value,
     ) -> Result<Release, ReconcileError> {
         let settings = &self.ctx.settings;
-        let options = install_options(&settings.install_annotations, self.cr.annotations());
+        let mut options = install_options(&settings.install_annotations, self.cr.annotations());
+        options.labels = self.owner_labels();
         match settings
             .helm
             .install(&self.target, &settings.chart, values, &options)

@@ -61,6 +61,8 @@ pub(crate) struct ChangeOptions {
     pub force: bool,
     pub max_history: Option<u32>,
     pub dry_run: bool,
+    /// The release's own labels (upgrades merge them over the previous revision's).
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 impl Context {
@@ -327,6 +329,7 @@ impl Context {
             manifest: render.manifest.clone(),
             hooks: render.hooks.iter().map(hook_record).collect(),
             version,
+            labels: options.labels.clone(),
             apply_method: ApplyMethod::ServerSide.as_record().into(),
             ..ReleaseRecord::default()
         };
@@ -437,7 +440,11 @@ impl Context {
             manifest: render.manifest.clone(),
             hooks: render.hooks.iter().map(hook_record).collect(),
             version: revision,
-            labels: last.labels.clone(),
+            labels: {
+                let mut labels = last.labels.clone();
+                labels.extend(options.labels.clone());
+                labels
+            },
             apply_method: method.as_record().into(),
         };
         if options.dry_run {

@@ -103,6 +103,7 @@ impl HelmClient for ReleaseEngine {
         let options = ChangeOptions {
             disable_hooks: options.disable_hooks,
             description: options.description.clone(),
+            labels: options.labels.clone(),
             ..ChangeOptions::default()
         };
         context
@@ -127,6 +128,7 @@ impl HelmClient for ReleaseEngine {
             max_history: options.max_history,
             // Both dry-run modes render with the cluster's Capabilities and `lookup`.
             dry_run: options.dry_run.is_some(),
+            labels: options.labels.clone(),
         };
         context
             .upgrade(&target.name, &target.namespace, chart, values, &options)

@@ -344,6 +344,9 @@ impl ReleaseRecord {
             description: info.description,
             chart,
             app_version: metadata.app_version,
+            last_deployed: (!info.last_deployed.is_zero())
+                .then(|| std::time::SystemTime::from(info.last_deployed.0)),
+            labels: self.labels.clone(),
         }
     }
 }

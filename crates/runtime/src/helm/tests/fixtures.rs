@@ -169,6 +169,8 @@ pub fn release(version: u32, status: ReleaseStatus, replicas: u32) -> Release {
         description: String::new(),
         chart: "memcached-0.1.0".into(),
         app_version: "1.6.29".into(),
+        last_deployed: None,
+        labels: Default::default(),
     }
 }
 
@@ -280,4 +282,17 @@ pub fn installed_status_of(manifest: &str) -> Value {
 
 pub fn status_patch(status: Value) -> Value {
     json!({"status": status})
+}
+
+/// The owner labels the reconciler gives every release it makes.
+pub fn owner() -> std::collections::BTreeMap<String, String> {
+    crate::helm::release::owner_labels("cache.example.com", "Memcached")
+}
+
+/// Install options as the reconciler passes them when no annotation says otherwise.
+pub fn owned_install() -> crate::helm::InstallOptions {
+    crate::helm::InstallOptions {
+        labels: owner(),
+        ..Default::default()
+    }
 }

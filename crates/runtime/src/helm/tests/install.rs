@@ -90,7 +90,7 @@ async fn first_install_adds_finalizer_installs_and_reports_status() {
             HelmCall::Get,
             HelmCall::Install {
                 values: spec,
-                options: InstallOptions::default()
+                options: owned_install()
             }
         ]
     );
@@ -144,6 +144,7 @@ async fn install_notes_become_the_deployed_message_and_annotations_set_options()
     let options = InstallOptions {
         disable_hooks: true,
         description: Some("first".into()),
+        labels: crate::helm::release::owner_labels("cache.example.com", "Memcached"),
     };
     assert_eq!(
         helm.calls(),
@@ -193,7 +194,7 @@ async fn failed_install_reports_release_failed_with_helm_error() {
             HelmCall::Get,
             HelmCall::Install {
                 values: spec,
-                options: InstallOptions::default()
+                options: owned_install()
             },
             HelmCall::Uninstall(UninstallOptions::default()),
         ]

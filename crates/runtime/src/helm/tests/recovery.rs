@@ -60,7 +60,7 @@ async fn pending_install_is_uninstalled_and_installed_again() {
             HelmCall::Uninstall(UninstallOptions::default()),
             HelmCall::Install {
                 values: spec,
-                options: InstallOptions::default()
+                options: owned_install()
             },
         ]
     );
@@ -144,6 +144,7 @@ async fn pending_upgrade_is_rolled_back_to_the_last_good_revision() {
                     max_history: Some(10),
                     dry_run: Some(DryRun::Server),
                     reset_values: true,
+                    labels: owner(),
                     ..UpgradeOptions::default()
                 },
             },
@@ -204,7 +205,7 @@ async fn pending_upgrade_without_a_good_revision_is_reinstalled() {
             HelmCall::Uninstall(UninstallOptions::default()),
             HelmCall::Install {
                 values: spec,
-                options: InstallOptions::default()
+                options: owned_install()
             },
         ]
     );

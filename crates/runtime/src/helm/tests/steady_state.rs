@@ -18,6 +18,7 @@ fn dry_run(values: serde_json::Value) -> HelmCall {
             max_history: Some(10),
             dry_run: Some(DryRun::Server),
             reset_values: true,
+            labels: owner(),
             ..UpgradeOptions::default()
         },
     }
@@ -29,6 +30,7 @@ fn real_upgrade(values: serde_json::Value) -> HelmCall {
         options: UpgradeOptions {
             max_history: Some(10),
             reset_values: true,
+            labels: owner(),
             ..UpgradeOptions::default()
         },
     }

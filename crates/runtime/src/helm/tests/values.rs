@@ -86,7 +86,7 @@ async fn override_values_win_over_the_spec_and_each_gets_a_warning_event() {
             HelmCall::Get,
             HelmCall::Install {
                 values: json!({"replicaCount": 3, "image": {"tag": "1.6.29"}, "keep": "me"}),
-                options: InstallOptions::default(),
+                options: owned_install(),
             },
         ]
     );
@@ -143,7 +143,7 @@ async fn value_translator_reads_the_cluster_and_its_output_is_installed() {
             HelmCall::Get,
             HelmCall::Install {
                 values: json!({"replicaCount": 3, "image": {"tag": "1.6.29"}}),
-                options: InstallOptions::default(),
+                options: owned_install(),
             },
         ]
     );
@@ -226,6 +226,7 @@ async fn an_emptied_spec_upgrades_to_the_chart_defaults() {
             max_history: Some(10),
             dry_run,
             reset_values: true,
+            labels: owner(),
             ..UpgradeOptions::default()
         },
     };
