@@ -6,8 +6,9 @@ pub const KUBE: &str = "5.0.0";
 /// The k8s-openapi release, and the Kubernetes API version its feature selects.
 pub const K8S_OPENAPI: &str = "0.29.0";
 pub const K8S_FEATURE: &str = "v1_33";
-/// The helm binary the hybrid and helm images carry.
-pub const HELM: &str = "v4.2.4";
+/// The Helm release whose chart engine and release semantics the runtime reproduces (the
+/// images carry no helm binary; the test suites check against this version's CLI).
+pub const HELM: &str = "v4.2.3";
 
 /// `rusty-sdk version`, in operator-sdk's style: one line of `key: "value"` pairs.
 pub fn line() -> String {

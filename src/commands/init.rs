@@ -99,7 +99,6 @@ impl InitSettings {
         ctx.insert("rusty_sdk_version", env!("CARGO_PKG_VERSION"));
         ctx.insert("leader_election_id", &self.leader_election_id());
         ctx.insert("image", "controller:latest");
-        ctx.insert("helm_version", versions::HELM);
         ctx.insert("kube_version", versions::KUBE);
         ctx.insert("k8s_openapi_version", versions::K8S_OPENAPI);
         ctx.insert(
