@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use super::actions::Context;
+use super::apply::ApplyMethod;
 use super::record::{GoTime, HookExecution, HookRecord, ReleaseRecord};
 use super::wait;
 use super::{ClusterObject, EngineError};
@@ -64,7 +65,18 @@ pub(crate) async fn run(
         let (a, b) = (&record.hooks[a], &record.hooks[b]);
         a.weight.cmp(&b.weight).then_with(|| a.name.cmp(&b.name))
     });
+    // Hooks are written as the release's objects are, except on uninstall, which Helm
+    // always does server-side.
+    let method = match event {
+        Event::PreDelete | Event::PostDelete => ApplyMethod::ServerSide,
+        _ => ApplyMethod::from_record(Some(record.apply_method.as_str())),
+    };
     for (position, &index) in order.iter().enumerate() {
+        // Helm's `hookSetDeletePolicy`: a hook that runs without a policy is recorded with
+        // the default one.
+        if record.hooks[index].delete_policies.is_empty() {
+            record.hooks[index].delete_policies = vec![BEFORE_HOOK_CREATION.to_string()];
+        }
         let objects = ctx
             .objects_of(&record.hooks[index].manifest, &record.namespace)
             .await?;
@@ -83,7 +95,7 @@ pub(crate) async fn run(
         };
         ctx.storage.update(record).await?;
         record.hooks[index].last_run.phase = "Unknown".into();
-        let outcome = create_and_wait(ctx, &objects, timeout).await;
+        let outcome = create_and_wait(ctx, &objects, method, timeout).await;
         let hook = &mut record.hooks[index];
         hook.last_run.completed_at = GoTime::now();
         if let Err(error) = outcome {
@@ -116,9 +128,10 @@ pub(crate) async fn run(
 async fn create_and_wait(
     ctx: &Context,
     objects: &[ClusterObject],
+    method: ApplyMethod,
     timeout: Duration,
 ) -> Result<(), EngineError> {
-    let applier = ctx.applier(ctx.method_for_hooks(), false);
+    let applier = ctx.applier(method, false);
     for object in objects {
         applier.create(object).await?;
     }
