@@ -12,6 +12,7 @@ use rusty_sdk_runtime::envtest::ControlPlane;
 mod control_plane;
 mod generated_tests;
 mod helm_cluster;
+mod helm_differential;
 mod helm_sort;
 mod helm_storage;
 mod helm_wait;
