@@ -14,8 +14,6 @@ use serde_json::Value;
 use super::Reconciler;
 use super::annotations::{HelmAnnotation, duplicate_name};
 use super::client::{DryRun, HelmClient};
-#[cfg(not(feature = "chart-engine"))]
-use super::helm_cli::HelmCli;
 use super::hooks::{PostHook, PreHook, post_hook, pre_hook};
 use super::release::Release;
 use super::settings::Settings;
@@ -49,15 +47,24 @@ pub enum BuildError {
     OverrideValues { gvk: String, reason: String },
     #[error("{gvk}: invalid selector: {reason}")]
     Selector { gvk: String, reason: String },
+    #[error(
+        "{gvk}: Helm releases need the release engine: enable rusty-sdk-runtime's `chart-engine` feature (or give a HelmClient with with_helm_client)"
+    )]
+    NoReleaseEngine { gvk: String },
 }
 
 /// Releases are made in process by the release engine (feature `chart-engine`, on in
-/// generated Helm and hybrid projects); without it, by the `helm` binary.
-fn default_helm_client() -> Arc<dyn HelmClient> {
-    #[cfg(feature = "chart-engine")]
-    return Arc::new(super::engine::ReleaseEngine::new());
-    #[cfg(not(feature = "chart-engine"))]
-    return Arc::new(HelmCli::new());
+/// generated Helm and hybrid projects): there is no `helm` binary to fall back to.
+#[cfg(feature = "chart-engine")]
+fn default_helm_client(_: &str) -> Result<Arc<dyn HelmClient>, BuildError> {
+    Ok(Arc::new(super::engine::ReleaseEngine::new()))
+}
+
+#[cfg(not(feature = "chart-engine"))]
+fn default_helm_client(gvk: &str) -> Result<Arc<dyn HelmClient>, BuildError> {
+    Err(BuildError::NoReleaseEngine {
+        gvk: gvk.to_string(),
+    })
 }
 
 /// Options of a Helm reconciler. Start from [`Reconciler::builder`].
@@ -283,9 +290,13 @@ impl ReconcilerBuilder {
             }
         })?;
         let selector = Selector::try_from(self.selector).map_err(|e| BuildError::Selector {
-            gvk,
+            gvk: gvk.clone(),
             reason: e.to_string(),
         })?;
+        let helm = match self.helm {
+            Some(helm) => helm,
+            None => default_helm_client(&gvk)?,
+        };
         Ok(Reconciler::new(Settings {
             gvk: self.gvk,
             chart: self.chart,
@@ -308,7 +319,7 @@ impl ReconcilerBuilder {
             pre_hooks: self.pre_hooks,
             post_hooks: self.post_hooks,
             selector,
-            helm: self.helm.unwrap_or_else(default_helm_client),
+            helm,
             reporter: self.reporter,
         }))
     }

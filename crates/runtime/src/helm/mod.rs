@@ -95,7 +95,6 @@ pub(crate) mod duration;
 mod engine;
 mod env;
 mod finalizer;
-mod helm_cli;
 mod hooks;
 #[cfg(feature = "chart-engine")]
 mod in_process;
@@ -143,7 +142,6 @@ pub use engine::storage::testing as engine_storage;
 pub use engine::wait::testing as engine_wait;
 pub use env::expand_env;
 pub use finalizer::UNINSTALL_FINALIZER;
-pub use helm_cli::HelmCli;
 pub use hooks::{PostHook, PreHook};
 pub use manifest::ManifestError;
 pub use reconcile::ReconcileError;

@@ -317,7 +317,7 @@ impl Context {
             name: name.to_string(),
             namespace: namespace.to_string(),
             info: Some(Info {
-                first_deployed: now.clone(),
+                first_deployed: now,
                 last_deployed: now,
                 status: "pending-install".into(),
                 description: "Initial install underway".into(),
@@ -331,7 +331,6 @@ impl Context {
             version,
             labels: options.labels.clone(),
             apply_method: ApplyMethod::ServerSide.as_record().into(),
-            ..ReleaseRecord::default()
         };
         let targets = self.targets(&record.manifest, name, namespace).await?;
         self.check_adoption(&targets.iter().collect::<Vec<_>>(), name, namespace)
@@ -423,7 +422,7 @@ impl Context {
         let first_deployed = current
             .info
             .as_ref()
-            .map_or_else(GoTime::now, |i| i.first_deployed.clone());
+            .map_or_else(GoTime::now, |i| i.first_deployed);
         let mut upgraded = ReleaseRecord {
             name: name.to_string(),
             namespace: namespace.to_string(),
@@ -523,7 +522,7 @@ impl Context {
         let first_deployed = current
             .info
             .as_ref()
-            .map_or_else(GoTime::now, |i| i.first_deployed.clone());
+            .map_or_else(GoTime::now, |i| i.first_deployed);
         let mut target = ReleaseRecord {
             name: name.to_string(),
             namespace: namespace.to_string(),
@@ -614,6 +613,9 @@ impl Context {
                 ))
             })?;
             let applier = self.applier(ApplyMethod::ServerSide, false);
+            if !plan.keep.is_empty() {
+                tracing::info!(release = name, kept = %plan.kept_summary(), "objects kept by their resource policy");
+            }
             let mut deleted = Vec::new();
             let mut errors = Vec::new();
             for document in &plan.delete {

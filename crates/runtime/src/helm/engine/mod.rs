@@ -45,7 +45,7 @@ pub(crate) struct ClusterObject {
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum EngineError {
     #[error(transparent)]
-    Storage(#[from] storage::StorageError),
+    Storage(Box<storage::StorageError>),
     #[error(transparent)]
     Apply(#[from] apply::ApplyError),
     #[error(transparent)]
@@ -78,4 +78,10 @@ pub(crate) enum EngineError {
     NotFound(String),
     #[error("release has no {0} version")]
     NoRevision(u32),
+}
+
+impl From<storage::StorageError> for EngineError {
+    fn from(error: storage::StorageError) -> Self {
+        EngineError::Storage(Box::new(error))
+    }
 }

@@ -15,6 +15,7 @@
 //!
 //! Helm 4.2.3 does not report duplicate objects (the same kind and name twice): both stay in
 //! the manifest and the API server sees the second apply last. Neither does this module.
+#[cfg(test)]
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -120,6 +121,7 @@ pub(crate) struct HookSpec {
 impl HookSpec {
     /// The delete policies in force when the hook runs: `before-hook-creation` when the
     /// chart names none (Helm records this default once the hook has run).
+    #[cfg(test)]
     pub fn effective_delete_policies(&self) -> Cow<'_, [HookPolicy]> {
         if self.delete_policies.is_empty() {
             Cow::Owned(vec![HookPolicy::BeforeHookCreation])
@@ -128,6 +130,7 @@ impl HookSpec {
         }
     }
 
+    #[cfg(test)]
     /// The objects Kubernetes' builder makes of the hook's manifest (Helm builds a hook
     /// only when its event runs, so a broken hook of another event fails nothing).
     pub fn objects(&self) -> Result<Vec<Value>, SortError> {
@@ -387,6 +390,7 @@ pub(crate) fn sort_render(
 /// The hooks of `event` in the order Helm runs them: by weight, then by name, hooks of
 /// equal weight and name in stored (kind) order. A hook naming the event twice is in it
 /// twice, as Helm runs it twice.
+#[cfg(test)]
 pub(crate) fn execution_order(hooks: &[HookSpec], event: HookKind) -> Vec<&HookSpec> {
     let mut out: Vec<&HookSpec> = hooks
         .iter()

@@ -114,10 +114,6 @@ impl Storage {
         Storage { client, driver }
     }
 
-    pub fn driver(&self) -> Driver {
-        self.driver
-    }
-
     /// Every revision of the release, oldest first. Objects whose record cannot be
     /// decoded are skipped, as Helm's drivers skip them.
     pub async fn history(&self, ns: &str, name: &str) -> Result<Vec<ReleaseRecord>, StorageError> {

@@ -114,6 +114,7 @@ impl Computed {
 }
 
 /// kstatus' status of `obj`, its kind read from its own `apiVersion` and `kind`.
+#[cfg(test)]
 pub(crate) fn object_status(obj: &Value) -> Status {
     compute(obj).status
 }

@@ -23,6 +23,7 @@ fn builder_is_preloaded_from_the_watch() {
     entry.watch_dependent_resources = false;
     let settings = Reconciler::builder(&entry)
         .unwrap()
+        .with_helm_client(Arc::new(FakeHelm::new(vec![])))
         .build()
         .unwrap()
         .into_settings();
@@ -60,6 +61,7 @@ fn unset_watch_keys_get_operator_sdk_defaults() {
     // operator-sdk: --reconcile-period 1m, --max-concurrent-reconciles = runtime.NumCPU()
     let settings = Reconciler::builder(&watch())
         .unwrap()
+        .with_helm_client(Arc::new(FakeHelm::new(vec![])))
         .build()
         .unwrap()
         .into_settings();
@@ -88,6 +90,7 @@ fn builder_options_override_the_watch() {
             "example.com/quiet",
             AnnotationEffect::DisableHooks,
         )])
+        .with_helm_client(Arc::new(FakeHelm::new(vec![])))
         .build()
         .unwrap()
         .into_settings();
@@ -102,8 +105,14 @@ fn builder_options_override_the_watch() {
 
 #[test]
 fn invalid_options_are_refused_with_the_kind_named() {
-    let build_error =
-        |builder: crate::helm::ReconcilerBuilder| builder.build().err().unwrap().to_string();
+    let build_error = |builder: crate::helm::ReconcilerBuilder| {
+        builder
+            .with_helm_client(Arc::new(FakeHelm::new(vec![])))
+            .build()
+            .err()
+            .unwrap()
+            .to_string()
+    };
     let base = || Reconciler::builder(&watch()).unwrap();
     assert_eq!(
         build_error(base().with_max_concurrent_reconciles(0)),

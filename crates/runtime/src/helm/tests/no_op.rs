@@ -14,7 +14,7 @@ use super::fixtures::*;
 use crate::helm::kinds::KindInfo;
 use crate::helm::manifest::parse_manifest;
 use crate::helm::reconcile::reconcile;
-use crate::helm::{HelmCli, HelmClient, Reconciler};
+use crate::helm::{Reconciler, ReleaseEngine};
 
 /// `helm create memcached` written to `dir`.
 pub fn starter_chart(dir: &Path) -> std::path::PathBuf {
@@ -69,7 +69,7 @@ pub fn release_secret(manifest: &str) -> Value {
 }
 
 pub const SECRETS_URI: &str =
-    "/api/v1/namespaces/default/secrets?&labelSelector=owner%3Dhelm%2Cname%3Dmc";
+    "/api/v1/namespaces/default/secrets?&labelSelector=name%3Dmc%2Cowner%3Dhelm";
 
 /// Each object of the manifest as the server returns it: the release's metadata, the owner
 /// reference, server fields, a quantity spelled differently.
@@ -101,13 +101,12 @@ pub fn live_objects(manifest: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// The context: a real `HelmCli` whose binary does not exist, reading Secrets.
+/// The context: the release engine, reading Secrets (no helm binary exists to run).
 pub fn no_helm_context(
     client: kube::Client,
     chart: &Path,
 ) -> Arc<crate::helm::settings::ReconcileContext> {
-    let helm = Arc::new(HelmCli::with_binary("/nonexistent/helm").with_major_version(4));
-    helm.attach_client(&client);
+    let helm = Arc::new(ReleaseEngine::with_client(&client));
     let settings = Reconciler::builder(&watch())
         .unwrap()
         .with_chart(chart)
@@ -160,19 +159,18 @@ async fn a_steady_starter_release_runs_no_helm_and_writes_nothing() {
 }
 
 #[tokio::test]
-async fn a_changed_spec_is_left_to_helm() {
-    // replicaCount differs from the release: the in-process render cannot say "unchanged",
-    // so helm's dry run is asked (and fails here: there is no helm binary).
+async fn a_changed_spec_is_left_to_the_release_engine() {
+    // replicaCount differs from the release: the in-process check cannot say "unchanged",
+    // so the engine's dry-run upgrade decides; it reads the history first (here: gone
+    // meanwhile, so the reconcile fails and says so).
     let dir = tempfile::tempdir().unwrap();
     let chart = starter_chart(dir.path());
     let manifest = installed_manifest(&chart);
+    let secrets = |items: Vec<Value>| json!({"kind": "SecretList", "apiVersion": "v1", "metadata": {}, "items": items});
     let (client, api) = mock_api(vec![
-        Expect::get(
-            SECRETS_URI,
-            json!({"kind": "SecretList", "apiVersion": "v1", "metadata": {},
-                   "items": [release_secret(&manifest)]}),
-        ),
-        // the status records the error (its content is the failing helm call's)
+        Expect::get(SECRETS_URI, secrets(vec![release_secret(&manifest)])),
+        Expect::get(SECRETS_URI, secrets(vec![])),
+        // the status records the error
         Expect {
             method: http::Method::PATCH,
             uri: STATUS_URI.into(),
@@ -188,9 +186,9 @@ async fn a_changed_spec_is_left_to_helm() {
         Some(installed_status_of(&manifest)),
     );
     let error = reconcile(cr(cr_value), ctx).await.unwrap_err().to_string();
-    assert!(
-        error.starts_with("cannot run helm binary \"/nonexistent/helm\""),
-        "{error}"
+    assert_eq!(
+        error,
+        "upgrade of release default/mc failed: \"mc\" has no deployed releases"
     );
     finish(api).await;
 }

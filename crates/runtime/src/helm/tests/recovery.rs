@@ -8,8 +8,7 @@ use super::fake_helm::{FakeHelm, HelmCall, Reply};
 use super::fixtures::*;
 use crate::helm::reconcile::reconcile;
 use crate::helm::{
-    DryRun, InstallOptions, ReleaseRevision, ReleaseStatus, RollbackOptions, UninstallOptions,
-    UpgradeOptions,
+    DryRun, ReleaseRevision, ReleaseStatus, RollbackOptions, UninstallOptions, UpgradeOptions,
 };
 
 #[tokio::test]

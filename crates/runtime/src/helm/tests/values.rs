@@ -8,7 +8,7 @@ use super::api::{BodyCheck, Expect, finish, mock_api};
 use super::fake_helm::{FakeHelm, HelmCall, Reply};
 use super::fixtures::*;
 use crate::helm::reconcile::reconcile;
-use crate::helm::{DryRun, InstallOptions, ReleaseStatus, UpgradeOptions};
+use crate::helm::{DryRun, ReleaseStatus, UpgradeOptions};
 
 fn installed_patch() -> Expect {
     Expect::patch(
