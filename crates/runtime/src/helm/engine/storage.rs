@@ -109,6 +109,16 @@ struct Stored {
     release: Option<Vec<u8>>,
 }
 
+impl Stored {
+    /// The revision its `version` label names (0 when missing: decoded last).
+    fn version(&self) -> u32 {
+        self.labels
+            .get("version")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
 impl Storage {
     pub fn new(client: kube::Client, driver: Driver) -> Storage {
         Storage { client, driver }
@@ -117,8 +127,10 @@ impl Storage {
     /// Every revision of the release, oldest first. Objects whose record cannot be
     /// decoded are skipped, as Helm's drivers skip them.
     pub async fn history(&self, ns: &str, name: &str) -> Result<Vec<ReleaseRecord>, StorageError> {
-        self.query(ns, name, &format!("name={name},owner=helm"))
-            .await
+        let stored = self
+            .list(ns, name, &format!("name={name},owner=helm"))
+            .await?;
+        Ok(self.decode_all(ns, stored))
     }
 
     /// One revision, `None` when it does not exist.
@@ -151,7 +163,10 @@ impl Storage {
         ns: &str,
         name: &str,
     ) -> Result<Option<ReleaseRecord>, StorageError> {
-        Ok(self.history(ns, name).await?.pop())
+        let stored = self
+            .list(ns, name, &format!("name={name},owner=helm"))
+            .await?;
+        Ok(self.decode_newest(ns, stored))
     }
 
     /// The highest revision with status `deployed` (Helm's `Deployed`).
@@ -161,7 +176,8 @@ impl Storage {
         name: &str,
     ) -> Result<Option<ReleaseRecord>, StorageError> {
         let selector = format!("name={name},owner=helm,status=deployed");
-        Ok(self.query(ns, name, &selector).await?.pop())
+        let stored = self.list(ns, name, &selector).await?;
+        Ok(self.decode_newest(ns, stored))
     }
 
     /// Store a new revision; one that exists already is [`StorageError::AlreadyExists`].
@@ -264,12 +280,12 @@ impl Storage {
         Ok(doomed)
     }
 
-    async fn query(
+    async fn list(
         &self,
         ns: &str,
         name: &str,
         selector: &str,
-    ) -> Result<Vec<ReleaseRecord>, StorageError> {
+    ) -> Result<Vec<Stored>, StorageError> {
         let params = ListParams::default().labels(selector);
         let api_error = |source| self.api_error("list", ns, name, source);
         let stored: Vec<Stored> = match self.driver {
@@ -290,6 +306,25 @@ impl Storage {
                 .map(from_config_map)
                 .collect(),
         };
+        Ok(stored)
+    }
+
+    /// The newest record that decodes, decoding only as many as needed: a reconcile reads
+    /// the latest revision every period, and each record holds a whole chart.
+    fn decode_newest(&self, ns: &str, mut stored: Vec<Stored>) -> Option<ReleaseRecord> {
+        stored.sort_by_key(Stored::version);
+        while let Some(newest) = stored.pop() {
+            match self.decode(ns, newest) {
+                Ok(record) => return Some(record),
+                Err(error) => {
+                    tracing::debug!(%error, "skipping a release record that does not decode");
+                }
+            }
+        }
+        None
+    }
+
+    fn decode_all(&self, ns: &str, stored: Vec<Stored>) -> Vec<ReleaseRecord> {
         let mut records: Vec<ReleaseRecord> = stored
             .into_iter()
             .filter_map(|s| match self.decode(ns, s) {
@@ -301,7 +336,7 @@ impl Storage {
             })
             .collect();
         records.sort_by_key(|r| r.version);
-        Ok(records)
+        records
     }
 
     fn decode(&self, ns: &str, stored: Stored) -> Result<ReleaseRecord, StorageError> {
