@@ -204,6 +204,15 @@ pub trait HelmClient: Send + Sync {
     /// (called once by the controller before it starts; the default ignores it).
     fn attach_client(&self, _client: &kube::Client) {}
 
+    /// The cluster's `.Capabilities`, when the client knows them (the release engine's
+    /// cached discovery), for the in-process steady-state render: with Helm's built-in set
+    /// an object gated on an API the cluster gained later would never count as a change.
+    /// `None`: the client does not know them (the steady-state render uses the built-ins).
+    #[cfg(feature = "chart-engine")]
+    async fn capabilities(&self) -> Result<Option<rusty_sdk_chart::Capabilities>, HelmError> {
+        Ok(None)
+    }
+
     /// Roll back to `revision` (`None`: the previous one).
     async fn rollback(
         &self,

@@ -1,12 +1,13 @@
 //! Tells, without running `helm`, that a deployed release is unchanged: the chart is
-//! rendered in process (rusty-sdk-chart) with the values Helm would get, and its objects are
-//! compared with the stored manifest's. Only "unchanged" is decided here; any difference, a
+//! rendered in process (rusty-sdk-chart) with the values Helm would get and the cluster's
+//! Capabilities (when the client knows them), and its objects are compared with the stored
+//! manifest's. Only "unchanged" is decided here; any difference, a
 //! chart using `lookup` (needs the cluster) or a chart our engine cannot render leaves the
 //! decision to Helm's dry run. So a wrong answer can only cost a dry run, never an upgrade.
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rusty_sdk_chart::{Chart, RenderOptions, render, split_manifests};
+use rusty_sdk_chart::{Capabilities, Chart, RenderOptions, render, split_manifests};
 use serde_json::Value;
 
 use super::client::ReleaseTarget;
@@ -21,15 +22,17 @@ pub(crate) struct InProcess {
 }
 
 impl InProcess {
-    /// True when the chart renders exactly the objects the release holds.
+    /// True when the chart, rendered with `capabilities` (the cluster's; `None`: Helm's
+    /// built-in set), renders exactly the objects the release holds.
     pub fn unchanged(
         &self,
         chart_path: &std::path::Path,
         target: &ReleaseTarget,
         current: &Release,
         values: &Value,
+        capabilities: Option<Capabilities>,
     ) -> bool {
-        match self.compare(chart_path, target, current, values) {
+        match self.compare(chart_path, target, current, values, capabilities) {
             Ok(same) => {
                 if !same {
                     tracing::debug!(release = %target, "in-process render differs from the release");
@@ -51,6 +54,7 @@ impl InProcess {
         target: &ReleaseTarget,
         current: &Release,
         values: &Value,
+        capabilities: Option<Capabilities>,
     ) -> Result<bool, String> {
         let chart = self
             .chart
@@ -71,6 +75,7 @@ impl InProcess {
             revision: i64::from(current.version) + 1,
             is_install: false,
             is_upgrade: true,
+            capabilities: capabilities.unwrap_or_default(),
             ..RenderOptions::default()
         };
         let rendered = render(chart, values, &options)

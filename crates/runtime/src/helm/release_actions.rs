@@ -70,15 +70,18 @@ impl Flow<'_> {
         };
         // A deployed release whose chart renders the same objects needs no helm process.
         #[cfg(feature = "chart-engine")]
-        if current.status == ReleaseStatus::Deployed
-            && self.ctx.settings.in_process.unchanged(
+        if current.status == ReleaseStatus::Deployed {
+            // The cluster's Capabilities, so an API it gained since counts as a change.
+            let capabilities = self.ctx.settings.helm.capabilities().await?;
+            if self.ctx.settings.in_process.unchanged(
                 &self.ctx.settings.chart,
                 &self.target,
                 &current,
                 values,
-            )
-        {
-            return Ok(ReleaseState::Unchanged(current));
+                capabilities,
+            ) {
+                return Ok(ReleaseState::Unchanged(current));
+            }
         }
         let options = UpgradeOptions {
             dry_run: Some(self.ctx.settings.dry_run),

@@ -155,6 +155,15 @@ impl HelmClient for ReleaseEngine {
             .map_err(failed("uninstall", target))
     }
 
+    async fn capabilities(&self) -> Result<Option<rusty_sdk_chart::Capabilities>, HelmError> {
+        let target = ReleaseTarget::new("", "");
+        let context = self.context("discover", &target)?;
+        let capabilities = context.cluster.capabilities().await;
+        capabilities
+            .map(Some)
+            .map_err(|e| HelmError::Other(format!("cannot discover the cluster's APIs: {e}")))
+    }
+
     async fn get(&self, target: &ReleaseTarget) -> Result<Option<Release>, HelmError> {
         let context = self.context("get", target)?;
         context

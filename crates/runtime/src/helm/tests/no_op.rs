@@ -68,6 +68,28 @@ pub fn release_secret(manifest: &str) -> Value {
            "data": {"release": base64::engine::general_purpose::STANDARD.encode(stored)}})
 }
 
+/// The cluster's discovery, read once for the steady-state render's `.Capabilities`
+/// (kube-apiserver's version and aggregated discovery, core and named groups).
+pub fn discovery() -> Vec<Expect> {
+    let configmaps = json!({"resource": "configmaps", "scope": "Namespaced", "verbs": ["get"],
+        "responseKind": {"group": "", "version": "v1", "kind": "ConfigMap"}});
+    vec![
+        Expect::get(
+            "/version",
+            json!({"major": "1", "minor": "33", "gitVersion": "v1.33.0"}),
+        ),
+        Expect::get(
+            "/api",
+            json!({"kind": "APIGroupDiscoveryList", "items": [{"metadata": {},
+                "versions": [{"version": "v1", "resources": [configmaps]}]}]}),
+        ),
+        Expect::get(
+            "/apis",
+            json!({"kind": "APIGroupDiscoveryList", "items": []}),
+        ),
+    ]
+}
+
 pub const SECRETS_URI: &str =
     "/api/v1/namespaces/default/secrets?&labelSelector=name%3Dmc%2Cowner%3Dhelm";
 
@@ -136,6 +158,7 @@ async fn a_steady_starter_release_runs_no_helm_and_writes_nothing() {
         json!({"kind": "SecretList", "apiVersion": "v1", "metadata": {},
                "items": [release_secret(&manifest)]}),
     )];
+    script.extend(discovery());
     for (uri, live) in live_objects(&manifest) {
         script.push(Expect::get(&uri, live.clone()));
         // the server's dry run leaves each object as it is: nothing is written
@@ -167,8 +190,12 @@ async fn a_changed_spec_is_left_to_the_release_engine() {
     let chart = starter_chart(dir.path());
     let manifest = installed_manifest(&chart);
     let secrets = |items: Vec<Value>| json!({"kind": "SecretList", "apiVersion": "v1", "metadata": {}, "items": items});
-    let (client, api) = mock_api(vec![
-        Expect::get(SECRETS_URI, secrets(vec![release_secret(&manifest)])),
+    let mut script = vec![Expect::get(
+        SECRETS_URI,
+        secrets(vec![release_secret(&manifest)]),
+    )];
+    script.extend(discovery());
+    script.extend([
         Expect::get(SECRETS_URI, secrets(vec![])),
         // the status records the error
         Expect {
@@ -179,6 +206,7 @@ async fn a_changed_spec_is_left_to_the_release_engine() {
             response: cr_json(json!({}), true, None),
         },
     ]);
+    let (client, api) = mock_api(script);
     let ctx = no_helm_context(client, &chart);
     let cr_value = cr_json(
         json!({"replicaCount": 2}),
