@@ -80,7 +80,7 @@ async fn await_condition(
 }
 
 /// The release's revisions as the real helm lists them: (revision, status).
-fn history(ns: &str, release: &str) -> Vec<(u64, String)> {
+pub(super) fn history(ns: &str, release: &str) -> Vec<(u64, String)> {
     let text = helm(&["history", release, "-n", ns, "-o", "json"]);
     let entries: Vec<Value> = serde_json::from_str(&text).unwrap();
     entries

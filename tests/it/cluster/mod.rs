@@ -11,6 +11,7 @@ use rusty_sdk_runtime::envtest::ControlPlane;
 
 mod control_plane;
 mod generated_tests;
+mod helm_classes;
 mod helm_cluster;
 mod helm_differential;
 mod helm_sort;
