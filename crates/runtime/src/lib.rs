@@ -4,6 +4,7 @@
 pub mod args;
 pub mod auth;
 mod auth_cache;
+pub mod cache;
 pub mod conditions;
 pub mod context;
 #[cfg(feature = "envtest")]
