@@ -334,6 +334,13 @@ impl ReleaseRecord {
         };
         let status = serde_json::from_value::<ReleaseStatus>(Value::String(info.status))
             .unwrap_or(ReleaseStatus::Unknown);
+        // An uninstall changes the revision when it starts, and Helm records that start
+        // in `deleted`, not in `last_deployed` (which stays the deploy's).
+        let changed = match status {
+            ReleaseStatus::Uninstalling if !info.deleted.is_zero() => &info.deleted,
+            _ => &info.last_deployed,
+        };
+        let last_deployed = (!changed.is_zero()).then(|| std::time::SystemTime::from(changed.0));
         Release {
             name: self.name.clone(),
             namespace: self.namespace.clone(),
@@ -344,8 +351,7 @@ impl ReleaseRecord {
             description: info.description,
             chart,
             app_version: metadata.app_version,
-            last_deployed: (!info.last_deployed.is_zero())
-                .then(|| std::time::SystemTime::from(info.last_deployed.0)),
+            last_deployed,
             labels: self.labels.clone(),
         }
     }
@@ -401,6 +407,7 @@ impl ChartRecord {
         if let Some(own) = &self.values {
             keep_nulls(&mut merged, own);
         }
+        keep_subchart_nulls(&mut merged, &processed);
         record.values = Some(merged);
         if let Some(metadata) = record.metadata.as_mut() {
             metadata.dependencies = processed
@@ -578,32 +585,52 @@ fn parse_lock(bytes: &[u8]) -> Result<Lock, String> {
     })
 }
 
+/// Helm's `sanitizeString`, applied by its loader's `Validate` to Chart.yaml's free-text
+/// fields: every whitespace character becomes a space (a `|` description's newlines
+/// included) and non-printable characters are dropped.
+fn sanitized(text: &str) -> String {
+    text.chars()
+        .filter_map(|c| {
+            if c.is_whitespace() {
+                Some(' ')
+            } else if c.is_control()
+                || matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+                    | '\u{2060}'..='\u{2064}' | '\u{feff}')
+            {
+                None
+            } else {
+                Some(c)
+            }
+        })
+        .collect()
+}
+
 impl From<&rusty_sdk_chart::ChartMetadata> for Metadata {
     fn from(meta: &rusty_sdk_chart::ChartMetadata) -> Self {
         Metadata {
-            name: meta.name.clone(),
-            home: meta.home.clone(),
-            sources: meta.sources.clone(),
+            name: sanitized(&meta.name),
+            home: sanitized(&meta.home),
+            sources: meta.sources.iter().map(|s| sanitized(s)).collect(),
             version: meta.version.clone(),
-            description: meta.description.clone(),
-            keywords: meta.keywords.clone(),
+            description: sanitized(&meta.description),
+            keywords: meta.keywords.iter().map(|k| sanitized(k)).collect(),
             maintainers: meta
                 .maintainers
                 .iter()
                 .map(|m| Maintainer {
-                    name: m.name.clone(),
-                    email: m.email.clone(),
-                    url: m.url.clone(),
+                    name: sanitized(&m.name),
+                    email: sanitized(&m.email),
+                    url: sanitized(&m.url),
                 })
                 .collect(),
-            icon: meta.icon.clone(),
+            icon: sanitized(&meta.icon),
             api_version: meta.api_version.clone(),
-            condition: meta.condition.clone(),
-            tags: meta.tags.clone(),
-            app_version: meta.app_version.clone(),
+            condition: sanitized(&meta.condition),
+            tags: sanitized(&meta.tags),
+            app_version: sanitized(&meta.app_version),
             deprecated: meta.deprecated,
             annotations: meta.annotations.clone(),
-            kube_version: meta.kube_version.clone(),
+            kube_version: sanitized(&meta.kube_version),
             dependencies: meta.dependencies.iter().map(Dependency::from).collect(),
             chart_type: meta.chart_type.clone(),
         }
@@ -645,6 +672,19 @@ fn import_value(entry: &Value) -> Option<Value> {
 }
 
 /// Put back the nulls of `own` (a chart's values.yaml) that a coalescing merge dropped.
+/// The nulls of every enabled subchart's values.yaml under its section (named by its
+/// alias), at every depth: Helm 4's `MergeValues` keeps them as it keeps the chart's own.
+fn keep_subchart_nulls(merged: &mut Map<String, Value>, chart: &rusty_sdk_chart::Chart) {
+    for sub in chart.dependencies() {
+        if let Some(Value::Object(section)) = merged.get_mut(sub.name()) {
+            if let Some(own) = sub.values().as_object() {
+                keep_nulls(section, own);
+            }
+            keep_subchart_nulls(section, sub);
+        }
+    }
+}
+
 fn keep_nulls(merged: &mut Map<String, Value>, own: &Map<String, Value>) {
     for (key, value) in own {
         match (value, merged.get_mut(key)) {
@@ -909,6 +949,16 @@ mod tests {
 
     fn helm_tiny() -> ReleaseRecord {
         serde_json::from_str(HELM_TINY.trim_end()).unwrap()
+    }
+
+    #[test]
+    fn chart_yaml_text_is_sanitized_as_helms_loader_does() {
+        // What helm v4.2.3 stored for goldilocks' `description: |` (one line, its newline).
+        assert_eq!(
+            sanitized("A Helm chart. See https://x\n"),
+            "A Helm chart. See https://x "
+        );
+        assert_eq!(sanitized("a\tb\r\nc\u{7}\u{200b}d"), "a b  cd");
     }
 
     #[test]
