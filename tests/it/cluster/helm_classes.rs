@@ -847,6 +847,32 @@ fn log_lines(operator: &Operator, text: &str) -> usize {
     operator.log().lines().filter(|l| l.contains(text)).count()
 }
 
+/// Wait until `name` says that revision `revision` of its release may still be in
+/// another client's hands, then let two more reconciles say so (and change nothing).
+async fn await_waiting(crs: &Api<DynamicObject>, name: &str, operator: &Operator, revision: u32) {
+    const WAITING: &str = "may still be in progress";
+    let waiting = await_cr(crs, name, operator, "waiting for the other client", |cr| {
+        condition(cr, "Irreconcilable").is_some_and(|c| {
+            c["status"] == "True" && c["message"].as_str().is_some_and(|m| m.contains(WAITING))
+        })
+    })
+    .await;
+    let message = condition(&waiting, "Irreconcilable").unwrap()["message"].clone();
+    assert!(
+        message
+            .as_str()
+            .unwrap_or_default()
+            .contains(&format!("revision {revision} ")),
+        "the condition names the revision: {message}"
+    );
+    let seen = log_lines(operator, WAITING);
+    eventually("two more reconciles that wait", SETTLE, || {
+        let more = log_lines(operator, WAITING) >= seen + 2;
+        async move { more.then_some(()) }
+    })
+    .await;
+}
+
 /// Class: "pending-* recovery rolls back another client's upgrade that is still running
 /// (no age check)". Before, the first reconcile that saw `pending-upgrade` rolled it back,
 /// however young it was (so revision 2 below became 3 rollbacks at once).
@@ -873,32 +899,7 @@ async fn a_young_pending_upgrade_is_left_alone_and_an_old_one_recovered() {
     pending["info"]["last_deployed"] = json!(time_ago(Duration::ZERO));
     records.create(pending.clone()).await.unwrap();
 
-    let waiting = await_cr(
-        &crs,
-        "pend",
-        &operator,
-        "waiting for the pending upgrade",
-        |cr| {
-            condition(cr, "Irreconcilable").is_some_and(|c| {
-                c["status"] == "True"
-                    && c["message"]
-                        .as_str()
-                        .is_some_and(|m| m.contains("may still be in progress"))
-            })
-        },
-    )
-    .await;
-    let message = condition(&waiting, "Irreconcilable").unwrap()["message"].clone();
-    assert!(
-        message.as_str().unwrap_or_default().contains("revision 2"),
-        "the condition names the revision: {message}"
-    );
-    let seen = log_lines(&operator, "may still be in progress");
-    eventually("two more reconciles that wait", SETTLE, || {
-        let more = log_lines(&operator, "may still be in progress") >= seen + 2;
-        async move { more.then_some(()) }
-    })
-    .await;
+    await_waiting(&crs, "pend", &operator, 2).await;
     assert_eq!(
         history(&ns, "pend"),
         revisions(&[(1, "deployed"), (2, "pending-upgrade")]),
@@ -941,6 +942,7 @@ async fn a_young_pending_upgrade_is_left_alone_and_an_old_one_recovered() {
 /// Class: "a release whose latest revision is `uninstalling` is stuck for ever" (shared
 /// with upstream). Before, no upgrade could start from it (no deployed revision) and
 /// nothing finished the uninstall: every reconcile failed with "has no deployed releases".
+/// An uninstall is as old as its start (`info.deleted`), not as the deploy before it.
 #[needs(control_plane, e2e, kubectl, helm)]
 #[tokio::test]
 async fn a_release_left_uninstalling_is_installed_afresh() {
@@ -956,12 +958,21 @@ async fn a_release_left_uninstalling_is_installed_afresh() {
     )
     .await;
     let before = configmap(&admin, &ns, "half-shrinker").await.unwrap();
-    // An uninstall that crashed an hour ago, of a release deployed before that.
+    // Another client's uninstall of a release deployed two hours ago, started just now
+    // (Helm records when in `info.deleted`): left to it.
     let records = Records::new(admin.clone(), "secret").unwrap();
     let mut record = records.get(&ns, "half", 1).await.unwrap().unwrap();
     record["info"]["status"] = json!("uninstalling");
     record["info"]["description"] = json!("Deletion in progress (or silently failed)");
     record["info"]["last_deployed"] = json!(time_ago(Duration::from_secs(7200)));
+    record["info"]["deleted"] = json!(time_ago(Duration::ZERO));
+    records.update(record.clone()).await.unwrap();
+    await_waiting(&crs, "half", &operator, 1).await;
+    assert_eq!(history(&ns, "half"), revisions(&[(1, "uninstalling")]));
+    let untouched = configmap(&admin, &ns, "half-shrinker").await.unwrap();
+    assert_eq!(untouched.metadata.uid, before.metadata.uid);
+
+    // That uninstall crashed an hour ago: finished, and the release installed afresh.
     record["info"]["deleted"] = json!(time_ago(Duration::from_secs(3600)));
     records.update(record).await.unwrap();
 

@@ -69,7 +69,8 @@ pub struct Release {
     /// `name-version` of the chart, e.g. `memcached-0.1.0` (empty when unknown).
     pub chart: String,
     pub app_version: String,
-    /// When the revision was last changed (`info.last_deployed`), when known.
+    /// When the revision was last changed, when known: `info.last_deployed`, or for an
+    /// `uninstalling` revision `info.deleted` (when the uninstall started).
     pub last_deployed: Option<std::time::SystemTime>,
     /// The release's own labels (kept on its storage object; see [`OWNER_KIND_LABEL`]).
     pub labels: BTreeMap<String, String>,
