@@ -20,7 +20,7 @@ impl Flow<'_> {
         let helm = &self.ctx.settings.helm;
         // Another client (a person's `helm upgrade`, another replica during a hand-over)
         // may still be at work: only a revision older than any operation may be taken over.
-        let age = stuck.last_deployed.map(|changed| {
+        let age = stuck.last_changed.map(|changed| {
             SystemTime::now()
                 .duration_since(changed)
                 .unwrap_or(Duration::ZERO)

@@ -71,7 +71,7 @@ pub struct Release {
     pub app_version: String,
     /// When the revision was last changed, when known: `info.last_deployed`, or for an
     /// `uninstalling` revision `info.deleted` (when the uninstall started).
-    pub last_deployed: Option<std::time::SystemTime>,
+    pub last_changed: Option<std::time::SystemTime>,
     /// The release's own labels (kept on its storage object; see [`OWNER_KIND_LABEL`]).
     pub labels: BTreeMap<String, String>,
 }
@@ -140,7 +140,7 @@ mod tests {
             description: String::new(),
             chart: String::new(),
             app_version: String::new(),
-            last_deployed: None,
+            last_changed: None,
             labels: BTreeMap::new(),
         };
         assert_eq!(

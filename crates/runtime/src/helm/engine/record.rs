@@ -340,7 +340,7 @@ impl ReleaseRecord {
             ReleaseStatus::Uninstalling if !info.deleted.is_zero() => &info.deleted,
             _ => &info.last_deployed,
         };
-        let last_deployed = (!changed.is_zero()).then(|| std::time::SystemTime::from(changed.0));
+        let last_changed = (!changed.is_zero()).then(|| std::time::SystemTime::from(changed.0));
         Release {
             name: self.name.clone(),
             namespace: self.namespace.clone(),
@@ -351,7 +351,7 @@ impl ReleaseRecord {
             description: info.description,
             chart,
             app_version: metadata.app_version,
-            last_deployed,
+            last_changed,
             labels: self.labels.clone(),
         }
     }

@@ -169,7 +169,7 @@ pub fn release(version: u32, status: ReleaseStatus, replicas: u32) -> Release {
         description: String::new(),
         chart: "memcached-0.1.0".into(),
         app_version: "1.6.29".into(),
-        last_deployed: None,
+        last_changed: None,
         labels: Default::default(),
     }
 }
