@@ -5,10 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use futures::StreamExt;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::runtime::controller::{Action, Controller};
+use kube::runtime::controller::Action;
 use kube::runtime::watcher;
+use rusty_sdk_runtime::controller::Runner;
 use rusty_sdk_runtime::{ControllerContext, Manager, ManagerArgs};
 
 #[derive(Parser, Debug)]
@@ -22,27 +22,16 @@ struct Args {
 #[error("never fails")]
 struct NeverFails;
 
-async fn reconcile(cm: Arc<ConfigMap>, ctx: Arc<ControllerContext>) -> Result<Action, NeverFails> {
-    ctx.metrics
-        .instrument("configmap", async {
-            tracing::info!(name = ?cm.metadata.name, "reconciled");
-            Ok(Action::requeue(Duration::from_secs(300)))
-        })
-        .await
-}
-
-fn error_policy(_: Arc<ConfigMap>, _: &NeverFails, _: Arc<ControllerContext>) -> Action {
-    Action::requeue(Duration::from_secs(5))
+async fn reconcile(cm: Arc<ConfigMap>, _: Arc<()>) -> Result<Action, NeverFails> {
+    tracing::info!(name = ?cm.metadata.name, "reconciled");
+    Ok(Action::requeue(Duration::from_secs(300)))
 }
 
 async fn run_configmaps(ctx: ControllerContext) -> anyhow::Result<()> {
     let api = ctx.scope.namespaced_api::<ConfigMap>(ctx.client.clone());
-    Controller::new(api, watcher::Config::default())
-        .graceful_shutdown_on(ctx.shutdown.clone().wait())
-        .run(reconcile, error_policy, Arc::new(ctx))
-        .for_each(|_| async {})
-        .await;
-    Ok(())
+    Runner::new(&ctx, "configmap", api, watcher::Config::default())
+        .run(reconcile, Arc::new(()))
+        .await
 }
 
 #[tokio::main]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use kube::api::Api;
-use kube::runtime::events::Reporter;
+use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::reflector::{Lookup, Store};
 use kube::{Client, Resource};
 use tokio::sync::watch;
@@ -140,6 +140,12 @@ pub struct ControllerContext {
 }
 
 impl ControllerContext {
+    /// A recorder publishing events as this manager ([`ControllerContext::reporter`]), for
+    /// [`crate::events::publish`].
+    pub fn recorder(&self) -> Recorder {
+        Recorder::new(self.client.clone(), self.reporter.clone())
+    }
+
     /// Run `controller` once per watched namespace, each with a context scoped to that
     /// namespace (once, unchanged, when the scope is all namespaces or one). A watch
     /// cannot span chosen namespaces, and one store fed by several watches would lose

@@ -5,8 +5,10 @@ pub mod args;
 pub mod auth;
 mod auth_cache;
 pub mod cache;
+pub mod client_metrics;
 pub mod conditions;
 pub mod context;
+pub mod controller;
 #[cfg(feature = "envtest")]
 pub mod envtest;
 pub mod events;
@@ -18,9 +20,12 @@ pub mod logging;
 pub mod manager;
 pub mod metrics;
 pub mod metrics_server;
+pub mod process_metrics;
 mod run;
 mod servers;
 mod signals;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 pub mod tls;
 pub mod webhook;
 pub mod workqueue;

@@ -4,7 +4,10 @@
 //! Lifecycle of [`Manager::run`]:
 //! 1. `/healthz` and `/readyz` listen on `--health-probe-bind-address`; `/metrics` on
 //!    `--metrics-bind-address` (HTTPS + TokenReview/SubjectAccessReview, or plain HTTP
-//!    with `--metrics-secure=false`). Both serve on every replica, leader or not.
+//!    with `--metrics-secure=false`). Both serve on every replica, leader or not. The
+//!    metrics are controller-runtime's: reconciles and work queues
+//!    ([`crate::controller`]), the process ([`crate::process_metrics`]) and the client's
+//!    requests ([`crate::client_metrics`]).
 //!    Webhooks registered with [`Manager::add_webhooks`] are served over HTTPS on
 //!    `--webhook-port` (every replica serves them) before the manager reports ready.
 //! 2. With `--leader-elect` the manager stands by until it holds the Lease. `/readyz` is
@@ -39,6 +42,7 @@ use crate::args::WebhookCertMode;
 use crate::args::{ManagerArgs, parse_bind_address};
 use crate::auth::{KubeAuthorizer, MetricsAuthorizer};
 use crate::auth_cache::CachingAuthorizer;
+use crate::client_metrics::{ClientMetricsLayer, host_label};
 use crate::context::{ControllerContext, Shutdown};
 use crate::health::{self, Readiness};
 use crate::leader::LeaderElectionConfig;
@@ -46,7 +50,7 @@ use crate::metrics::ReconcileMetrics;
 use crate::run::{self, Servers};
 use crate::webhook::self_signed::{self, SelfSignedConfig};
 use crate::webhook::{self, CertReloader, WebhookMetrics, Webhooks};
-use crate::{metrics_server, tls};
+use crate::{metrics_server, process_metrics, tls};
 
 type MetricsSecurity = (
     Option<Arc<rustls::ServerConfig>>,
@@ -98,14 +102,30 @@ impl Manager {
             "cannot load a Kubernetes config: set KUBECONFIG, create ~/.kube/config, or run in a pod",
         )?;
         let api_server = config.cluster_url.to_string();
-        let client = Client::try_from(config).context("cannot build a Kubernetes client")?;
-        let mut manager = Manager::with_client(name, args, client)?;
+        let mut registry = Registry::default();
+        let requests = ClientMetricsLayer::new(&mut registry, host_label(&config.cluster_url));
+        let client = kube::client::ClientBuilder::try_from(config)
+            .context("cannot build a Kubernetes client")?
+            .with_layer(&requests)
+            .build();
+        let mut manager = Manager::build(name, args, client, registry)?;
         manager.api_server = Some(api_server);
         Ok(manager)
     }
 
-    /// A manager on a client the caller built (tests, custom transports).
+    /// A manager on a client the caller built (tests, custom transports). Its requests are
+    /// not in the `rest_client_*` metrics unless the caller adds a
+    /// [`ClientMetricsLayer`] to it.
     pub fn with_client(name: &str, args: ManagerArgs, client: Client) -> anyhow::Result<Manager> {
+        Manager::build(name, args, client, Registry::default())
+    }
+
+    fn build(
+        name: &str,
+        args: ManagerArgs,
+        client: Client,
+        mut registry: Registry,
+    ) -> anyhow::Result<Manager> {
         if name.trim().is_empty() {
             anyhow::bail!("the manager needs a name, e.g. the operator's project name");
         }
@@ -116,8 +136,8 @@ impl Manager {
         if args.leader_elect {
             args.lease_timings().validate()?;
         }
-        let mut registry = Registry::default();
         let metrics = Arc::new(ReconcileMetrics::new(&mut registry));
+        process_metrics::register(&mut registry);
         let (stop_controllers, shutdown) = Shutdown::channel();
         Ok(Manager {
             name: name.to_string(),

@@ -83,8 +83,9 @@ impl ReconcileMetrics {
     }
 
     /// Run one reconcile that returns a kube `Action` and record it with controller-runtime's
-    /// result labels: `requeue_after` when it asks to come back after a delay, `success`
-    /// when it waits for changes, `error` on failure.
+    /// result labels: `requeue_after` when it asks to come back after a delay, `requeue`
+    /// when at once (`Action::requeue(Duration::ZERO)`), `success` when it waits for
+    /// changes, `error` on failure.
     pub async fn instrument_action<E, F>(
         &self,
         controller: &str,
@@ -97,8 +98,7 @@ impl ReconcileMetrics {
         let outcome = reconcile.await;
         let result = match &outcome {
             Err(_) => "error",
-            Ok(action) if *action == kube::runtime::controller::Action::await_change() => "success",
-            Ok(_) => "requeue_after",
+            Ok(action) => result_label(action),
         };
         self.record_result(controller, result, start.elapsed().as_secs_f64());
         outcome
@@ -121,7 +121,11 @@ impl ReconcileMetrics {
         self.time.get_or_create(&labels).observe(seconds);
     }
 
-    /// Run one reconcile and record its outcome and duration.
+    /// Run one reconcile and record its outcome and duration, as `success` or `error`.
+    #[deprecated(
+        since = "0.1.0",
+        note = "labels every requeue `success`: run the controller with `controller::Runner`, or instrument a reconcile returning an `Action` with `instrument_action`"
+    )]
     pub async fn instrument<T, E, F>(&self, controller: &str, reconcile: F) -> Result<T, E>
     where
         F: Future<Output = Result<T, E>>,
@@ -130,6 +134,18 @@ impl ReconcileMetrics {
         let outcome = reconcile.await;
         self.record(controller, outcome.is_ok(), start.elapsed().as_secs_f64());
         outcome
+    }
+}
+
+/// controller-runtime's `result` label of a successful reconcile.
+fn result_label(action: &kube::runtime::controller::Action) -> &'static str {
+    use kube::runtime::controller::Action;
+    if *action == Action::await_change() {
+        "success"
+    } else if *action == Action::requeue(std::time::Duration::ZERO) {
+        "requeue"
+    } else {
+        "requeue_after"
     }
 }
 
@@ -154,12 +170,15 @@ mod tests {
         let _ = metrics
             .instrument_action("c", async { Err::<Action, _>(()) })
             .await;
+        let now = async { Ok::<_, ()>(Action::requeue(Duration::ZERO)) };
+        metrics.instrument_action("c", now).await.unwrap();
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
         for line in [
             "controller_runtime_reconcile_total{controller=\"c\",result=\"requeue_after\"} 1",
             "controller_runtime_reconcile_total{controller=\"c\",result=\"success\"} 1",
             "controller_runtime_reconcile_total{controller=\"c\",result=\"error\"} 1",
+            "controller_runtime_reconcile_total{controller=\"c\",result=\"requeue\"} 1",
             "controller_runtime_reconcile_errors_total{controller=\"c\"} 1",
         ] {
             assert!(text.contains(line), "{line} missing in\n{text}");

@@ -223,6 +223,13 @@ impl WorkQueue {
         }
     }
 
+    /// The finished reconcile of `key` comes back after a delay this queue is not told
+    /// (kube-runtime's `Action` keeps it private): a retry. Its return counts as an add
+    /// once its reconcile starts.
+    pub fn requeued(&self) {
+        self.retries.inc();
+    }
+
     /// The object is gone: kube-runtime drops what was queued for it.
     pub fn forget(&self, key: &str) {
         lock(&self.state).waiting.remove(key);
@@ -346,16 +353,18 @@ fn gauge<L: EncodeLabelSet, M: EncodeMetric>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn scrape(registry: &Registry) -> String {
+    /// The registry's text exposition.
+    pub(crate) fn scrape(registry: &Registry) -> String {
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, registry).unwrap();
         text
     }
 
-    fn sample(text: &str, prefix: &str) -> f64 {
+    /// The value of the first sample whose line starts with `prefix`.
+    pub(crate) fn sample(text: &str, prefix: &str) -> f64 {
         text.lines()
             .find_map(|line| line.strip_prefix(prefix))
             .and_then(|rest| rest.trim().parse().ok())
