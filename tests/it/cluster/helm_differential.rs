@@ -5,9 +5,21 @@
 //!   and uninstalled by `helm` (both storage drivers); a release `helm` made is read,
 //!   upgraded, rolled back and uninstalled by the engine; a client-side release (Helm 3's
 //!   way, `--server-side=false`) is upgraded by the engine's three-way merge.
-//! - The differential over `../shared/charts-corpus`: every chart is installed and then
-//!   upgraded by `helm` in one namespace and by the engine in another, and the live objects
-//!   and the decoded release records are compared.
+//! - The differential over `../shared/charts-corpus`: every chart is installed, upgraded
+//!   and uninstalled by `helm` (`--server-side=true`, Helm 4's hook-only wait) in one
+//!   namespace and then by the engine in another, with the same values (the chart's
+//!   defaults; the RBAC suite's `VALUES` where it turns hook Jobs off or the API server
+//!   refuses a default); after each step the live objects (hooks included) and the decoded
+//!   release records (chart, config, manifest, hooks, status, version, apply_method,
+//!   history) are compared. The upgrade raises
+//!   `replicaCount` and puts a mark in every empty `*annotations` map of the values, as far
+//!   as the chart renders with them. Charts with Job or Pod hooks run `--no-hooks` on both
+//!   sides (nothing completes without kubelets); the others run their hooks. A chart helm
+//!   cannot install for want of CRDs is listed as not compared, with helm's error; so is
+//!   one both refuse. The sides run one after the other, so cluster-scoped objects with
+//!   the same names never meet; charts run [`AT_ONCE`] at a time. The table is printed
+//!   (`--nocapture`), and any difference not in [`ALLOWED`] fails the test.
+//!   `DIFFERENTIAL_ONLY=podinfo,grafana` runs only those charts.
 //!
 //! The oracle is always the real helm on a twin namespace: what `helm` does to its own
 //! release is what the engine must do to its own, so expected values never come from the
@@ -19,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use kube::discovery::Scope;
@@ -29,7 +42,9 @@ use rusty_sdk_runtime::helm::{
 };
 use rusty_sdk_test_tools::needs;
 use serde_json::{Value, json};
+use tokio::sync::Semaphore;
 
+use super::rbac_corpus::{VALUES, annotation_maps, merge_into};
 use super::{assets, cluster};
 
 // ----- the real helm -----
@@ -67,10 +82,13 @@ fn write_values(dir: &Path, name: &str, values: &Value) -> String {
 
 /// Kinds resolved against discovery, once per (apiVersion, kind).
 #[derive(Clone, Default)]
-struct Kinds(Arc<Mutex<HashMap<(String, String), (ApiResource, bool)>>>);
+struct Kinds(Arc<Mutex<HashMap<(String, String), Resolved>>>);
+
+/// A kind's resource and whether it is namespaced.
+type Resolved = (ApiResource, bool);
 
 impl Kinds {
-    async fn resolve(&self, client: &kube::Client, object: &Value) -> Option<(ApiResource, bool)> {
+    async fn resolve(&self, client: &kube::Client, object: &Value) -> Option<Resolved> {
         let api_version = object["apiVersion"].as_str()?.to_string();
         let kind = object["kind"].as_str()?.to_string();
         let key = (api_version.clone(), kind.clone());
@@ -95,6 +113,12 @@ struct Document {
 
 /// Helm's manifest format: documents separated by `---` lines, each led by `# Source:`.
 fn documents(manifest: &str) -> Vec<Document> {
+    documents_from(manifest, "")
+}
+
+/// [`documents`], with `source` for documents without a `# Source:` line (hook manifests,
+/// whose path the hook record carries).
+fn documents_from(manifest: &str, default_source: &str) -> Vec<Document> {
     let mut out = Vec::new();
     let mut chunks = vec![String::new()];
     for line in manifest.lines() {
@@ -109,7 +133,7 @@ fn documents(manifest: &str) -> Vec<Document> {
         let source = text
             .lines()
             .find_map(|l| l.strip_prefix("# Source: "))
-            .unwrap_or_default()
+            .unwrap_or(default_source)
             .to_string();
         let object: Value = serde_yaml::from_str(&text).unwrap_or(Value::Null);
         if text.trim().is_empty() {
@@ -131,7 +155,7 @@ struct Snapshot {
     record: Option<Value>,
     /// Every revision's `(version, status)`.
     history: Vec<(u64, String)>,
-    objects: BTreeMap<String, (String, Option<Value>)>,
+    objects: Objects,
 }
 
 /// Stand-in for the namespace names, which differ between the two sides.
@@ -166,11 +190,7 @@ async fn snapshot(
     }
     let mut objects = BTreeMap::new();
     if let Some(record) = &record {
-        let mut docs = documents(record["manifest"].as_str().unwrap_or_default());
-        for hook in record["hooks"].as_array().into_iter().flatten() {
-            docs.extend(documents(hook["manifest"].as_str().unwrap_or_default()));
-        }
-        for doc in docs {
+        for doc in record_documents(record) {
             if doc.object.is_null() {
                 continue;
             }
@@ -183,6 +203,18 @@ async fn snapshot(
         history,
         objects,
     }
+}
+
+/// The documents of a record: its manifest, then its hooks (sourced by their paths).
+fn record_documents(record: &Value) -> Vec<Document> {
+    let mut docs = documents(record["manifest"].as_str().unwrap_or_default());
+    for hook in record["hooks"].as_array().into_iter().flatten() {
+        docs.extend(documents_from(
+            hook["manifest"].as_str().unwrap_or_default(),
+            hook["path"].as_str().unwrap_or_default(),
+        ));
+    }
+    docs
 }
 
 /// The live object for a rendered one (`None` when it does not exist), with its key.
@@ -211,7 +243,7 @@ async fn live_object(
     };
     let live = api.get_opt(name).await.unwrap();
     (
-        format!("{kind} {at}/{name}"),
+        format!("{kind} {at}/{}", name.replace(ns, NS)),
         live.map(|o| serde_json::to_value(o).unwrap()),
     )
 }
@@ -285,6 +317,10 @@ fn normalise_live(mut object: Value, ns: &str) -> Value {
                 *value = Value::String(format!("decoded:{text}"));
             }
         }
+    }
+    // Conditions the API server sets (a CRD's Established) carry the time they changed.
+    if let Some(status) = object.get_mut("status") {
+        remove_keys(status, &["lastTransitionTime"]);
     }
     replace_namespace(&mut object, ns);
     object
@@ -413,18 +449,25 @@ fn differences(theirs: Side<'_>, ours: Side<'_>, lenient: &BTreeSet<String>) -> 
                 ));
             }
             for (x, y) in ha.iter().zip(&hb) {
+                let text = |hook: &Value| {
+                    format!(
+                        "# Source: {}\n{}",
+                        hook["path"].as_str().unwrap_or_default(),
+                        hook["manifest"].as_str().unwrap_or_default()
+                    )
+                };
                 diff_manifest(
-                    &format!("record.hooks[{}].manifest", x["path"]),
-                    x["manifest"].as_str().unwrap_or_default(),
-                    y["manifest"].as_str().unwrap_or_default(),
+                    "record.hooks",
+                    &text(x),
+                    &text(y),
                     namespaces,
                     lenient,
                     &mut out,
                 );
             }
             let (a, b) = (
-                comparable_record(a, theirs.ns),
-                comparable_record(b, ours.ns),
+                comparable_record(a, theirs.ns, lenient),
+                comparable_record(b, ours.ns, lenient),
             );
             let notes_lenient = lenient.iter().any(|s| s.ends_with("NOTES.txt"));
             let mut notes = Vec::new();
@@ -451,17 +494,13 @@ fn differences(theirs: Side<'_>, ours: Side<'_>, lenient: &BTreeSet<String>) -> 
             if b.is_some() { "has one" } else { "has none" }
         )),
     }
-    let keys: BTreeSet<&String> = theirs
-        .snapshot
-        .objects
-        .keys()
-        .chain(ours.snapshot.objects.keys())
-        .collect();
+    let (a, b) = (
+        by_stable_key(&theirs.snapshot.objects, lenient),
+        by_stable_key(&ours.snapshot.objects, lenient),
+    );
+    let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     for key in keys {
-        match (
-            theirs.snapshot.objects.get(key),
-            ours.snapshot.objects.get(key),
-        ) {
+        match (a.get(key), b.get(key)) {
             (Some((source, a)), Some((_, b))) => match (a, b) {
                 (Some(a), Some(b)) => diff(key, a, b, lenient.contains(source), &mut out),
                 (None, None) => {}
@@ -479,15 +518,41 @@ fn differences(theirs: Side<'_>, ours: Side<'_>, lenient: &BTreeSet<String>) -> 
     out
 }
 
+type Objects = BTreeMap<String, (String, Option<Value>)>;
+
+/// The objects keyed so both sides pair up: objects of a non-deterministic template by
+/// kind, template and position (their names may be generated), the others as they are.
+fn by_stable_key(objects: &Objects, lenient: &BTreeSet<String>) -> Objects {
+    let mut out = BTreeMap::new();
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (key, (source, live)) in objects {
+        let key = if lenient.contains(source) {
+            let kind = key.split(' ').next().unwrap_or_default().to_string();
+            let n = seen.entry((kind.clone(), source.clone())).or_default();
+            *n += 1;
+            format!("{kind} from {source} #{n}")
+        } else {
+            key.clone()
+        };
+        out.insert(key, (source.clone(), live.clone()));
+    }
+    out
+}
+
 /// A record without what differs by time or namespace; manifests compared apart.
-fn comparable_record(record: &Value, ns: &str) -> Value {
+fn comparable_record(record: &Value, ns: &str, lenient: &BTreeSet<String>) -> Value {
     let mut record = record.clone();
     if let Some(map) = record.as_object_mut() {
         map.remove("manifest");
     }
     for hook in record["hooks"].as_array_mut().into_iter().flatten() {
+        let generated = hook["path"].as_str().is_some_and(|p| lenient.contains(p));
         if let Some(hook) = hook.as_object_mut() {
             hook.remove("manifest");
+            // A generated name (`randAlphaNum`) differs on each render.
+            if generated {
+                hook.remove("name");
+            }
         }
     }
     remove_keys(
@@ -1036,4 +1101,554 @@ async fn a_client_side_release_is_upgraded_by_three_way_merge() {
     let records = Records::new(twins.client.clone(), "secret").unwrap();
     let record = records.get(&twins.ours, RELEASE, 2).await.unwrap().unwrap();
     assert_eq!(record["apply_method"], "csa");
+}
+
+// ----- the differential over the corpus -----
+
+/// Charts at once: each runs helm's side, then ours, one process at a time.
+const AT_ONCE: usize = 4;
+/// helm's `--timeout` for each step, and the engine's bound on it.
+const STEP: Duration = Duration::from_secs(120);
+/// The annotation the upgrade puts in every empty annotations map of the values.
+const MARK: &str = "rusty-sdk.dev/upgraded";
+
+/// Differences that are deliberate: (chart, or `*` for any; text the difference contains;
+/// why). Every entry must match something, so the list cannot rot.
+const ALLOWED: &[(&str, &str, &str)] = &[(
+    "*",
+    ".annotations.checksum/",
+    "a checksum annotation hashes a rendered template that names the release namespace, \
+     and the two sides' namespaces differ by design (the text itself is compared with the \
+     namespace normalised)",
+)];
+
+fn corpus() -> PathBuf {
+    PathBuf::from(rusty_sdk_test_tools::path!(charts_corpus))
+}
+
+/// The template paths whose text the corpus found not reproducible (either render).
+fn nondeterministic(folder: &str) -> BTreeSet<String> {
+    let path = corpus()
+        .join("expected")
+        .join(folder)
+        .join("nondeterministic.json");
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return BTreeSet::new();
+    };
+    let lists: BTreeMap<String, Vec<String>> = serde_json::from_str(&text).unwrap_or_default();
+    lists.into_values().flatten().collect()
+}
+
+/// The plan for one chart: values, the upgrade's values and whether hooks run.
+struct Case {
+    folder: String,
+    dir: PathBuf,
+    release: String,
+    install: Value,
+    upgrade: Value,
+    /// Install, upgrade and uninstall with `--no-hooks` on both sides: the chart has Job or
+    /// Pod hooks, which never complete without kubelets.
+    no_hooks: bool,
+    lenient: BTreeSet<String>,
+}
+
+fn render(
+    chart: &rusty_sdk_chart::Chart,
+    values: &Value,
+) -> Option<Vec<rusty_sdk_chart::Manifest>> {
+    let options = rusty_sdk_chart::RenderOptions {
+        release_name: "df".into(),
+        namespace: "df".into(),
+        ..Default::default()
+    };
+    let rendered = rusty_sdk_chart::render(chart, values, &options).ok()?;
+    rusty_sdk_chart::split_manifests(&rendered).ok()
+}
+
+fn plan(folder: &str) -> Case {
+    let dir = corpus().join("charts").join(folder);
+    let chart = rusty_sdk_chart::Chart::load(&dir).unwrap_or_else(|e| panic!("{folder}: {e}"));
+    // The values the RBAC suite installs with: hook Jobs turned off where the chart has a
+    // value for it, and values the API server refuses replaced (each with why).
+    let install = VALUES
+        .iter()
+        .find(|(f, _, _)| *f == folder)
+        .map_or_else(|| json!({}), |(_, v, _)| serde_json::from_str(v).unwrap());
+    let no_hooks = render(&chart, &install).is_some_and(|manifests| {
+        manifests.iter().any(|m| {
+            matches!(m.kind(), "Job" | "Pod")
+                && m.hook
+                    .iter()
+                    .flatten()
+                    .any(|k| !matches!(k, rusty_sdk_chart::HookKind::Test))
+        })
+    });
+    // The upgrade: replicaCount one up, and a mark in every empty annotations map, as far
+    // as the chart still renders with them.
+    let mut replicas = json!({});
+    if let Some(n) = chart.values()["replicaCount"].as_i64() {
+        replicas = json!({"replicaCount": n + 1});
+    }
+    let mut marks = json!({});
+    let mut paths = Vec::new();
+    annotation_maps(chart.values(), &mut Vec::new(), &mut paths);
+    for path in &paths {
+        let mut at = &mut marks;
+        for key in &path[..path.len() - 1] {
+            at = at
+                .as_object_mut()
+                .unwrap()
+                .entry(key.clone())
+                .or_insert_with(|| json!({}));
+        }
+        at[path.last().unwrap()] = json!({ MARK: "two" });
+    }
+    let mut upgrade = install.clone();
+    for patch in [&marks, &replicas] {
+        let mut tried = upgrade.clone();
+        merge_into(&mut tried, patch);
+        if render(&chart, &tried).is_some() {
+            upgrade = tried;
+        }
+    }
+    Case {
+        folder: folder.to_string(),
+        release: format!("df-{folder}"),
+        dir,
+        install,
+        upgrade,
+        no_hooks,
+        lenient: nondeterministic(folder),
+    }
+}
+
+/// How one side did at each step.
+#[derive(Default)]
+struct Run {
+    installed: Option<Snapshot>,
+    install_error: Option<String>,
+    upgraded: Option<Snapshot>,
+    upgrade_error: Option<String>,
+    /// Objects of the release still there after the uninstall.
+    left: BTreeSet<String>,
+    uninstall_error: Option<String>,
+}
+
+/// One row of the table.
+struct Row {
+    folder: String,
+    hooks: &'static str,
+    install: Vec<String>,
+    upgrade: Vec<String>,
+    uninstall: Vec<String>,
+    allowed: Vec<String>,
+    seconds: f64,
+}
+
+/// Why a chart is not in the table.
+struct Skipped {
+    folder: String,
+    why: String,
+}
+
+/// The CRDs the control plane lacks, in helm's words.
+fn needs_outside_crds(error: &str) -> bool {
+    error.contains("ensure CRDs are installed first") || error.contains("no matches for kind")
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or_default();
+    line.chars().take(200).collect()
+}
+
+/// The keys of the objects of `snapshot` the API server still has (not being deleted).
+async fn still_there(
+    client: &kube::Client,
+    kinds: &Kinds,
+    snapshot: &Snapshot,
+    ns: &str,
+) -> BTreeSet<String> {
+    let mut left = BTreeSet::new();
+    for object in live_objects(snapshot) {
+        let (key, live) = live_object(client, kinds, &object, ns).await;
+        if live.is_some_and(|l| l["metadata"]["deletionTimestamp"].is_null()) {
+            left.insert(key);
+        }
+    }
+    left
+}
+
+/// The rendered objects of a snapshot's record (manifest and hooks).
+fn live_objects(snapshot: &Snapshot) -> Vec<Value> {
+    let Some(record) = &snapshot.record else {
+        return Vec::new();
+    };
+    record_documents(record)
+        .into_iter()
+        .map(|d| d.object)
+        .filter(|o| o.is_object())
+        .collect()
+}
+
+/// Delete what is left of the release outside its namespace and wait until it is gone, so
+/// the other side starts from the same cluster.
+async fn clear_cluster_scoped(client: &kube::Client, kinds: &Kinds, snapshot: &Snapshot) {
+    let mut waiting = Vec::new();
+    for object in live_objects(snapshot) {
+        let Some((resource, false)) = kinds.resolve(client, &object).await else {
+            continue;
+        };
+        let name = object["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let api = Api::<DynamicObject>::all_with(client.clone(), &resource);
+        let _ = api.delete(&name, &Default::default()).await;
+        waiting.push((api, name));
+    }
+    for (api, name) in waiting {
+        super::await_gone(&api, &name, "a cluster-scoped object of the release", STEP).await;
+    }
+}
+
+/// Install, upgrade and uninstall on one side; `ours` picks the engine.
+async fn run_side(
+    case: &Case,
+    client: &kube::Client,
+    kinds: &Kinds,
+    engine: &ReleaseEngine,
+    ns: &str,
+    files: (&str, &str),
+    ours: bool,
+) -> Run {
+    let mut run = Run::default();
+    let timeout = format!("{}s", STEP.as_secs());
+    let dir = case.dir.to_str().unwrap();
+    let helm_step = |verb: &str, extra: &[&str]| {
+        let mut args = vec![verb, case.release.as_str()];
+        args.extend_from_slice(extra);
+        args.extend(["-n", ns, "--timeout", &timeout]);
+        if case.no_hooks {
+            args.push("--no-hooks");
+        }
+        helm_run("secret", &args)
+    };
+    let target = ReleaseTarget::new(&case.release, ns);
+    let bounded =
+        |what: &'static str| move |_| Err(format!("the engine's {what} took longer than {STEP:?}"));
+    let install = if ours {
+        let options = InstallOptions {
+            disable_hooks: case.no_hooks,
+            ..InstallOptions::default()
+        };
+        tokio::time::timeout(
+            STEP,
+            engine.install(&target, &case.dir, &case.install, &options),
+        )
+        .await
+        .map_or_else(bounded("install"), |r| {
+            r.map(drop).map_err(|e| e.to_string())
+        })
+    } else {
+        helm_step("install", &[dir, "-f", files.0]).map(drop)
+    };
+    if let Err(e) = install {
+        run.install_error = Some(e);
+        return run;
+    }
+    run.installed = Some(snapshot(client, kinds, "secret", ns, &case.release).await);
+    let upgrade = if ours {
+        let options = UpgradeOptions {
+            disable_hooks: case.no_hooks,
+            ..UpgradeOptions::default()
+        };
+        tokio::time::timeout(
+            STEP,
+            engine.upgrade(&target, &case.dir, &case.upgrade, &options),
+        )
+        .await
+        .map_or_else(bounded("upgrade"), |r| {
+            r.map(drop).map_err(|e| e.to_string())
+        })
+    } else {
+        helm_step("upgrade", &[dir, "-f", files.1]).map(drop)
+    };
+    run.upgrade_error = upgrade.err();
+    let upgraded = snapshot(client, kinds, "secret", ns, &case.release).await;
+    let uninstall = if ours {
+        let options = UninstallOptions {
+            disable_hooks: case.no_hooks,
+            ..UninstallOptions::default()
+        };
+        tokio::time::timeout(STEP, engine.uninstall(&target, &options))
+            .await
+            .map_or_else(bounded("uninstall"), |r| r.map_err(|e| e.to_string()))
+    } else {
+        helm_step("uninstall", &[]).map(drop)
+    };
+    run.uninstall_error = uninstall.err();
+    run.left = still_there(client, kinds, &upgraded, ns).await;
+    clear_cluster_scoped(client, kinds, &upgraded).await;
+    run.upgraded = Some(upgraded);
+    run
+}
+
+enum Outcome {
+    Row(Row),
+    Skipped(Skipped),
+}
+
+async fn differential(
+    case: Case,
+    client: kube::Client,
+    kinds: Kinds,
+    engine: Arc<ReleaseEngine>,
+) -> Outcome {
+    let started = Instant::now();
+    let theirs = cluster()
+        .create_namespace(&client, "diff-helm")
+        .await
+        .unwrap();
+    let ours = cluster()
+        .create_namespace(&client, "diff-ours")
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let install = write_values(dir.path(), "install.json", &case.install);
+    let upgrade = write_values(dir.path(), "upgrade.json", &case.upgrade);
+    let files = (install.as_str(), upgrade.as_str());
+    let helm_side = run_side(&case, &client, &kinds, &engine, &theirs, files, false).await;
+    let outcome = if let Some(error) = helm_side
+        .install_error
+        .as_ref()
+        .filter(|e| needs_outside_crds(e))
+    {
+        Outcome::Skipped(Skipped {
+            folder: case.folder.clone(),
+            why: format!("needs CRDs the control plane lacks: {}", first_line(error)),
+        })
+    } else {
+        let our_side = run_side(&case, &client, &kinds, &engine, &ours, files, true).await;
+        compare(&case, (&theirs, &helm_side), (&ours, &our_side), started)
+    };
+    for ns in [&theirs, &ours] {
+        let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
+        let _ = api.delete(ns, &Default::default()).await;
+    }
+    outcome
+}
+
+/// A step's differences: both failed alike, one failed, or the snapshots differ.
+fn step(
+    what: &str,
+    (theirs_ns, theirs_error, theirs): (&str, &Option<String>, Option<&Snapshot>),
+    (ours_ns, ours_error, ours): (&str, &Option<String>, Option<&Snapshot>),
+    lenient: &BTreeSet<String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    match (theirs_error, ours_error) {
+        (Some(a), None) => out.push(format!(
+            "{what}: helm failed ({}), ours did not",
+            first_line(a)
+        )),
+        (None, Some(b)) => out.push(format!(
+            "{what}: ours failed ({}), helm did not",
+            first_line(b)
+        )),
+        _ => {}
+    }
+    if let (Some(a), Some(b)) = (theirs, ours) {
+        out.extend(differences(
+            Side {
+                ns: theirs_ns,
+                snapshot: a,
+            },
+            Side {
+                ns: ours_ns,
+                snapshot: b,
+            },
+            lenient,
+        ));
+    }
+    out
+}
+
+fn compare(
+    case: &Case,
+    (theirs_ns, theirs): (&str, &Run),
+    (ours_ns, ours): (&str, &Run),
+    started: Instant,
+) -> Outcome {
+    let install = step(
+        "install",
+        (theirs_ns, &theirs.install_error, theirs.installed.as_ref()),
+        (ours_ns, &ours.install_error, ours.installed.as_ref()),
+        &case.lenient,
+    );
+    if let (Some(a), Some(_)) = (&theirs.install_error, &ours.install_error) {
+        return Outcome::Skipped(Skipped {
+            folder: case.folder.clone(),
+            why: format!(
+                "helm and the engine both refuse to install it: {}",
+                first_line(a)
+            ),
+        });
+    }
+    let upgrade = step(
+        "upgrade",
+        (theirs_ns, &theirs.upgrade_error, theirs.upgraded.as_ref()),
+        (ours_ns, &ours.upgrade_error, ours.upgraded.as_ref()),
+        &case.lenient,
+    );
+    let mut uninstall = step(
+        "uninstall",
+        (theirs_ns, &theirs.uninstall_error, None),
+        (ours_ns, &ours.uninstall_error, None),
+        &case.lenient,
+    );
+    let normalise = |left: &BTreeSet<String>, ns: &str| -> BTreeSet<String> {
+        left.iter().map(|k| k.replace(ns, NS)).collect()
+    };
+    let (a, b) = (
+        normalise(&theirs.left, theirs_ns),
+        normalise(&ours.left, ours_ns),
+    );
+    if a != b {
+        uninstall.push(format!("left after uninstall: helm {a:?}, ours {b:?}"));
+    }
+    let mut row = Row {
+        folder: case.folder.clone(),
+        hooks: if case.no_hooks { "--no-hooks" } else { "run" },
+        install,
+        upgrade,
+        uninstall,
+        allowed: Vec::new(),
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    for list in [&mut row.install, &mut row.upgrade, &mut row.uninstall] {
+        list.retain(|d| {
+            let allowed = ALLOWED.iter().any(|(chart, text, _)| {
+                (*chart == "*" || *chart == case.folder) && d.contains(text)
+            });
+            if allowed {
+                row.allowed.push(d.clone());
+            }
+            !allowed
+        });
+    }
+    Outcome::Row(row)
+}
+
+fn table(rows: &[Row], skipped: &[Skipped]) -> String {
+    let mark = |d: &[String]| if d.is_empty() { "same" } else { "DIFFERENT" };
+    let mut out = String::from(
+        "| chart | hooks | install | upgrade | uninstall | seconds | differences |\n|---|---|---|---|---|---|---|\n",
+    );
+    for row in rows {
+        let mut notes: Vec<String> = row
+            .install
+            .iter()
+            .chain(&row.upgrade)
+            .chain(&row.uninstall)
+            .take(6)
+            .cloned()
+            .collect();
+        if !row.allowed.is_empty() {
+            notes.push(format!("{} allowed (see ALLOWED)", row.allowed.len()));
+        }
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {:.1} | {} |\n",
+            row.folder,
+            row.hooks,
+            mark(&row.install),
+            mark(&row.upgrade),
+            mark(&row.uninstall),
+            row.seconds,
+            notes.join("<br>").replace('|', "\\|")
+        ));
+    }
+    out.push_str("\nNot compared:\n");
+    for skip in skipped {
+        out.push_str(&format!("- {}: {}\n", skip.folder, skip.why));
+    }
+    out
+}
+
+#[needs(control_plane, helm, charts_corpus)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_installable_corpus_chart_installs_and_upgrades_as_helm_does() {
+    let _corpus = super::CORPUS.lock().await;
+    let started = Instant::now();
+    let client = cluster().client().await.unwrap();
+    let mut folders: Vec<String> = std::fs::read_dir(corpus().join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.sort();
+    if let Ok(only) = std::env::var("DIFFERENTIAL_ONLY") {
+        folders.retain(|f| only.split(',').any(|o| o == f));
+    }
+    let engine = Arc::new(ReleaseEngine::with_client(&client));
+    let kinds = Kinds::default();
+    let limit = Arc::new(Semaphore::new(AT_ONCE));
+    let mut tasks = Vec::new();
+    for folder in folders {
+        let (client, kinds, engine, limit) =
+            (client.clone(), kinds.clone(), engine.clone(), limit.clone());
+        tasks.push(tokio::spawn(async move {
+            let _permit = limit.acquire_owned().await.unwrap();
+            let case = tokio::task::spawn_blocking(move || plan(&folder))
+                .await
+                .unwrap();
+            differential(case, client, kinds, engine).await
+        }));
+    }
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for task in tasks {
+        match task.await.unwrap() {
+            Outcome::Row(row) => rows.push(row),
+            Outcome::Skipped(skip) => skipped.push(skip),
+        }
+    }
+    let report = table(&rows, &skipped);
+    println!(
+        "{report}\n{} charts compared, {} not, in {:.0} s",
+        rows.len(),
+        skipped.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let unexplained: Vec<&Row> = rows
+        .iter()
+        .filter(|r| !(r.install.is_empty() && r.upgrade.is_empty() && r.uninstall.is_empty()))
+        .collect();
+    let unused: Vec<&str> = ALLOWED
+        .iter()
+        .filter(|(chart, text, _)| {
+            !rows.iter().any(|r| {
+                (*chart == "*" || r.folder == *chart) && r.allowed.iter().any(|d| d.contains(text))
+            })
+        })
+        .map(|(_, text, _)| *text)
+        .collect();
+    assert!(
+        unexplained.is_empty() && (unused.is_empty() || std::env::var("DIFFERENTIAL_ONLY").is_ok()),
+        "{report}\nunexplained differences in {:?}; allow-list entries that matched nothing: {unused:?}\n{}",
+        unexplained.iter().map(|r| &r.folder).collect::<Vec<_>>(),
+        unexplained
+            .iter()
+            .map(|r| format!(
+                "{}:\n  {}",
+                r.folder,
+                r.install
+                    .iter()
+                    .chain(&r.upgrade)
+                    .chain(&r.uninstall)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            ))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }

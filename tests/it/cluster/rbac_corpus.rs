@@ -49,7 +49,7 @@ const MARK: &str = "rusty-sdk.dev/upgraded";
 /// Values a chart is installed with, each with why: hook Jobs turned off (they never
 /// complete without kubelets, and Helm would wait for them until its timeout), or a
 /// placeholder of the chart's release tooling replaced.
-const VALUES: &[(&str, &str, &str)] = &[
+pub(super) const VALUES: &[(&str, &str, &str)] = &[
     (
         "argo-workflows",
         r#"{"crds": {"full": false}}"#,
@@ -286,7 +286,7 @@ fn cannot_run(chart: &Chart, manifests: &[Manifest], served: &Served) -> Option<
 }
 
 /// The paths of every empty (or null) map named `*annotations` in `values`.
-fn annotation_maps(values: &Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+pub(super) fn annotation_maps(values: &Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
     if let Value::Object(map) = values {
         for (key, value) in map {
             path.push(key.clone());
@@ -335,7 +335,7 @@ fn merged(base: &Value, patch: &Value) -> Value {
     out
 }
 
-fn merge_into(into: &mut Value, patch: &Value) {
+pub(super) fn merge_into(into: &mut Value, patch: &Value) {
     match (into, patch) {
         (Value::Object(a), Value::Object(b)) => {
             for (k, v) in b {
@@ -739,6 +739,7 @@ async fn check_marked(
 #[needs(control_plane, e2e, kubectl, helm, charts_corpus)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_corpus_chart_installs_upgrades_and_uninstalls_with_the_generated_role() {
+    let _corpus = super::CORPUS.lock().await;
     let started = Instant::now();
     let admin = cluster().client().await.unwrap();
     let served = served(&admin).await;
