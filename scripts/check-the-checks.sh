@@ -87,6 +87,13 @@ run release-always-changed crates/runtime/src/helm/in_process.rs \
 run uninstall-skipped crates/runtime/src/helm/uninstall.rs \
   's/self\s*\.ctx\s*\.settings\s*\.helm\s*\.uninstall\(&self\.target, &options\)\s*\.await/{ let _ = &options; Ok::<(), crate::helm::HelmError>(()) }/' \
   -p rusty-sdk-runtime --features chart-engine --lib helm::tests::delete
+# The release engine, held to the real helm v4.2.3 on the control plane.
+run engine-keeps-dropped-keys crates/runtime/src/helm/engine/apply.rs \
+  's/patch\.insert\(key\.clone\(\), Value::Null\);/{}/' \
+  -p rusty-sdk --test it cluster::helm_differential::a_client_side_release
+run engine-record-name crates/runtime/src/helm/engine/record.rs \
+  's/"sh\.helm\.release\.v1\.\{name\}\.v\{version\}"/"sh.helm.release.v1.{name}.{version}"/' \
+  -p rusty-sdk --test it cluster::helm_storage
 break_corpus
 run corpus-expected - - -p rusty-sdk-chart --test engine corpus_renders_like_helm
 restore_corpus
