@@ -89,6 +89,7 @@ impl BuiltinApi {
             rbac_group,
             plural: self.kind.plural,
             external: false,
+            payload: payload(self.kind),
         };
         stage_watch_controller(tree, renderer, spec, &watched)?;
         Ok(Resource {
@@ -118,6 +119,19 @@ pub struct WatchedType<'a> {
     pub plural: &'a str,
     /// Another project's kind (from its CRD), not one of Kubernetes'.
     pub external: bool,
+    /// The field that makes objects of this kind large and that a controller reads from
+    /// few of them (a ConfigMap's `data`): the controller then caches metadata only.
+    pub payload: Option<&'static str>,
+}
+
+/// The large field of the built-in kinds whose objects are mostly payload, which their
+/// controllers do not cache: ConfigMaps and Secrets (up to 1 MiB each; every namespace has
+/// some, and Helm keeps every release revision in one).
+fn payload(kind: &BuiltinKind) -> Option<&'static str> {
+    match (kind.group, kind.kind) {
+        ("", "ConfigMap" | "Secret") => Some("data"),
+        _ => None,
+    }
 }
 
 /// Stage the controller of a type the project does not own (it watches, never deletes),
@@ -139,6 +153,15 @@ pub fn stage_watch_controller(
     context.insert("plural", watched.plural);
     context.insert("api_name", &spec.api_name());
     context.insert("resync_minutes", &5);
+    context.insert("metadata_only", &watched.payload.is_some());
+    context.insert("payload", &watched.payload.unwrap_or_default());
+    // What the controller's cache holds of each object.
+    let cached = if watched.payload.is_some() {
+        format!("PartialObjectMeta<{}>", watched.type_name)
+    } else {
+        watched.type_name.clone()
+    };
+    context.insert("cached", &cached);
     let text = renderer.render("api/builtin/controller.rs.tera", &context)?;
     let module = spec.controller_module();
     tree.add(&format!("src/controller/{module}.rs"), text, Policy::User);

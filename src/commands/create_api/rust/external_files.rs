@@ -62,6 +62,7 @@ pub fn stage_external(
         rbac_group: &crd.api_group,
         plural: &crd.plural,
         external: true,
+        payload: None,
     };
     stage_watch_controller(tree, renderer, spec, &watched)?;
     let mut resource = Resource {
