@@ -1,6 +1,11 @@
 //! What a generated project pins, in one place: `init` writes these versions and
 //! `rusty-sdk version` prints them.
 
+/// The oldest Rust a generated project builds with, its `rust-version`: what its own code
+/// needs (`Duration::from_mins`, 1.91), above what kube and the runtime need (1.89). Clippy's
+/// `incompatible_msrv` holds the generated code to it, and the end-to-end checks hold
+/// every dependency to it.
+pub const RUST: &str = "1.91";
 /// The kube-rs release generated projects build on.
 pub const KUBE: &str = "5.0.0";
 /// The k8s-openapi release, and the Kubernetes API version its feature selects.
@@ -19,4 +24,18 @@ pub fn line() -> String {
         env!("RUSTY_SDK_COMMIT"),
         env!("RUSTY_SDK_RUSTC"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    /// The README names both minimums: rusty-sdk's own (this crate's `rust-version`) and the
+    /// one generated projects declare.
+    #[test]
+    fn the_readme_names_the_rust_versions() {
+        let readme = include_str!("../README.md").replace('\n', " ");
+        let own = env!("CARGO_PKG_RUST_VERSION");
+        assert!(readme.contains(&format!("({own} or newer)")), "README: not {own}");
+        let generated = format!("need {0} (`rust-version = \"{0}\"`", super::RUST);
+        assert!(readme.contains(&generated), "README: not {generated}");
+    }
 }

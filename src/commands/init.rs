@@ -100,6 +100,7 @@ impl InitSettings {
         ctx.insert("leader_election_id", &self.leader_election_id());
         ctx.insert("image", "controller:latest");
         ctx.insert("kube_version", versions::KUBE);
+        ctx.insert("rust_version", versions::RUST);
         ctx.insert("k8s_openapi_version", versions::K8S_OPENAPI);
         ctx.insert(
             "license",

@@ -121,7 +121,9 @@ pub fn check_project_again(root: &Path) {
 
 fn run_checks(root: &Path) {
     build_all_targets(root);
-    must(root, "cargo", &["test", "--quiet", "--workspace"]);
+    assert_rust_version_and_members(root);
+    // Plain `cargo test`, as the tutorial and the project's README say: every crate's.
+    must(root, "cargo", &["test", "--quiet"]);
     must(
         root,
         "cargo",
@@ -141,6 +143,44 @@ fn run_checks(root: &Path) {
     );
     must(root, "cargo", &["fmt", "--check"]);
     kustomize(root, "config/default");
+}
+
+/// The project declares the `rust-version` rusty-sdk writes (clippy then flags generated
+/// code that needs a newer Rust), no dependency needs a newer one, and plain `cargo`
+/// commands cover every crate of the workspace.
+fn assert_rust_version_and_members(root: &Path) {
+    let metadata: serde_json::Value =
+        serde_json::from_str(&must(root, "cargo", &["metadata", "--format-version", "1"])).unwrap();
+    let version = |text: &str| -> Vec<u32> {
+        text.split('.')
+            .map(|part| part.parse().unwrap())
+            .chain(std::iter::repeat(0))
+            .take(3)
+            .collect()
+    };
+    let declared = version(rusty_sdk::versions::RUST);
+    let members = metadata["workspace_members"].as_array().unwrap();
+    for package in metadata["packages"].as_array().unwrap() {
+        let name = package["name"].as_str().unwrap();
+        let needs = package["rust_version"].as_str();
+        if members.contains(&package["id"]) {
+            assert_eq!(
+                needs,
+                Some(rusty_sdk::versions::RUST),
+                "{name} declares no rust-version or another one"
+            );
+        } else if let Some(needs) = needs {
+            assert!(
+                version(needs) <= declared,
+                "{name} needs Rust {needs}, newer than the project's rust-version {}",
+                rusty_sdk::versions::RUST
+            );
+        }
+    }
+    assert_eq!(
+        &metadata["workspace_default_members"], &metadata["workspace_members"],
+        "plain cargo commands must cover every crate"
+    );
 }
 
 /// Remove the binaries and libraries of the projects built before this one from the shared
@@ -274,10 +314,15 @@ fn build_all_targets(root: &Path) {
 /// later builds of other projects in the shared target dir cannot swap it.
 pub fn built_operator(root: &Path) -> PathBuf {
     let name = root.file_name().unwrap().to_string_lossy().into_owned();
+    built_binary(root, &name)
+}
+
+/// Build the project's binary `bin` and copy it into the project as `<bin>.bin`.
+pub fn built_binary(root: &Path, bin: &str) -> PathBuf {
     let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
     build_all_targets(root);
-    let copy = root.join(format!("{name}.bin"));
-    std::fs::copy(target_dir().join("debug").join(&name), &copy).unwrap();
+    let copy = root.join(format!("{bin}.bin"));
+    std::fs::copy(target_dir().join("debug").join(bin), &copy).unwrap();
     copy
 }
 

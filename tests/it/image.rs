@@ -134,6 +134,32 @@ fn the_builder_stage_builds_a_fresh_scaffold_from_its_build_context() {
     ] {
         rusty(&root).args(args).assert().success();
     }
+    // What `make docker-build` runs before the container build: the lock file, which
+    // the scaffold does not have and the image build needs (it builds --locked).
+    assert!(
+        !root.join("Cargo.lock").exists(),
+        "a scaffold has no lock yet"
+    );
+    let plan = String::from_utf8(
+        Command::new(rusty_sdk_test_tools::path!(make))
+            .current_dir(&root)
+            .args([
+                "-n",
+                "docker-build",
+                "IMG=example.com/operator:v1",
+                "CARGO=cargo",
+            ])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let lines: Vec<&str> = plan.lines().collect();
+    assert_eq!(lines.len(), 2, "{plan}");
+    assert_eq!(lines[0], "cargo fetch --quiet", "{plan}");
+    assert!(lines[1].starts_with("docker build "), "{plan}");
+    must(&root, "sh", &["-c", lines[0]]);
+    assert!(root.join("Cargo.lock").is_file());
     let crates = runtime_context(&root);
     assert!(
         crates.join("runtime/Cargo.toml").is_file(),
@@ -166,13 +192,9 @@ fn the_builder_stage_builds_a_fresh_scaffold_from_its_build_context() {
                         in_context(source, &allowed),
                         "{source} is not in the build context"
                     );
-                    // A missing source fails `docker build`; only a wildcard may match
-                    // nothing (`Cargo.lock*` before the first `cargo build`).
-                    let from = root.join(source.trim_end_matches('*'));
-                    assert!(
-                        from.exists() || source.ends_with('*'),
-                        "COPY {source}: not in the scaffold"
-                    );
+                    // A missing source fails `docker build`.
+                    let from = root.join(source);
+                    assert!(from.exists(), "COPY {source}: not in the scaffold");
                     if stage_name != "builder" {
                         final_copies.push(source.trim_end_matches('/').to_string());
                     } else if from.exists() {
@@ -208,11 +230,19 @@ fn the_builder_stage_builds_a_fresh_scaffold_from_its_build_context() {
 
     let name = root.file_name().unwrap().to_string_lossy().into_owned();
     let command = cargo_command.expect("the builder stage runs cargo build");
-    assert_eq!(command, format!("cargo build --release --bin {name}"));
+    assert_eq!(
+        command,
+        format!("cargo build --locked --release --bin {name}")
+    );
     // The same build in the dev profile, which shares the suite's build cache (a release
-    // build would compile every dependency again and outgrow the CI disk).
+    // build would compile every dependency again and outgrow the CI disk); --locked fails
+    // if the lock the Makefile wrote does not hold every package the image build needs.
     let _guard = crate::e2e::CARGO.lock().unwrap_or_else(|p| p.into_inner());
-    must(&workspace, "cargo", &["build", "--quiet", "--bin", &name]);
+    must(
+        &workspace,
+        "cargo",
+        &["build", "--locked", "--quiet", "--bin", &name],
+    );
     assert!(crate::e2e::target_dir().join("debug").join(&name).is_file());
 
     // What the operator reads at run time is in the runtime image.
