@@ -186,6 +186,31 @@ where
     api.patch_status(name, &params, &Patch::Apply(patch)).await
 }
 
+/// Apply `updates` to `obj`'s conditions as [`owned_conditions`] gives them, in a status
+/// that `status` makes of them (with every other status field the controller sets: they go
+/// in one apply), with server-side apply as `field_manager` ([`apply_status`]). `current` is
+/// the object's `status.conditions` as read. Returns whether anything changed: nothing is
+/// sent when nothing did.
+pub async fn apply_owned<'a, K, S>(
+    api: &Api<K>,
+    obj: &K,
+    field_manager: &str,
+    current: impl IntoIterator<Item = &'a Condition>,
+    updates: impl IntoIterator<Item = ConditionUpdate>,
+    status: impl FnOnce(Vec<Condition>) -> S,
+) -> kube::Result<bool>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + fmt::Debug,
+    S: Serialize,
+{
+    let Some(conditions) = owned_conditions(current, obj.meta().generation, updates) else {
+        return Ok(false);
+    };
+    let name = obj.meta().name.as_deref().unwrap_or_default();
+    apply_status(api, name, field_manager, &status(conditions)).await?;
+    Ok(true)
+}
+
 /// The condition of the given type, if present.
 pub fn find_condition<'a>(conditions: &'a [Condition], type_: &str) -> Option<&'a Condition> {
     conditions.iter().find(|c| c.type_ == type_)
@@ -374,5 +399,58 @@ mod tests {
         assert_eq!(ConditionStatus::from(true).to_string(), "True");
         assert_eq!(ConditionStatus::from(false).as_str(), "False");
         assert_eq!(ConditionStatus::Unknown.as_str(), "Unknown");
+    }
+
+    #[tokio::test]
+    async fn apply_owned_sends_the_owned_conditions_only_when_they_change() {
+        use http::{Request, Response};
+        use k8s_openapi::api::core::v1::ConfigMap;
+        use kube::client::Body;
+
+        let (service, mut handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
+        let api: Api<ConfigMap> = Api::namespaced(kube::Client::new(service, "n"), "n");
+        let mut obj = ConfigMap::default();
+        obj.metadata.name = Some("a".into());
+        obj.metadata.generation = Some(3);
+        let mut current = Vec::new();
+        set_condition(
+            &mut current,
+            available(ConditionStatus::True, "Done").observed_generation(Some(3)),
+        );
+        set_condition(
+            &mut current,
+            ConditionUpdate::new("Other", ConditionStatus::True, "Theirs", ""),
+        );
+        let status = |conditions| serde_json::json!({ "conditions": conditions, "phase": "x" });
+        let same = [available(ConditionStatus::True, "Done")];
+        let unchanged = apply_owned(&api, &obj, "me", &current, same, status).await;
+        assert!(!unchanged.unwrap(), "nothing changed, nothing sent");
+
+        let server = tokio::spawn(async move {
+            let (request, send) = handle.next_request().await.expect("a status patch");
+            let uri = request.uri().clone();
+            let body = request.into_body().collect_bytes().await.unwrap();
+            send.send_response(Response::new(Body::from(b"{}".to_vec())));
+            (
+                uri,
+                serde_json::from_slice::<serde_json::Value>(&body).unwrap(),
+            )
+        });
+        let flipped = [available(ConditionStatus::False, "Broken")];
+        let changed = apply_owned(&api, &obj, "me", &current, flipped, status).await;
+        assert!(changed.unwrap());
+        let (uri, body) = server.await.unwrap();
+        assert_eq!(uri.path(), "/api/v1/namespaces/n/configmaps/a/status");
+        let query = uri.query().unwrap_or_default();
+        assert!(
+            query.contains("fieldManager=me") && query.contains("force=true"),
+            "{query}"
+        );
+        let conditions = body["status"]["conditions"].as_array().unwrap();
+        let types: Vec<&serde_json::Value> = conditions.iter().map(|c| &c["type"]).collect();
+        assert_eq!(types, ["Available"], "only the owned condition: {body}");
+        assert_eq!(conditions[0]["reason"], "Broken");
+        assert_eq!(conditions[0]["observedGeneration"], 3);
+        assert_eq!(body["status"]["phase"], "x", "the status the closure made");
     }
 }

@@ -115,12 +115,15 @@ impl Operator {
         // to run would fail the test instead of quietly working.
         let path = installed.root.join(".empty-path");
         std::fs::create_dir_all(&path).unwrap();
+        // No metrics server unless the test asks for one.
+        let metrics = args
+            .iter()
+            .all(|arg| !arg.starts_with("--metrics-bind-address"))
+            .then_some("--metrics-bind-address=0");
         let child = Command::new(&installed.binary)
             .current_dir(&installed.root)
-            .args([
-                &format!("--health-probe-bind-address=127.0.0.1:{health}"),
-                "--metrics-bind-address=0",
-            ])
+            .arg(format!("--health-probe-bind-address=127.0.0.1:{health}"))
+            .args(metrics)
             .args(args)
             .env("KUBECONFIG", &installed.kubeconfig)
             .env("POD_NAMESPACE", &installed.system_namespace)

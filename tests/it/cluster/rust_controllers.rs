@@ -2,8 +2,9 @@
 //! `generate rbac` wrote: a `--plugins rust` project with the default controller (kind
 //! `Backup`) and a deploy-image controller (kind `Memcached`). Their objects come by
 //! server-side apply, owned by the resource; status conditions carry the generation they
-//! reconciled; events are published; a spec change rolls out; conditions other writers
-//! set survive; and a resource can be deleted while no operator runs.
+//! reconciled; events are published; a spec change rolls out; `Available` follows the
+//! Deployment's rollout; conditions other writers set survive; a resource can be deleted
+//! while no operator runs; and `/metrics` has controller-runtime's series with real values.
 use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -29,6 +30,9 @@ const BACKUP_MANAGER: &str = "backup-controller";
 const MEMCACHED_MANAGER: &str = "memcached-controller";
 /// The image the deploy-image controller runs (no kubelet runs it here).
 const IMAGE: &str = "memcached:1.6";
+/// The deploy-image controller's reason while its Deployment has not rolled out the
+/// generation it applied (no Deployment controller runs on this control plane).
+const PENDING: &str = "RolloutPending";
 /// Reconciles on two busy cores take a moment; this is the bound.
 const SETTLE: Duration = Duration::from_secs(60);
 
@@ -328,12 +332,14 @@ async fn deploy_image_applies_its_deployment_and_rolls_out_a_new_size() {
         .await
         .unwrap();
 
-    // No kubelet runs here, so no pod gets ready: Available stays False, of generation 1.
-    let cr = await_reconciled(&memcacheds, "cache", "Available", "PodsNotReady", &operator).await;
+    // No Deployment controller runs here (nor a kubelet), so nothing rolls out: Available
+    // stays False, of generation 1.
+    let cr = await_reconciled(&memcacheds, "cache", "Available", PENDING, &operator).await;
     assert_eq!(condition(&cr, "Available").unwrap()["status"], "False");
     assert_eq!(cr.metadata.finalizers, None, "no finalizer without cleanup");
     let uid = cr.metadata.uid.clone().unwrap();
-    await_event(&admin, &ns, &uid, ("PodsNotReady", "0 of 1", 1), &operator).await;
+    let note = "has not yet seen generation 1";
+    await_event(&admin, &ns, &uid, (PENDING, note, 1), &operator).await;
 
     let deployments = Api::<Deployment>::namespaced(admin.clone(), &ns);
     let deployment = deployments.get("cache").await.unwrap();
@@ -382,20 +388,35 @@ async fn deploy_image_applies_its_deployment_and_rolls_out_a_new_size() {
         )
         .await
         .unwrap();
-    let cr = await_reconciled(&memcacheds, "cache", "Available", "PodsNotReady", &operator).await;
+    let cr = await_reconciled(&memcacheds, "cache", "Available", PENDING, &operator).await;
     assert_eq!(cr.metadata.generation, Some(2));
+    let deployment = deployments.get("cache").await.unwrap();
+    let replicas = deployment.spec.as_ref().unwrap().replicas;
+    assert_eq!(replicas, Some(2), "operator log:\n{}", operator.log());
+    let generation = deployment.metadata.generation.unwrap();
     assert_eq!(
         condition(&cr, "Available").unwrap()["message"],
-        "0 of 2 pods of Deployment cache are ready"
+        format!("Deployment cache has not yet seen generation {generation}").as_str()
     );
-    let replicas = deployments
-        .get("cache")
-        .await
-        .unwrap()
-        .spec
-        .unwrap()
-        .replicas;
-    assert_eq!(replicas, Some(2), "operator log:\n{}", operator.log());
+
+    // The rollout as a Deployment controller and kubelets would report it: the new
+    // generation rolled out is Available; two ready pods of a generation before it are not
+    // (each state changes the condition, so each is the controller's answer to it).
+    for (observed, reason, status) in [
+        (generation, "PodsReady", "True"),
+        (generation - 1, PENDING, "False"),
+    ] {
+        rolled_out(&deployments, observed, 2).await;
+        eventually(&format!("cache says {reason}"), SETTLE, || {
+            let memcacheds = memcacheds.clone();
+            async move {
+                let cr = memcacheds.get("cache").await.unwrap();
+                let available = condition(&cr, "Available")?;
+                (available["reason"] == reason && available["status"] == status).then_some(())
+            }
+        })
+        .await;
+    }
 
     // A deleted Deployment comes back (the controller watches what it owns).
     deployments
@@ -413,6 +434,19 @@ async fn deploy_image_applies_its_deployment_and_rolls_out_a_new_size() {
     })
     .await;
     operator.stop();
+}
+
+/// Write the status of Deployment `cache` as its controller would once `observed` is the
+/// generation it saw and `pods` pods of it are available.
+async fn rolled_out(deployments: &Api<Deployment>, observed: i64, pods: i32) {
+    let status = json!({"status": {
+        "observedGeneration": observed,
+        "replicas": pods, "updatedReplicas": pods, "readyReplicas": pods, "availableReplicas": pods,
+    }});
+    deployments
+        .patch_status("cache", &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .unwrap();
 }
 
 /// Another writer applies condition `Backed` (`status`) to `name`'s status with its own
@@ -520,7 +554,7 @@ async fn another_writers_condition_survives_a_reconcile() {
         &memcacheds,
         MEMCACHED,
         "cache",
-        "PodsNotReady",
+        PENDING,
         json!({"size": 2}),
         MEMCACHED_MANAGER,
         &operator,
@@ -548,7 +582,7 @@ async fn resources_are_deleted_while_no_operator_runs() {
         finalizers, None,
         "the earlier version's finalizer is removed"
     );
-    await_reconciled(&memcacheds, "cache", "Available", "PodsNotReady", &operator).await;
+    await_reconciled(&memcacheds, "cache", "Available", PENDING, &operator).await;
     let deployments = Api::<Deployment>::namespaced(admin.clone(), &ns);
     assert!(deployments.get_opt("cache").await.unwrap().is_some());
 
@@ -580,4 +614,113 @@ async fn resources_are_deleted_while_no_operator_runs() {
         SETTLE,
     )
     .await;
+}
+
+/// The value of the first sample of `series` (its name and the start of its labels) in a
+/// Prometheus text exposition.
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .filter(|line| line.starts_with(series))
+        .find_map(|line| line.rsplit_once(' ')?.1.parse().ok())
+}
+
+#[needs(control_plane, e2e, kubectl)]
+#[tokio::test]
+async fn metrics_are_controller_runtimes_with_real_values() {
+    let installed = rust_operator().await;
+    let admin = cluster().client().await.unwrap();
+    let ns = cluster()
+        .create_namespace(&admin, "rust-metrics")
+        .await
+        .unwrap();
+    let port = crate::e2e::free_port();
+    let operator = Operator::start_with_env(
+        installed,
+        &[
+            &format!("--namespace={ns}"),
+            &format!("--metrics-bind-address=127.0.0.1:{port}"),
+            "--metrics-secure=false",
+        ],
+        &[("MEMCACHED_IMAGE", IMAGE)],
+    );
+    let (backups, memcacheds) = create_both(&admin, &ns).await;
+    // A finalizer an earlier version left: its reconcile removes it and waits for the
+    // change (`success`), where the others come back after their resync (`requeue_after`).
+    let mut legacy = object(BACKUP, "legacy", json!({}));
+    legacy.metadata.finalizers = Some(vec!["cache.rust.my.domain/finalizer".into()]);
+    backups
+        .create(&PostParams::default(), &legacy)
+        .await
+        .unwrap();
+    await_reconciled(&backups, "nightly", "Available", "Reconciled", &operator).await;
+    await_reconciled(&backups, "legacy", "Available", "Reconciled", &operator).await;
+    await_reconciled(&memcacheds, "cache", "Available", PENDING, &operator).await;
+
+    let text = crate::e2e::http_get(port, "/metrics").expect("/metrics answers");
+    let value = |series: &str| {
+        sample(&text, series)
+            .unwrap_or_else(|| panic!("no {series} in\n{text}\noperator log:\n{}", operator.log()))
+    };
+    for controller in ["backup", "memcached"] {
+        let labels = format!("{{controller=\"{controller}\"");
+        let queue = format!("{{name=\"{controller}\",controller=\"{controller}\"}}");
+        let total =
+            format!("controller_runtime_reconcile_total{labels},result=\"requeue_after\"}}");
+        assert!(value(&total) >= 1.0, "{total}");
+        assert!(
+            value(&format!(
+                "controller_runtime_reconcile_time_seconds_count{labels}}}"
+            )) >= 1.0
+        );
+        assert_eq!(
+            value(&format!(
+                "controller_runtime_max_concurrent_reconciles{labels}}}"
+            )),
+            4.0
+        );
+        assert!(value(&format!("controller_runtime_active_workers{labels}}}")) >= 0.0);
+        assert!(value(&format!("workqueue_adds_total{queue}")) >= 1.0);
+        assert!(value(&format!("workqueue_retries_total{queue}")) >= 1.0);
+        assert!(value(&format!("workqueue_queue_duration_seconds_count{queue}")) >= 1.0);
+        assert!(value(&format!("workqueue_work_duration_seconds_count{queue}")) >= 1.0);
+        assert!(value(&format!("workqueue_depth{{name=\"{controller}\"")) >= 0.0);
+    }
+    let removed = "controller_runtime_reconcile_total{controller=\"backup\",result=\"success\"}";
+    assert!(
+        value(removed) >= 1.0,
+        "the finalizer's removal waits for its change"
+    );
+    // The process, as /proc has it.
+    assert!(value("process_cpu_seconds_total ") > 0.0);
+    assert!(value("process_resident_memory_bytes ") > 1e6);
+    assert!(value("process_open_fds ") > 0.0);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let started = value("process_start_time_seconds ");
+    assert!(
+        started <= now && started > now - 600.0,
+        "{started} vs {now}"
+    );
+    // The client's requests: the lists and watches, the status applies and events.
+    let host = text
+        .lines()
+        .find_map(|line| {
+            line.strip_prefix("rest_client_requests_total{code=\"200\",method=\"GET\",host=\"")
+        })
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no successful GET in\n{text}"));
+    assert!(host.starts_with("127.0.0.1:"), "{host}");
+    let patches =
+        format!("rest_client_requests_total{{code=\"200\",method=\"PATCH\",host=\"{host}\"}}");
+    assert!(value(&patches) >= 3.0, "{patches}");
+    let created =
+        format!("rest_client_requests_total{{code=\"201\",method=\"POST\",host=\"{host}\"}}");
+    assert!(value(&created) >= 1.0, "events: {created}");
+    let latency =
+        format!("rest_client_request_duration_seconds_count{{verb=\"PATCH\",host=\"{host}\"}}");
+    // Every PATCH is timed, whatever its code.
+    assert!(value(&latency) >= value(&patches), "{latency}");
+    operator.stop();
 }

@@ -2,7 +2,8 @@
 //! controller: `src/integration/<module>.rs`, run against a real API server by
 //! `make test-integration`. With it come the suite module the tests share
 //! (`src/integration/mod.rs`), its `#[cfg(test)] mod integration;` in src/main.rs and the
-//! dev-dependency on the runtime's `envtest` feature, each added once.
+//! dev-dependency on the runtime's `envtest` and `test-support` features (the controller's
+//! unit tests run against the latter's scripted API server), each added once.
 use tera::Context;
 
 use super::idents::TypeNames;
@@ -18,6 +19,8 @@ const MANIFEST: &str = "Cargo.toml";
 /// The runtime crate and the feature that starts a control plane in tests.
 const RUNTIME: &str = "rusty-sdk-runtime";
 const ENVTEST: &str = "envtest";
+/// The runtime's feature with the scripted API server of controllers' unit tests.
+pub const TEST_SUPPORT: &str = "test-support";
 
 /// Stage the test of the controller of `spec` (a deploy-image one when `image`), rendered
 /// with the controller's template `context`.
@@ -48,10 +51,18 @@ pub fn stage(
     }
     tree.insert_at_marker(SUITE, "integration-tests", &format!("mod {module};"))?;
     declare_suite(tree)?;
+    for feature in [ENVTEST, TEST_SUPPORT] {
+        ensure_runtime_dev_feature(tree, feature)?;
+    }
+    Ok(())
+}
+
+/// Make the project's tests build the runtime with `feature`, once.
+pub fn ensure_runtime_dev_feature(tree: &mut Tree, feature: &str) -> Result<()> {
     let manifest = tree.read(MANIFEST)?.unwrap_or_default();
     let version = crate::commands::init::RUNTIME_VERSION;
     let (outcome, updated) =
-        toml::ensure_dev_dependency_feature(MANIFEST, &manifest, RUNTIME, version, ENVTEST)?;
+        toml::ensure_dev_dependency_feature(MANIFEST, &manifest, RUNTIME, version, feature)?;
     if outcome == EditOutcome::Applied {
         tree.edit(MANIFEST, |_| Ok(updated))?;
     }
