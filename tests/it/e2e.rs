@@ -177,8 +177,13 @@ fn assert_rust_version_and_members(root: &Path) {
             );
         }
     }
+    let ids = |key: &str| -> std::collections::BTreeSet<String> {
+        let list = metadata[key].as_array().unwrap().iter();
+        list.map(|id| id.as_str().unwrap().to_string()).collect()
+    };
     assert_eq!(
-        &metadata["workspace_default_members"], &metadata["workspace_members"],
+        ids("workspace_default_members"),
+        ids("workspace_members"),
         "plain cargo commands must cover every crate"
     );
 }
