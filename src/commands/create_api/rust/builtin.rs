@@ -165,6 +165,8 @@ pub fn stage_watch_controller(
     let text = renderer.render("api/builtin/controller.rs.tera", &context)?;
     let module = spec.controller_module();
     tree.add(&format!("src/controller/{module}.rs"), text, Policy::User);
+    // Its unit test runs against the runtime's scripted API server.
+    super::integration::ensure_runtime_dev_feature(tree, super::integration::TEST_SUPPORT)?;
     files::register_controller(tree, spec, &module)
 }
 
