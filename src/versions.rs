@@ -34,7 +34,10 @@ mod tests {
     fn the_readme_names_the_rust_versions() {
         let readme = include_str!("../README.md").replace('\n', " ");
         let own = env!("CARGO_PKG_RUST_VERSION");
-        assert!(readme.contains(&format!("({own} or newer)")), "README: not {own}");
+        assert!(
+            readme.contains(&format!("({own} or newer)")),
+            "README: not {own}"
+        );
         let generated = format!("need {0} (`rust-version = \"{0}\"`", super::RUST);
         assert!(readme.contains(&generated), "README: not {generated}");
     }
