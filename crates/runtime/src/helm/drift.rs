@@ -123,13 +123,24 @@ impl ReleaseObjects<'_> {
         for item in &located {
             self.repair_one(item).await?;
         }
-        let mut kinds: Vec<KindInfo> = Vec::new();
-        for item in located {
-            if !kinds.contains(&item.kind) {
-                kinds.push(item.kind);
-            }
+        Ok(kinds_of(located))
+    }
+
+    /// Give every object of a release that was just installed or upgraded its owner
+    /// reference, without checking for drift.
+    pub async fn own_all(&self, manifest: &str) -> Result<Vec<KindInfo>, DriftError> {
+        let located = self.locate(manifest).await?;
+        for item in &located {
+            let api = item.api(self.client);
+            self.own(item, &api, None)
+                .await
+                .map_err(|source| DriftError::Api {
+                    action: "set the owner reference of",
+                    object: item.describe(),
+                    source,
+                })?;
         }
-        Ok(kinds)
+        Ok(kinds_of(located))
     }
 
     async fn repair_one(&self, item: &Located) -> Result<(), DriftError> {
@@ -328,6 +339,17 @@ fn same_object(would_be: &DynamicObject, live: &DynamicObject) -> bool {
         object
     };
     comparable(would_be) == comparable(live)
+}
+
+/// The kinds of the release's objects, each once, in manifest order.
+fn kinds_of(located: Vec<Located>) -> Vec<KindInfo> {
+    let mut kinds: Vec<KindInfo> = Vec::new();
+    for item in located {
+        if !kinds.contains(&item.kind) {
+            kinds.push(item.kind);
+        }
+    }
+    kinds
 }
 
 #[cfg(test)]

@@ -225,21 +225,26 @@ impl Flow<'_> {
             })?;
         status.set(kind::IRRECONCILABLE, Status::False, "", "");
         run_pre_hooks(&self.ctx.settings.pre_hooks, self.cr, &values).await;
-        let release = match state {
-            ReleaseState::NeedsInstall => self.install(status, &values).await?,
-            ReleaseState::NeedsUpgrade(current) => self.upgrade(status, &values, &current).await?,
+        let (release, just_applied) = match state {
+            ReleaseState::NeedsInstall => (self.install(status, &values).await?, true),
+            ReleaseState::NeedsUpgrade(current) => {
+                (self.upgrade(status, &values, &current).await?, true)
+            }
             ReleaseState::Unchanged(release) => {
                 status.set(kind::RELEASE_FAILED, Status::False, "", "");
-                release
+                (release, false)
             }
         };
-        let kinds = self
-            .objects()
-            .repair(&release.manifest)
-            .await
-            .inspect_err(|e| {
-                status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, e);
-            })?;
+        // Objects the release engine applied a moment ago cannot have drifted yet: they only
+        // need their owner reference.
+        let objects = self.objects();
+        let repaired = match just_applied {
+            true => objects.own_all(&release.manifest).await,
+            false => objects.repair(&release.manifest).await,
+        };
+        let kinds = repaired.inspect_err(|e| {
+            status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, e);
+        })?;
         if let Some(dependents) = &self.ctx.dependents {
             dependents.watch_kinds(&kinds);
         }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::StreamExt;
 use rusty_sdk_chart::{Chart, RenderOptions};
 use serde_json::{Map, Value};
 
@@ -23,6 +24,8 @@ use super::{ClusterObject, EngineError};
 
 /// How long Helm waits for hooks (and resources, when asked) unless told otherwise.
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+/// How many objects are read at once when checking which exist.
+const PARALLEL_READS: usize = 8;
 /// Helm's wait for CRDs from `crds/` to be established.
 const CRD_WAIT: Duration = Duration::from_secs(60);
 
@@ -196,12 +199,24 @@ impl Context {
         objects: &[&ClusterObject],
         name: &str,
         namespace: &str,
-    ) -> Result<(), EngineError> {
+    ) -> Result<usize, EngineError> {
         let applier = self.applier(ApplyMethod::ServerSide, false);
-        for object in objects {
-            if let Some(live) = applier.get(object).await?
-                && let Some(reason) = ownership_problem(&live, name, namespace)
-            {
+        // Read a few at a time (a release may hold hundreds of objects), errors in order.
+        let mut lives = Vec::with_capacity(objects.len());
+        for chunk in objects.chunks(PARALLEL_READS) {
+            let mut reads = futures::stream::FuturesOrdered::new();
+            for object in chunk {
+                reads.push_back(applier.get(object));
+            }
+            while let Some(live) = reads.next().await {
+                lives.push(live);
+            }
+        }
+        let mut existing = 0;
+        for (object, live) in objects.iter().zip(lives) {
+            let Some(live) = live? else { continue };
+            existing += 1;
+            if let Some(reason) = ownership_problem(&live, name, namespace) {
                 return Err(super::apply::ApplyError::Ownership {
                     object: super::apply::describe(object),
                     reason,
@@ -209,7 +224,7 @@ impl Context {
                 .into());
             }
         }
-        Ok(())
+        Ok(existing)
     }
 
     /// Write every target (create or update), then delete what `current` had and the
@@ -226,7 +241,17 @@ impl Context {
         let originals: HashMap<ObjectKey, &ClusterObject> =
             current.iter().map(|o| (key(o), o)).collect();
         let mut errors = Vec::new();
+        // A server-side apply creates or updates alike: no read first, unless a client-side
+        // manager's fields must be handed over or the object replaced.
+        let read_first =
+            method == ApplyMethod::ClientSide || force_replace || upgrade_client_side_manager;
         for target in targets {
+            if !read_first {
+                if let Err(e) = applier.create(target).await {
+                    errors.push(e.to_string());
+                }
+                continue;
+            }
             match applier.get(target).await? {
                 None => applier.create(target).await?,
                 Some(live) => {
@@ -333,7 +358,8 @@ impl Context {
             apply_method: ApplyMethod::ServerSide.as_record().into(),
         };
         let targets = self.targets(&record.manifest, name, namespace).await?;
-        self.check_adoption(&targets.iter().collect::<Vec<_>>(), name, namespace)
+        let adopted = self
+            .check_adoption(&targets.iter().collect::<Vec<_>>(), name, namespace)
             .await?;
         if options.dry_run {
             record.set_status("pending-install", "Dry run complete");
@@ -344,7 +370,9 @@ impl Context {
             self.storage.delete(namespace, name, old.version).await?;
         }
         self.create_revision(&record, options.max_history).await?;
-        let outcome = self.perform_install(&mut record, &targets, options).await;
+        let outcome = self
+            .perform_install(&mut record, &targets, adopted > 0, options)
+            .await;
         match outcome {
             Ok(()) => {
                 let description = options
@@ -369,6 +397,7 @@ impl Context {
         &self,
         record: &mut ReleaseRecord,
         targets: &[ClusterObject],
+        adopting: bool,
         options: &ChangeOptions,
     ) -> Result<(), EngineError> {
         if !options.disable_hooks {
@@ -376,7 +405,7 @@ impl Context {
                 .await
                 .map_err(|e| EngineError::Phase("failed pre-install", Box::new(e)))?;
         }
-        self.update_objects(&[], targets, ApplyMethod::ServerSide, false, true)
+        self.update_objects(&[], targets, ApplyMethod::ServerSide, false, adopting)
             .await?;
         self.wait_for(targets).await?;
         if !options.disable_hooks {

@@ -36,22 +36,10 @@ async fn first_install_adds_finalizer_installs_and_reports_status() {
             "/apis/apps/v1",
             discovery("apps/v1", "deployments", "Deployment"),
         ),
-        Expect::get(SERVICE_URI, live_without_owner(desired_service())),
-        Expect::patch(
-            SERVICE_CHECK_URI,
-            desired_service(),
-            live_without_owner(desired_service()),
-        ),
         Expect::patch(
             SERVICE_OWNER_URI,
             owner_patch("v1", "Service"),
             live(desired_service()),
-        ),
-        Expect::get(DEPLOYMENT_URI, live_without_owner(desired_deployment(3))),
-        Expect::patch(
-            DEPLOYMENT_CHECK_URI,
-            desired_deployment(3),
-            live_without_owner(desired_deployment(3)),
         ),
         Expect::patch(
             DEPLOYMENT_OWNER_URI,
@@ -105,16 +93,14 @@ async fn install_notes_become_the_deployed_message_and_annotations_set_options()
         "helm.sdk.operatorframework.io/install-description": "first",
     });
     let (client, api) = mock_api(vec![
-        Expect::get(SERVICE_URI, live(desired_service())),
         Expect::patch(
-            SERVICE_CHECK_URI,
-            desired_service(),
+            SERVICE_OWNER_URI,
+            owner_patch("v1", "Service"),
             live(desired_service()),
         ),
-        Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
         Expect::patch(
-            DEPLOYMENT_CHECK_URI,
-            desired_deployment(3),
+            DEPLOYMENT_OWNER_URI,
+            owner_patch("apps/v1", "Deployment"),
             live(desired_deployment(3)),
         ),
         Expect::patch(

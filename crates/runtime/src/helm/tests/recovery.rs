@@ -15,16 +15,14 @@ use crate::helm::{
 async fn pending_install_is_uninstalled_and_installed_again() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
-        Expect::get(SERVICE_URI, live(desired_service())),
         Expect::patch(
-            SERVICE_CHECK_URI,
-            desired_service(),
+            SERVICE_OWNER_URI,
+            owner_patch("v1", "Service"),
             live(desired_service()),
         ),
-        Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
         Expect::patch(
-            DEPLOYMENT_CHECK_URI,
-            desired_deployment(3),
+            DEPLOYMENT_OWNER_URI,
+            owner_patch("apps/v1", "Deployment"),
             live(desired_deployment(3)),
         ),
         Expect::patch(
@@ -155,16 +153,14 @@ async fn pending_upgrade_is_rolled_back_to_the_last_good_revision() {
 async fn pending_upgrade_without_a_good_revision_is_reinstalled() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
-        Expect::get(SERVICE_URI, live(desired_service())),
         Expect::patch(
-            SERVICE_CHECK_URI,
-            desired_service(),
+            SERVICE_OWNER_URI,
+            owner_patch("v1", "Service"),
             live(desired_service()),
         ),
-        Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
         Expect::patch(
-            DEPLOYMENT_CHECK_URI,
-            desired_deployment(3),
+            DEPLOYMENT_OWNER_URI,
+            owner_patch("apps/v1", "Deployment"),
             live(desired_deployment(3)),
         ),
         Expect::patch(

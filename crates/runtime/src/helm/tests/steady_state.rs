@@ -116,16 +116,14 @@ async fn spec_change_upgrades_the_release() {
         "deployedRelease": {"name": "mc", "manifest": manifest(5)}, "observedGeneration": 1,
     });
     let (client, api) = mock_api(vec![
-        Expect::get(SERVICE_URI, live(desired_service())),
         Expect::patch(
-            SERVICE_CHECK_URI,
-            desired_service(),
+            SERVICE_OWNER_URI,
+            owner_patch("v1", "Service"),
             live(desired_service()),
         ),
-        Expect::get(DEPLOYMENT_URI, live(desired_deployment(5))),
         Expect::patch(
-            DEPLOYMENT_CHECK_URI,
-            desired_deployment(5),
+            DEPLOYMENT_OWNER_URI,
+            owner_patch("apps/v1", "Deployment"),
             live(desired_deployment(5)),
         ),
         Expect::patch(
@@ -159,16 +157,14 @@ async fn spec_change_upgrades_the_release() {
 async fn failed_release_is_upgraded_even_with_the_same_manifest() {
     let spec = json!({"replicaCount": 3});
     let (client, api) = mock_api(vec![
-        Expect::get(SERVICE_URI, live(desired_service())),
         Expect::patch(
-            SERVICE_CHECK_URI,
-            desired_service(),
+            SERVICE_OWNER_URI,
+            owner_patch("v1", "Service"),
             live(desired_service()),
         ),
-        Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
         Expect::patch(
-            DEPLOYMENT_CHECK_URI,
-            desired_deployment(3),
+            DEPLOYMENT_OWNER_URI,
+            owner_patch("apps/v1", "Deployment"),
             live(desired_deployment(3)),
         ),
         Expect::patch(

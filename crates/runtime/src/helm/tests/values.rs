@@ -53,16 +53,14 @@ async fn override_values_win_over_the_spec_and_each_gets_a_warning_event() {
         override_event(
             "Chart value \"replicaCount\" overridden by operator (watches.yaml overrideValues)",
         ),
-        Expect::get(SERVICE_URI, live(desired_service())),
         Expect::patch(
-            SERVICE_CHECK_URI,
-            desired_service(),
+            SERVICE_OWNER_URI,
+            owner_patch("v1", "Service"),
             live(desired_service()),
         ),
-        Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
         Expect::patch(
-            DEPLOYMENT_CHECK_URI,
-            desired_deployment(3),
+            DEPLOYMENT_OWNER_URI,
+            owner_patch("apps/v1", "Deployment"),
             live(desired_deployment(3)),
         ),
         installed_patch(),
@@ -101,16 +99,14 @@ async fn value_translator_reads_the_cluster_and_its_output_is_installed() {
             json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "memcached-defaults", "namespace": "default"},
                    "data": {"tag": "1.6.29"}}),
         ),
-        Expect::get(SERVICE_URI, live(desired_service())),
         Expect::patch(
-            SERVICE_CHECK_URI,
-            desired_service(),
+            SERVICE_OWNER_URI,
+            owner_patch("v1", "Service"),
             live(desired_service()),
         ),
-        Expect::get(DEPLOYMENT_URI, live(desired_deployment(3))),
         Expect::patch(
-            DEPLOYMENT_CHECK_URI,
-            desired_deployment(3),
+            DEPLOYMENT_OWNER_URI,
+            owner_patch("apps/v1", "Deployment"),
             live(desired_deployment(3)),
         ),
         installed_patch(),
@@ -184,16 +180,14 @@ async fn an_emptied_spec_upgrades_to_the_chart_defaults() {
     // defaults and --reset-values, not reuse the previous release's values.
     let defaults = json!({"replicaCount": 1, "image": {"tag": "1.6.29"}});
     let (client, api) = mock_api(vec![
-        Expect::get(SERVICE_URI, live(desired_service())),
         Expect::patch(
-            SERVICE_CHECK_URI,
-            desired_service(),
+            SERVICE_OWNER_URI,
+            owner_patch("v1", "Service"),
             live(desired_service()),
         ),
-        Expect::get(DEPLOYMENT_URI, live(desired_deployment(1))),
         Expect::patch(
-            DEPLOYMENT_CHECK_URI,
-            desired_deployment(1),
+            DEPLOYMENT_OWNER_URI,
+            owner_patch("apps/v1", "Deployment"),
             live(desired_deployment(1)),
         ),
         Expect::patch(
