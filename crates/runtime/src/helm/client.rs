@@ -118,41 +118,6 @@ pub struct RollbackOptions {
 /// A Helm operation that failed.
 #[derive(Debug, thiserror::Error)]
 pub enum HelmError {
-    #[error("cannot run helm binary {binary:?}: {source} (install helm or set HELM_BIN)")]
-    Spawn {
-        binary: String,
-        source: std::io::Error,
-    },
-    #[error("helm {operation} of release {release} failed: {stderr}")]
-    Command {
-        operation: &'static str,
-        release: ReleaseTarget,
-        stderr: String,
-    },
-    #[error("helm {operation} of release {release} printed unexpected output: {reason}")]
-    Output {
-        operation: &'static str,
-        release: ReleaseTarget,
-        reason: String,
-    },
-    #[error(
-        "helm {operation} of release {release} did not finish within {millis}ms and was killed (raise it with HelmCli::with_timeout)"
-    )]
-    Timeout {
-        operation: &'static str,
-        release: ReleaseTarget,
-        millis: u128,
-    },
-    #[error("cannot read release {release} from its storage Secrets: {reason}")]
-    Storage {
-        release: ReleaseTarget,
-        reason: String,
-    },
-    #[error("cannot write the values file for release {release}: {source}")]
-    Values {
-        release: ReleaseTarget,
-        source: std::io::Error,
-    },
     /// The in-process release engine refused or failed the operation.
     #[error("{operation} of release {release} failed: {reason}")]
     Release {
@@ -165,8 +130,8 @@ pub enum HelmError {
     Other(String),
 }
 
-/// Helm operations on one release. The default implementation is [`super::HelmCli`];
-/// tests plug in fakes.
+/// Helm operations on one release. The default implementation is the release engine
+/// ([`super::ReleaseEngine`]); tests plug in fakes.
 #[async_trait]
 pub trait HelmClient: Send + Sync {
     /// Install a new release of `chart` with `values`.

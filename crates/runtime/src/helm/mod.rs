@@ -25,15 +25,17 @@
 //!
 //! Defaults as operator-sdk's: requeue every minute (watches.yaml `reconcilePeriod`, or the
 //! annotation `helm.sdk.operatorframework.io/reconcile-period`, win; zero: never);
-//! `maxConcurrentReconciles` = number of CPUs; `dryRunOption` client-side (`server`
-//! evaluates `lookup`); 10 revisions kept.
+//! `maxConcurrentReconciles` = four per CPU (operator-sdk: one), shared by every watched
+//! namespace; 10 revisions kept. `dryRunOption` is accepted and has no effect: every
+//! render, the deciding dry run included, sees the cluster (`lookup`, `.Capabilities`).
 //!
 //! Failed upgrades: rolled back only when the upgrade recorded a revision (upstream's
 //! `pkg/client/actionclient.go`), to the revision that was deployed, with
-//! `--force-replace` unless `helm.sdk.operatorframework.io/rollback-force: "false"`;
+//! force unless `helm.sdk.operatorframework.io/rollback-force: "false"` (taking over
+//! conflicting fields; replacing objects only for releases made client-side);
 //! `ReconcilerBuilder::with_failure_rollback(false)` leaves them failed.
 //!
-//! Deletion: `helm uninstall`, then the finalizer stays until every namespaced object of the
+//! Deletion: an uninstall, then the finalizer stays until every namespaced object of the
 //! release is gone (operator-sdk#4401), at most 5 minutes after the deletion
 //! (`with_uninstall_wait_timeout`); cluster-scoped objects are not waited for. A release
 //! Helm no longer has (its Secrets went with the namespace) lets go at once, and one that
@@ -48,18 +50,19 @@
 //! int-or-string by value, Secret `stringData` as `data`, server defaults ignored; an
 //! unchanged object is logged at debug only.
 //!
-//! Helm: [`HelmCli`] runs the `helm` binary (Helm 4 pinned in the generated image; the
-//! major version is asked once and Helm 3's `--force` used when it is 3), with
-//! `--timeout` (default 5m) on every operation and the process killed soon after. With the
-//! controller's client attached, the latest release is read from Helm's storage Secrets
-//! (base64 of gzipped JSON, labels `owner=helm,name=`) instead of `helm status`, unless
-//! `HELM_DRIVER` names another driver.
+//! Helm: releases are made in process by the release engine ([`ReleaseEngine`], module
+//! `engine`), with Helm 4.2's semantics and storage format (Secrets, or ConfigMaps when
+//! `HELM_DRIVER=configmap`): the `helm` CLI and the operator can take turns on a release.
+//! Each release's labels name its resource's kind (`rusty-sdk.io/owner-kind`,
+//! `rusty-sdk.io/owner-group`); a resource of another kind with the same name is refused.
+//! A revision left `pending-*` or `uninstalling` is taken over once it is older than any
+//! operation (6 minutes).
 //!
-//! Steady state (cargo feature `chart-engine`, on in generated hybrid and helm projects): a
-//! deployed release is rendered in process with rusty-sdk-chart and the values Helm would
-//! get; when it yields exactly the release's objects, the reconcile only checks those objects,
-//! with no helm process and no write. A chart calling `lookup`, one our engine cannot render
-//! (logged once per controller) or any difference falls back to Helm's dry run, which decides.
+//! Steady state: a deployed release is rendered in process with the values Helm would get
+//! and the cluster's `.Capabilities`; when it yields exactly the release's objects, the
+//! reconcile only checks those objects, with no write. A chart calling `lookup`, one the
+//! engine cannot render (logged once per controller) or any difference goes to the
+//! engine's dry-run upgrade, which decides.
 //!
 //! Metrics: controller-runtime's `controller_runtime_reconcile_total` (results `success`,
 //! `requeue_after`, `error`), `_errors_total`, `_time_seconds`, `_active_workers`,
@@ -148,7 +151,9 @@ pub use reconcile::ReconcileError;
 pub use reconciler::Reconciler;
 #[doc(hidden)]
 pub use reconciler::Standalone;
-pub use release::{Release, ReleaseRevision, ReleaseStatus};
+pub use release::{
+    OWNER_GROUP_LABEL, OWNER_KIND_LABEL, Release, ReleaseRevision, ReleaseStatus, owner_labels,
+};
 pub use status::{DeployedRelease, HelmCondition, condition_type, reason};
 pub use values::{ValueTranslator, ValuesError};
 pub use watches::{EntryProblem, Watch, WatchesError, load_watches};

@@ -29,7 +29,7 @@ pub struct Watch {
     pub override_values: BTreeMap<String, String>,
     /// Requeue period after a successful reconcile; `None`: the default (one minute).
     pub reconcile_period: Option<Duration>,
-    /// `None`: the default (the number of CPUs).
+    /// `None`: the default (four per CPU).
     pub max_concurrent_reconciles: Option<usize>,
     /// Only custom resources matching this selector are reconciled (empty = all).
     pub selector: LabelSelector,

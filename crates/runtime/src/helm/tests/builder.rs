@@ -58,7 +58,7 @@ fn builder_is_preloaded_from_the_watch() {
 
 #[test]
 fn unset_watch_keys_get_operator_sdk_defaults() {
-    // operator-sdk: --reconcile-period 1m, --max-concurrent-reconciles = runtime.NumCPU()
+    // operator-sdk: --reconcile-period 1m; concurrency four per CPU (operator-sdk: one)
     let settings = Reconciler::builder(&watch())
         .unwrap()
         .with_helm_client(Arc::new(FakeHelm::new(vec![])))
@@ -67,7 +67,7 @@ fn unset_watch_keys_get_operator_sdk_defaults() {
         .into_settings();
     assert_eq!(settings.reconcile_period, Some(Duration::from_secs(60)));
     let cpus = std::thread::available_parallelism().unwrap().get();
-    assert_eq!(settings.max_concurrent_reconciles, cpus);
+    assert_eq!(settings.max_concurrent_reconciles, 4 * cpus);
     assert!(settings.rollback_on_failure);
     assert_eq!(settings.uninstall_wait_timeout, Duration::from_secs(300));
 }

@@ -151,7 +151,7 @@ async fn uninstall_annotations_and_keep_policy_are_honoured() {
 
 #[tokio::test]
 async fn failed_uninstall_keeps_the_finalizer_and_reports_it() {
-    let error = "helm uninstall of release default/mc failed: Error: uninstallation completed with 1 error(s): timed out";
+    let error = "uninstall of release default/mc failed: Error: uninstallation completed with 1 error(s): timed out";
     let (client, api) = mock_api(vec![Expect::patch(
         STATUS_URI,
         status_patch(json!({

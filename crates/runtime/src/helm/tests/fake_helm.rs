@@ -101,10 +101,10 @@ impl Reply {
 }
 
 fn failure(operation: &'static str, stderr: String) -> HelmError {
-    HelmError::Command {
+    HelmError::Release {
         operation,
         release: ReleaseTarget::new("mc", "default"),
-        stderr,
+        reason: stderr,
     }
 }
 

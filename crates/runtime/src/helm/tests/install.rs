@@ -147,7 +147,7 @@ async fn install_notes_become_the_deployed_message_and_annotations_set_options()
 #[tokio::test]
 async fn failed_install_reports_release_failed_with_helm_error() {
     let spec = json!({"replicaCount": -1});
-    let error = "helm install of release default/mc failed: Error: INSTALLATION FAILED: \
+    let error = "install of release default/mc failed: Error: INSTALLATION FAILED: \
                  Deployment.apps \"mc-memcached\" is invalid: spec.replicas: Invalid value: -1";
     let (client, api) = mock_api(vec![Expect::patch(
         STATUS_URI,

@@ -208,7 +208,7 @@ async fn pending_upgrade_without_a_good_revision_is_reinstalled() {
 
 #[tokio::test]
 async fn failing_helm_status_is_an_error_getting_release_state() {
-    let error = "helm status of release default/mc failed: Error: Kubernetes cluster unreachable";
+    let error = "status of release default/mc failed: Error: Kubernetes cluster unreachable";
     let (client, api) = mock_api(vec![Expect::patch(
         STATUS_URI,
         status_patch(json!({

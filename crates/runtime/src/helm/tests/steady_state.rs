@@ -220,7 +220,7 @@ fn upgrade_error_patch(spec: &serde_json::Value, error: &str) -> Expect {
 #[tokio::test]
 async fn failed_upgrade_that_recorded_a_revision_rolls_back_to_the_deployed_one() {
     let spec = json!({"replicaCount": 5});
-    let error = "helm upgrade of release default/mc failed: Error: UPGRADE FAILED: timed out";
+    let error = "upgrade of release default/mc failed: Error: UPGRADE FAILED: timed out";
     let (client, api) = mock_api(vec![upgrade_error_patch(&spec, error)]);
     let helm = Arc::new(FakeHelm::new(vec![
         Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),
@@ -261,7 +261,7 @@ async fn upgrade_failing_before_recording_a_revision_is_not_rolled_back() {
     let spec = json!({"replicaCount": 5});
     let stderr =
         "Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress";
-    let error = format!("helm upgrade of release default/mc failed: {stderr}");
+    let error = format!("upgrade of release default/mc failed: {stderr}");
     let (client, api) = mock_api(vec![upgrade_error_patch(&spec, &error)]);
     let helm = Arc::new(FakeHelm::new(vec![
         Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),
@@ -291,7 +291,7 @@ async fn upgrade_failing_before_recording_a_revision_is_not_rolled_back() {
 #[tokio::test]
 async fn failure_rollbacks_can_be_switched_off() {
     let spec = json!({"replicaCount": 5});
-    let error = "helm upgrade of release default/mc failed: Error: UPGRADE FAILED: timed out";
+    let error = "upgrade of release default/mc failed: Error: UPGRADE FAILED: timed out";
     let (client, api) = mock_api(vec![upgrade_error_patch(&spec, error)]);
     let helm = Arc::new(FakeHelm::new(vec![
         Reply::Get(Some(release(1, ReleaseStatus::Deployed, 3))),
