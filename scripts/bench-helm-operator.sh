@@ -483,7 +483,8 @@ echo "command:  $command_line"
 echo "machine:  $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load $load_before before, $(cut -d' ' -f1-3 /proc/loadavg) after"
 echo "versions: $versions_go; rusty-sdk $commit ($versions_rust); helm $versions_helm (behind the wrapper); kube-apiserver $versions_k8s"
 echo "chart:    one ConfigMap + one ServiceAccount per release; both operators at their defaults"
-echo "          (reconcile period 1m, max concurrent reconciles = cores, no wait), as one cluster-admin ServiceAccount"
+echo "          (reconcile period 1m, concurrent reconciles: Go one per core, ours four per core, no wait),"
+echo "          as one cluster-admin ServiceAccount"
 echo
 row "" "${names[@]}"
 rowf "1. converge: wall time, start to all Deployed (s)" c_converge_s

@@ -86,7 +86,6 @@
 //! - The label selector is honoured on the watch and in the reconcile.
 //! - Helm's release Secrets are not watched (the CLI does not set owner references on them).
 mod annotations;
-mod backoff;
 mod builder;
 mod chart_check;
 mod chart_values;

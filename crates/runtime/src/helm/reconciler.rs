@@ -70,7 +70,7 @@ impl Reconciler {
             resource,
             kinds: KindCache::default(),
             dependents: None,
-            backoff: Default::default(),
+            backoff: retry_backoff(),
         }))
     }
 
@@ -142,7 +142,7 @@ async fn run_scoped(
         resource: resource.clone(),
         kinds: KindCache::default(),
         dependents,
-        backoff: Default::default(),
+        backoff: retry_backoff(),
     });
     let metrics = ctx.metrics.clone();
     let metric_name = name.clone();
@@ -195,7 +195,7 @@ async fn run_scoped(
                         .await;
                     queue.finish(&key);
                     if outcome.is_ok() {
-                        rctx.backoff.succeeded(&key);
+                        rctx.backoff.reset(&key);
                         if let Some(delay) = delay {
                             queue.requeue(&key, delay);
                         }
@@ -247,9 +247,15 @@ fn reference_key(reference: &ObjectRef<DynamicObject>) -> String {
     )
 }
 
+/// Retries of a failed reconcile: 1 s, 2 s, 4 s, ... up to 5 minutes, per resource (kube-runtime
+/// has no per-object backoff, kube#1916).
+pub(crate) fn retry_backoff() -> crate::controller::Backoff {
+    crate::controller::Backoff::new(Duration::from_secs(1), Duration::from_secs(300))
+}
+
 /// How long a failed reconcile waits before its retry (the object's own backoff).
 fn retry_delay(cr: &DynamicObject, error: &ReconcileError, ctx: &ReconcileContext) -> Duration {
-    let retry = ctx.backoff.failed(&object_key(cr));
+    let retry = ctx.backoff.next(&object_key(cr));
     tracing::error!(name = %cr.name_any(), namespace = ?cr.namespace(), %error, ?retry, "reconcile failed");
     retry
 }

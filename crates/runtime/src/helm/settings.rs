@@ -11,7 +11,6 @@ use kube::{Client, ResourceExt};
 use serde_json::Value;
 
 use super::annotations::HelmAnnotation;
-use super::backoff::ErrorBackoff;
 use super::client::HelmClient;
 use super::dependents::DependentWatches;
 use super::hooks::{PostHook, PreHook};
@@ -79,5 +78,5 @@ pub(crate) struct ReconcileContext {
     /// `None` when dependent watches are skipped (or in tests).
     pub dependents: Option<DependentWatches>,
     /// Retry delays after failed reconciles, per resource.
-    pub backoff: ErrorBackoff,
+    pub backoff: crate::controller::Backoff,
 }

@@ -120,7 +120,7 @@ pub fn context_from_settings(
         resource: resource(),
         kinds,
         dependents: None,
-        backoff: Default::default(),
+        backoff: crate::helm::reconciler::retry_backoff(),
     })
 }
 
