@@ -16,7 +16,7 @@ use tokio::sync::OnceCell;
 
 use super::hybrid::history;
 use super::operator::{Installed, Operator, custom, helm, install};
-use super::{assets, await_gone, cluster, condition, eventually};
+use super::{await_gone, cluster, condition, eventually};
 use crate::support::{rusty, transcript};
 
 /// Installs and upgrades on two busy cores take a few seconds; this is the bound.
@@ -765,13 +765,8 @@ async fn value_overridden_events_never_show_the_value() {
 
 /// Run the control plane's helm; its output, success or not.
 fn helm_output(args: &[&str]) -> std::process::Output {
-    let home = std::env::temp_dir().join("rusty-sdk-cluster-helm");
-    std::process::Command::new(assets().join("helm"))
+    super::operator::tool_command("helm")
         .args(args)
-        .env("KUBECONFIG", cluster().admin_kubeconfig())
-        .env("HELM_CACHE_HOME", home.join("cache"))
-        .env("HELM_CONFIG_HOME", home.join("config"))
-        .env("HELM_DATA_HOME", home.join("data"))
         .output()
         .unwrap()
 }

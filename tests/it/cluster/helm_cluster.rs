@@ -3,7 +3,6 @@
 //! same `lookup` answers and errors, and CRDs showing up after an invalidation.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,7 +14,7 @@ use rusty_sdk_test_tools::needs;
 use serde::Deserialize as _;
 use serde_json::{Value, json};
 
-use super::{assets, cluster};
+use super::cluster;
 
 /// A chart named `name` with one template, written under `dir`.
 fn chart(dir: &Path, name: &str, template: &str) -> std::path::PathBuf {
@@ -44,12 +43,8 @@ async fn helm_template(chart: &Path, namespace: &str) -> Result<String, String> 
         cluster().admin_kubeconfig().display().to_string(),
     ];
     tokio::task::spawn_blocking(move || {
-        let home = std::env::temp_dir().join("rusty-sdk-cluster-helm");
-        let output = Command::new(assets().join("helm"))
+        let output = super::operator::tool_command("helm")
             .args(&args)
-            .env("HELM_CACHE_HOME", home.join("cache"))
-            .env("HELM_CONFIG_HOME", home.join("config"))
-            .env("HELM_DATA_HOME", home.join("data"))
             .output()
             .unwrap_or_else(|e| panic!("helm could not start: {e}"));
         if output.status.success() {

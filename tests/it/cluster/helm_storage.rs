@@ -12,7 +12,7 @@ use rusty_sdk_runtime::helm::engine_storage::Records;
 use rusty_sdk_test_tools::needs;
 use serde_json::{Value, json};
 
-use super::{assets, cluster};
+use super::cluster;
 
 /// The chart of the engine's record tests (escapes, floats, a lock, a schema, a hook).
 const TINY: &str = concat!(
@@ -34,14 +34,9 @@ fn helm(driver: &str, args: &[&str]) -> String {
 }
 
 fn helm_output(driver: &str, args: &[&str]) -> std::process::Output {
-    let home = std::env::temp_dir().join("rusty-sdk-cluster-helm");
-    Command::new(assets().join("helm"))
+    super::operator::tool_command("helm")
         .args(args)
         .env("HELM_DRIVER", driver)
-        .env("KUBECONFIG", cluster().admin_kubeconfig())
-        .env("HELM_CACHE_HOME", home.join("cache"))
-        .env("HELM_CONFIG_HOME", home.join("config"))
-        .env("HELM_DATA_HOME", home.join("data"))
         .output()
         .unwrap_or_else(|e| panic!("helm could not start: {e}"))
 }

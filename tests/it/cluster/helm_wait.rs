@@ -3,7 +3,6 @@
 //! never progresses by itself, so each wait first times out (and must say what the real
 //! Helm says), then the test writes the status a controller would and the wait must end.
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use k8s_openapi::api::apps::v1::Deployment;
@@ -14,7 +13,7 @@ use rusty_sdk_runtime::helm::engine_wait::{self, Target};
 use rusty_sdk_test_tools::needs;
 use serde_json::json;
 
-use super::{assets, cluster};
+use super::cluster;
 
 /// Short enough for a suite, long enough for the watch to list the object first.
 const SHORT: Duration = Duration::from_secs(3);
@@ -37,13 +36,8 @@ fn chart(dir: &Path, name: &str, template: &str) -> String {
 /// Run the real helm, which must fail, and return what it printed on stderr.
 async fn helm_fails(args: Vec<String>) -> String {
     tokio::task::spawn_blocking(move || {
-        let home = std::env::temp_dir().join("rusty-sdk-cluster-helm");
-        let output = Command::new(assets().join("helm"))
+        let output = super::operator::tool_command("helm")
             .args(&args)
-            .env("KUBECONFIG", cluster().admin_kubeconfig())
-            .env("HELM_CACHE_HOME", home.join("cache"))
-            .env("HELM_CONFIG_HOME", home.join("config"))
-            .env("HELM_DATA_HOME", home.join("data"))
             .output()
             .unwrap_or_else(|e| panic!("helm could not start: {e}"));
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();

@@ -52,14 +52,22 @@ pub fn helm(args: &[&str]) -> String {
     run_tool("helm", args, None)
 }
 
-fn run_tool(tool: &str, args: &[&str], stdin: Option<&str>) -> String {
+/// A tool of the control plane's folder (kubectl, helm) run as the admin, helm with a home
+/// of its own.
+pub fn tool_command(tool: &str) -> Command {
     let helm_home = std::env::temp_dir().join("rusty-sdk-cluster-helm");
-    let mut child = Command::new(assets().join(tool))
-        .args(args)
+    let mut command = Command::new(assets().join(tool));
+    command
         .env("KUBECONFIG", cluster().admin_kubeconfig())
         .env("HELM_CACHE_HOME", helm_home.join("cache"))
         .env("HELM_CONFIG_HOME", helm_home.join("config"))
-        .env("HELM_DATA_HOME", helm_home.join("data"))
+        .env("HELM_DATA_HOME", helm_home.join("data"));
+    command
+}
+
+fn run_tool(tool: &str, args: &[&str], stdin: Option<&str>) -> String {
+    let mut child = tool_command(tool)
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
