@@ -312,6 +312,33 @@ impl Context {
         }
     }
 
+    /// Record how an install or upgrade ended: `deployed` with the given (or the usual)
+    /// description, or `failed` in Helm's words, and the operation's error is what returns
+    /// even when recording the failure fails too.
+    async fn settle(
+        &self,
+        record: &mut ReleaseRecord,
+        outcome: Result<(), EngineError>,
+        options: &ChangeOptions,
+        done: &str,
+        failure: impl FnOnce(&EngineError) -> String,
+    ) -> Result<(), EngineError> {
+        match outcome {
+            Ok(()) => {
+                let description = options.description.as_deref().unwrap_or(done);
+                record.set_status("deployed", description);
+                Ok(self.storage.update(record).await?)
+            }
+            Err(error) => {
+                record.set_status("failed", &failure(&error));
+                if let Err(e) = self.storage.update(record).await {
+                    tracing::warn!(release = %record.name, error = %e, "cannot record the failure");
+                }
+                Err(error)
+            }
+        }
+    }
+
     // ----- install -----
 
     pub async fn install(
@@ -373,24 +400,10 @@ impl Context {
         let outcome = self
             .perform_install(&mut record, &targets, adopted > 0, options)
             .await;
-        match outcome {
-            Ok(()) => {
-                let description = options
-                    .description
-                    .clone()
-                    .unwrap_or_else(|| "Install complete".into());
-                record.set_status("deployed", &description);
-                self.storage.update(&record).await?;
-                Ok(record)
-            }
-            Err(error) => {
-                record.set_status("failed", &format!("Release {name:?} failed: {error}"));
-                if let Err(e) = self.storage.update(&record).await {
-                    tracing::warn!(release = name, error = %e, "cannot record the failed install");
-                }
-                Err(error)
-            }
-        }
+        let failure = |error: &EngineError| format!("Release {name:?} failed: {error}");
+        self.settle(&mut record, outcome, options, "Install complete", failure)
+            .await?;
+        Ok(record)
     }
 
     async fn perform_install(
@@ -507,27 +520,15 @@ impl Context {
             Ok::<(), EngineError>(())
         }
         .await;
-        match outcome {
-            Ok(()) => {
-                let mut superseded = current.clone();
-                superseded.set_status_only("superseded");
-                self.storage.update(&superseded).await?;
-                let description = options
-                    .description
-                    .clone()
-                    .unwrap_or_else(|| "Upgrade complete".into());
-                upgraded.set_status("deployed", &description);
-                self.storage.update(&upgraded).await?;
-                Ok(upgraded)
-            }
-            Err(error) => {
-                upgraded.set_status("failed", &format!("Upgrade {name:?} failed: {error}"));
-                if let Err(e) = self.storage.update(&upgraded).await {
-                    tracing::warn!(release = name, error = %e, "cannot record the failed upgrade");
-                }
-                Err(error)
-            }
+        if outcome.is_ok() {
+            let mut superseded = current.clone();
+            superseded.set_status_only("superseded");
+            self.storage.update(&superseded).await?;
         }
+        let failure = |error: &EngineError| format!("Upgrade {name:?} failed: {error}");
+        self.settle(&mut upgraded, outcome, options, "Upgrade complete", failure)
+            .await?;
+        Ok(upgraded)
     }
 
     // ----- rollback -----
