@@ -60,7 +60,10 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
     };
     let result =
         dispatch(&session, cli.command).and_then(|()| match session.shell.stdout_error() {
-            // The work is done; only what was printed about it got lost.
+            // Once the files are written the command has done what it was asked; what it
+            // printed about them got lost, which is no reason to report a failure (a CI
+            // job would retry a command that succeeded). Before that, nothing was written.
+            Some(_) if session.committed() => Ok(()),
             Some(kind) => Err(Error::Output(kind)),
             None => Ok(()),
         });

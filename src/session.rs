@@ -19,6 +19,8 @@ pub struct Session {
     pub interactive: bool,
     /// Held from the first read of PROJECT to the end of the command.
     lock: RefCell<Option<ProjectLock>>,
+    /// The command's files are written: output lost after this point loses nothing else.
+    committed: std::cell::Cell<bool>,
 }
 
 impl Session {
@@ -43,6 +45,7 @@ impl Session {
             force: global.force,
             interactive: !global.no_interactive,
             lock: RefCell::new(None),
+            committed: std::cell::Cell::new(false),
         })
     }
 
@@ -112,7 +115,13 @@ impl Session {
             self.shell.note("dry run: nothing was written");
         } else {
             commit::commit(&self.root, &plan)?;
+            self.committed.set(true);
         }
         Ok(plan)
+    }
+
+    /// Whether the command has written its files.
+    pub fn committed(&self) -> bool {
+        self.committed.get()
     }
 }

@@ -83,6 +83,39 @@ fn a_closed_stdout_ends_the_command_quietly_and_a_full_one_writes_nothing() {
 }
 
 #[test]
+fn a_reader_that_goes_away_midway_gets_all_or_nothing_and_the_exit_code_says_which() {
+    // `rusty-sdk init | head -c 1`: the reader leaves while the command prints. If that is
+    // before the files are written, nothing is written and the exit is 1; if after, every
+    // file is there and the command succeeded (it exited 1 with the project written).
+    use std::io::Read;
+    for _ in 0..20 {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rusty-sdk"))
+            .current_dir(dir.path())
+            .args(["init", "--plugins", "rust", "--domain", "my.domain"])
+            .args(["--repo", "github.com/example/p"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0_u8; 1];
+        let _ = stdout.read(&mut first);
+        drop(stdout);
+        let output = child.wait_with_output().unwrap();
+        let written = dir.path().join("PROJECT").is_file();
+        let code = output.status.code();
+        assert!(
+            (code == Some(0) && written) || (code == Some(1) && read_tree(dir.path()).is_empty()),
+            "exit {code:?} with the project {}written: {}",
+            if written { "" } else { "not (or partly) " },
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    }
+}
+
+#[test]
 fn yaml_bombs_in_project_and_watches_answer_at_once() {
     let (_dir, root) = init("hybrid.helm");
     let deep = format!("{}1{}", "{a: ".repeat(100_000), "}".repeat(100_000));
