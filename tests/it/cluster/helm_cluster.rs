@@ -18,15 +18,7 @@ use super::cluster;
 
 /// A chart named `name` with one template, written under `dir`.
 fn chart(dir: &Path, name: &str, template: &str) -> std::path::PathBuf {
-    let root = dir.join(name);
-    std::fs::create_dir_all(root.join("templates")).unwrap();
-    std::fs::write(
-        root.join("Chart.yaml"),
-        format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n"),
-    )
-    .unwrap();
-    std::fs::write(root.join("templates/out.yaml"), template).unwrap();
-    root
+    super::one_template_chart(dir, name, "out.yaml", template)
 }
 
 /// `helm template <chart> --dry-run=server -n <namespace>` on the control plane: its

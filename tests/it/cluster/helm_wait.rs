@@ -22,15 +22,9 @@ const LONG: Duration = Duration::from_secs(60);
 
 /// A chart named `name` with one template, written under `dir`.
 fn chart(dir: &Path, name: &str, template: &str) -> String {
-    let root = dir.join(name);
-    std::fs::create_dir_all(root.join("templates")).unwrap();
-    std::fs::write(
-        root.join("Chart.yaml"),
-        format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n"),
-    )
-    .unwrap();
-    std::fs::write(root.join("templates/object.yaml"), template).unwrap();
-    root.display().to_string()
+    super::one_template_chart(dir, name, "object.yaml", template)
+        .display()
+        .to_string()
 }
 
 /// Run the real helm, which must fail, and return what it printed on stderr.

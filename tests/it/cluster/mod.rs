@@ -77,3 +77,21 @@ pub fn condition<'a>(
         .iter()
         .find(|c| c["type"] == type_)
 }
+
+/// A chart named `name` with one template `templates/<file>`, written under `dir`.
+pub fn one_template_chart(
+    dir: &std::path::Path,
+    name: &str,
+    file: &str,
+    template: &str,
+) -> PathBuf {
+    let root = dir.join(name);
+    std::fs::create_dir_all(root.join("templates")).unwrap();
+    std::fs::write(
+        root.join("Chart.yaml"),
+        format!("apiVersion: v2\nname: {name}\nversion: 0.1.0\n"),
+    )
+    .unwrap();
+    std::fs::write(root.join("templates").join(file), template).unwrap();
+    root
+}

@@ -461,10 +461,7 @@ impl Context {
             .await?;
         // Helm's `--server-side=auto`: the method the last revision used.
         let method = ApplyMethod::from_record(Some(last.apply_method.as_str()));
-        let first_deployed = current
-            .info
-            .as_ref()
-            .map_or_else(GoTime::now, |i| i.first_deployed);
+        let first_deployed = current.first_deployed();
         let mut upgraded = ReleaseRecord {
             name: name.to_string(),
             namespace: namespace.to_string(),
@@ -549,10 +546,7 @@ impl Context {
             return Err(EngineError::NoRevision(wanted));
         };
         let method = ApplyMethod::from_record(Some(previous.apply_method.as_str()));
-        let first_deployed = current
-            .info
-            .as_ref()
-            .map_or_else(GoTime::now, |i| i.first_deployed);
+        let first_deployed = current.first_deployed();
         let mut target = ReleaseRecord {
             name: name.to_string(),
             namespace: namespace.to_string(),
@@ -730,6 +724,13 @@ impl ReleaseRecord {
         let info = self.info.get_or_insert_with(Info::default);
         info.status = status.to_string();
         info.description = description.to_string();
+    }
+
+    /// When the release was first deployed (now, for a record without info).
+    pub(crate) fn first_deployed(&self) -> GoTime {
+        self.info
+            .as_ref()
+            .map_or_else(GoTime::now, |i| i.first_deployed)
     }
 
     /// Only the status (superseding keeps the revision's description).
