@@ -199,15 +199,16 @@ impl ProjectName {
     }
 }
 
-/// An API group without the domain, e.g. `cache`.
+/// An API group without the domain, e.g. `cache`, or dotted as kubebuilder takes it
+/// (`foo.policy`, `example.com`): the CRD's group is `<group>.<domain>` either way.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Group(String);
 string_newtype!(Group);
 
 impl Group {
     pub fn parse(s: &str) -> Result<Self> {
-        let why = if !is_dns_label(s) {
-            "must be a DNS-1123 label (at most 63 lower-case letters, digits and '-', e.g. cache)"
+        let why = if !is_dns_subdomain(s) {
+            "must be a DNS-1123 subdomain: dot-separated parts of at most 63 lower-case letters, digits and '-' (e.g. cache or foo.policy)"
         } else if s.starts_with(|c: char| c.is_ascii_digit()) {
             "it names a Rust module, which cannot start with a digit"
         } else {
@@ -219,7 +220,9 @@ impl Group {
         )))
     }
 
-    /// The group as a Rust module name: `-` becomes `_`, a keyword gets a trailing `_`.
+    /// The group as a Rust module name: `-` and `.` become `_` (`foo.policy` is
+    /// `foo_policy`), a keyword gets a trailing `_`. Groups that map to the same module
+    /// (`foo.policy`, `foo-policy`) cannot be in one project: `create api` refuses the second.
     pub fn module(&self) -> String {
         module_ident(self.0.to_snake_case())
     }

@@ -140,8 +140,25 @@ fn plurals_follow_english() {
 fn groups_project_names_repos() {
     assert!(Group::parse("cache").is_ok());
     assert!(Group::parse("Cache").is_err());
-    assert!(Group::parse("cache.example").is_err());
     assert_eq!(Group::parse("web-apps").unwrap().module(), "web_apps");
+    // kubebuilder's dotted groups: the module joins the parts with `_`.
+    assert_eq!(Group::parse("foo.policy").unwrap().module(), "foo_policy");
+    assert_eq!(Group::parse("example.com").unwrap().module(), "example_com");
+    assert_eq!(Group::parse("a-b.c-d").unwrap().module(), "a_b_c_d");
+    for bad in [
+        "cache.",
+        ".cache",
+        "foo..policy",
+        "Foo.policy",
+        "foo_policy",
+        "foo.-x",
+    ] {
+        let err = Group::parse(bad).unwrap_err().to_string();
+        assert!(
+            err.contains("DNS-1123 subdomain") && err.contains("--group"),
+            "{err}"
+        );
+    }
     assert!(ProjectName::parse("memcached-operator").is_ok());
     assert!(ProjectName::parse("Memcached").is_err());
     assert_eq!(project_name_from_dir("My_Operator"), "my-operator");

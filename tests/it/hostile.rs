@@ -200,8 +200,12 @@ fn names_that_would_not_build_are_refused_before_anything_is_written() {
         &rust_api("cache", &"A".repeat(300)),
         "at most 63 characters",
     );
-    let long_group = format!("{}.{}", "g".repeat(60), "x");
-    refused(&root, &rust_api(&long_group, "Memcached"), "DNS-1123 label");
+    let long_group = format!("{}.{}", "g".repeat(64), "x");
+    refused(
+        &root,
+        &rust_api(&long_group, "Memcached"),
+        "DNS-1123 subdomain",
+    );
     let (_dir2, other) = e2e::project_dir("x");
     let output = rusty(&other)
         .args(["init", "--plugins", "rust", "--project-name", "1operator"])
