@@ -215,8 +215,14 @@ impl Printer {
                     // fmt prints a []byte as the string it holds under these verbs.
                     self.fmt_string(&String::from_utf8_lossy(bytes), verb, v);
                 } else if let Some(items) = o.as_list() {
-                    // Slice types have no String method: Go prints their elements.
-                    self.fmt_list(o.type_name(), &items, verb);
+                    // Slice types have no String method: Go prints their elements. fmt
+                    // names a `[]byte` argument itself `[]byte`, and as `[]uint8` (its
+                    // reflected type) inside other values.
+                    let type_name = match o.type_name() {
+                        "[]uint8" if self.depth == 0 => "[]byte",
+                        other => other,
+                    };
+                    self.fmt_list(type_name, &items, verb);
                 } else if self.out.f.sharp_v {
                     self.out.fmt_s(&o.go_string());
                 } else if matches!(verb, 'v' | 's' | 'x' | 'X' | 'q') {

@@ -170,14 +170,20 @@ pub fn funcs() -> FuncMap {
         let yaml = yaml_emit::to_yaml_pretty(arg(a, 0));
         Ok(super::string(yaml.strip_suffix('\n').unwrap_or(&yaml)))
     });
+    // Helm's toToml returns the encoder's error as its text; a nil value panics in Go's
+    // reflection first, which the template reports as the call's error.
     add(&mut m, "toToml", |a| {
-        Ok(super::string(super::toml::to_toml(arg(a, 0))))
+        match super::toml::to_toml(arg(a, 0)) {
+            Ok(text) => Ok(super::string(&text)),
+            Err(super::toml::TomlError::Encode(message)) => Ok(super::string(message)),
+            Err(e) => Err(Error::call(e.to_string())),
+        }
     });
-    // Helm's mustToToml panics on an encoding error; Go's template recovers it as the
-    // call's error.
-    add(&mut m, "mustToToml", |a| match arg(a, 0) {
-        v @ Value::Map(_) => Ok(super::string(super::toml::to_toml(v))),
-        v => Err(Error::call(super::toml::to_toml(v))),
+    // Helm's mustToToml panics on any error; Go's template recovers it as the call's.
+    add(&mut m, "mustToToml", |a| {
+        super::toml::to_toml(arg(a, 0))
+            .map(|text| super::string(&text))
+            .map_err(|e| Error::call(e.to_string()))
     });
     add(&mut m, "fromToml", |a| {
         Ok(super::toml::from_toml(&strval(arg(a, 0))))

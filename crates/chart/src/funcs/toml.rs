@@ -1,68 +1,246 @@
-//! Helm's `toToml` (BurntSushi/toml's encoder): plain keys first, then tables
-//! (`[a]`, `[a.b]` indented two spaces per level, `[[list]]` for lists of maps),
-//! float64 numbers written with a decimal point.
+//! Helm's `toToml` and `fromToml`, with BurntSushi/toml's layout and words.
+//!
+//! The encoder writes a map's plain keys before its tables, each group sorted; tables are
+//! `[a]`, `[a.b]` indented two spaces per level below the top, lists of maps `[[a]]`, a
+//! blank line before every top-level table and list of maps (but never at the start of
+//! the text), maps inside lists inline (`{a = 1}`), float64 numbers with a decimal point.
+//! A value that is not a map is written on its own (`"x"`, `[1, 2]`).
 use gotemplate::Value;
 
 use crate::gofmt;
 
-/// The TOML text for a map; other values give an error message as Helm returns it.
-pub fn to_toml(v: &Value) -> String {
-    let Value::Map(_) = v else {
-        return "toml: top-level values must be Go maps or structs".into();
-    };
-    let mut out = String::new();
-    table(&mut out, &[], v);
-    out
+/// Why a value could not be written as TOML.
+#[derive(Debug, PartialEq)]
+pub enum TomlError {
+    /// The encoder's own error (`toml: cannot encode array with nil element`), which
+    /// Helm's `toToml` returns as its text.
+    Encode(&'static str),
+    /// A nil value at the top, where Go's reflection panics before the encoder looks:
+    /// the call fails in Helm too.
+    NilValue,
 }
 
-fn is_table(v: &Value) -> bool {
-    matches!(v, Value::Map(_)) || is_table_array(v)
-}
-
-fn is_table_array(v: &Value) -> bool {
-    matches!(v, Value::List(items) if !items.is_empty() && items.iter().all(|i| matches!(i, Value::Map(_))))
-}
-
-fn indent(path: &[String]) -> String {
-    "  ".repeat(path.len().saturating_sub(1))
-}
-
-fn table(out: &mut String, path: &[String], v: &Value) {
-    let Value::Map(m) = v else {
-        return;
-    };
-    let m = m.snapshot();
-    let inner_indent = "  ".repeat(path.len());
-    for (k, item) in m
-        .iter()
-        .filter(|(_, i)| !is_table(i) && !matches!(i, Value::Nil))
-    {
-        out.push_str(&format!("{inner_indent}{} = {}\n", key(k), scalar(item)));
-    }
-    for (k, item) in m.iter().filter(|(_, i)| is_table(i)) {
-        let mut sub = path.to_vec();
-        sub.push(key(k));
-        let header = sub.join(".");
-        match item {
-            Value::List(items) => {
-                for element in items.iter() {
-                    out.push('\n');
-                    out.push_str(&format!("{}[[{header}]]\n", indent(&sub)));
-                    table(out, &sub, element);
-                }
-            }
-            _ => {
-                if sub.len() == 1 {
-                    out.push('\n');
-                }
-                out.push_str(&format!("{}[{header}]\n", indent(&sub)));
-                table(out, &sub, item);
-            }
+impl std::fmt::Display for TomlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TomlError::Encode(message) => f.write_str(message),
+            TomlError::NilValue => f.write_str("reflect: call of reflect.Value.Type on zero Value"),
         }
     }
 }
 
-fn key(k: &str) -> String {
+const NO_KEY: &str = "toml: top-level values must be Go maps or structs";
+const NIL_ELEMENT: &str = "toml: cannot encode array with nil element";
+
+/// The TOML text of `v` as Helm's encoder writes it.
+pub fn to_toml(v: &Value) -> Result<String, TomlError> {
+    if matches!(v, Value::Nil) {
+        return Err(TomlError::NilValue);
+    }
+    let mut encoder = Encoder::default();
+    encoder.encode(&[], v).map_err(TomlError::Encode)?;
+    Ok(encoder.out)
+}
+
+/// A value's items when it is a list (a `[]byte` is a list of numbers).
+fn items(v: &Value) -> Option<std::sync::Arc<[Value]>> {
+    match v {
+        Value::List(items) => Some(items.clone()),
+        Value::Object(o) => o.as_list(),
+        _ => None,
+    }
+}
+
+/// Whether `v` is written as a table (a map, or a non-empty list of maps only). Looking
+/// at a list fails on a nil item anywhere in it, as the encoder's type check does.
+fn is_table(v: &Value) -> Result<bool, &'static str> {
+    match v {
+        Value::Map(_) => Ok(true),
+        _ => match items(v) {
+            Some(items) => {
+                let mut all_maps = !items.is_empty();
+                for item in items.iter() {
+                    if matches!(item, Value::Nil) {
+                        return Err(NIL_ELEMENT);
+                    }
+                    all_maps &= is_table(item)? && matches!(item, Value::Map(_));
+                }
+                Ok(all_maps)
+            }
+            None => Ok(false),
+        },
+    }
+}
+
+#[derive(Default)]
+struct Encoder {
+    out: String,
+}
+
+impl Encoder {
+    /// A line break, except at the very start of the text.
+    fn newline(&mut self) {
+        if !self.out.is_empty() {
+            self.out.push('\n');
+        }
+    }
+
+    fn indent(&mut self, key: &[&str]) {
+        for _ in 1..key.len() {
+            self.out.push_str("  ");
+        }
+    }
+
+    fn header(&mut self, key: &[&str]) {
+        for (i, part) in key.iter().enumerate() {
+            if i > 0 {
+                self.out.push('.');
+            }
+            self.out.push_str(&bare_or_quoted(part));
+        }
+    }
+
+    fn encode(&mut self, key: &[&str], v: &Value) -> Result<(), &'static str> {
+        match v {
+            Value::Nil => Ok(()),
+            Value::Map(_) => self.table(key, v),
+            v if items(v).is_some() && is_table(v)? => {
+                if key.is_empty() {
+                    return Err(NO_KEY);
+                }
+                for element in items(v).unwrap_or_default().iter() {
+                    self.newline();
+                    self.indent(key);
+                    self.out.push_str("[[");
+                    self.header(key);
+                    self.out.push_str("]]");
+                    self.newline();
+                    self.map_body(key, element, false)?;
+                }
+                Ok(())
+            }
+            v => self.key_value(key, v, false),
+        }
+    }
+
+    fn table(&mut self, key: &[&str], v: &Value) -> Result<(), &'static str> {
+        if key.len() == 1 {
+            // A blank line between top-level tables.
+            self.newline();
+        }
+        if !key.is_empty() {
+            self.indent(key);
+            self.out.push('[');
+            self.header(key);
+            self.out.push(']');
+            self.newline();
+        }
+        self.map_body(key, v, false)
+    }
+
+    /// A map's entries: plain values first, then tables, each group sorted by key; nil
+    /// values are left out. Inline, as `{a = 1, b = {c = 2}}`.
+    fn map_body(&mut self, key: &[&str], v: &Value, inline: bool) -> Result<(), &'static str> {
+        let Value::Map(m) = v else {
+            return Ok(());
+        };
+        let entries = m.snapshot();
+        let (mut direct, mut sub) = (Vec::new(), Vec::new());
+        for (k, item) in entries.iter() {
+            if is_table(item)? {
+                sub.push((k, item));
+            } else {
+                direct.push((k, item));
+            }
+        }
+        if inline {
+            self.out.push('{');
+        }
+        let trailing_comma = !sub.is_empty();
+        for (group, comma_after_last) in [(direct, trailing_comma), (sub, false)] {
+            let last = group.len().saturating_sub(1);
+            for (i, (k, item)) in group.into_iter().enumerate() {
+                if matches!(item, Value::Nil) {
+                    continue;
+                }
+                if inline {
+                    self.key_value(&[k], item, true)?;
+                    if comma_after_last || i != last {
+                        self.out.push_str(", ");
+                    }
+                } else {
+                    let mut path = key.to_vec();
+                    path.push(k);
+                    self.encode(&path, item)?;
+                }
+            }
+        }
+        if inline {
+            self.out.push('}');
+        }
+        Ok(())
+    }
+
+    /// `key = value` on a line of its own (inline: without the line break); a value
+    /// without a key (the whole document) is written alone.
+    fn key_value(&mut self, key: &[&str], v: &Value, inline: bool) -> Result<(), &'static str> {
+        let Some(last) = key.last() else {
+            return self.element(v);
+        };
+        self.indent(key);
+        self.out.push_str(&bare_or_quoted(last));
+        self.out.push_str(" = ");
+        self.element(v)?;
+        if !inline {
+            self.newline();
+        }
+        Ok(())
+    }
+
+    fn element(&mut self, v: &Value) -> Result<(), &'static str> {
+        match v {
+            Value::String(s) => self.out.push_str(&quote(s)),
+            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) | Value::Int64(i) => self.out.push_str(&i.to_string()),
+            Value::Uint(u) => self.out.push_str(&u.to_string()),
+            Value::Float(f) => self.out.push_str(&float(*f)),
+            Value::Map(_) => self.map_body(&[], v, true)?,
+            v => match items(v) {
+                Some(items) => {
+                    self.out.push('[');
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            self.out.push_str(", ");
+                        }
+                        self.element(item)?;
+                    }
+                    self.out.push(']');
+                }
+                None => self.out.push_str(&quote(&v.to_string())),
+            },
+        }
+        Ok(())
+    }
+}
+
+fn float(f: f64) -> String {
+    let sign = if f.is_sign_negative() { "-" } else { "" };
+    if f.is_nan() {
+        return format!("{sign}nan");
+    }
+    if f.is_infinite() {
+        return format!("{sign}inf");
+    }
+    let text = gofmt::format_float(f);
+    if text.contains(['.', 'e']) {
+        text
+    } else {
+        format!("{text}.0")
+    }
+}
+
+/// A key as it is when it is made of letters, digits, `_` and `-` only, else quoted.
+fn bare_or_quoted(k: &str) -> String {
     if !k.is_empty()
         && k.chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
@@ -73,48 +251,27 @@ fn key(k: &str) -> String {
     }
 }
 
+/// A basic string: quotes, backslashes and control characters escaped (`\b`, `\t`,
+/// `\n`, `\f`, `\r` by name, the rest as `\u00XX` in lower-case hex).
 fn quote(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
+            '\u{8}' => out.push_str("\\b"),
             '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{c}' => out.push_str("\\f"),
             '\r' => out.push_str("\\r"),
             c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\u{:04X}", c as u32))
+                out.push_str(&format!("\\u{:04x}", c as u32));
             }
             c => out.push(c),
         }
     }
     out.push('"');
     out
-}
-
-fn scalar(v: &Value) -> String {
-    match v {
-        Value::String(s) => quote(s),
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) | Value::Int64(i) => i.to_string(),
-        Value::Uint(u) => u.to_string(),
-        Value::Float(f) if f.is_nan() => "nan".into(),
-        Value::Float(f) if f.is_infinite() => if *f > 0.0 { "inf" } else { "-inf" }.into(),
-        Value::Float(f) => {
-            let text = gofmt::format_float(*f);
-            if text.contains(['.', 'e']) {
-                text
-            } else {
-                format!("{text}.0")
-            }
-        }
-        Value::List(items) => {
-            let parts: Vec<String> = items.iter().map(scalar).collect();
-            format!("[{}]", parts.join(", "))
-        }
-        Value::Map(_) => "{}".into(),
-        other => quote(&other.to_string()),
-    }
 }
 
 /// Helm's `fromToml`: a TOML document as a map (integers stay integers, as in Go);

@@ -164,10 +164,14 @@ fn parse_hex_float(hex: &str) -> Option<f64> {
     f.is_finite().then_some(f)
 }
 
-/// sprig's strval: strings as they are, everything else with `%v`.
+/// sprig's strval: strings as they are, a `[]byte` as the text it holds (Go's
+/// `string(b)`), everything else with `%v`.
 pub fn strval(v: &Value) -> String {
     match v {
         Value::String(s) => s.to_string(),
+        Value::Object(o) if o.type_name() == "[]uint8" => {
+            String::from_utf8_lossy(o.as_bytes().unwrap_or_default()).into_owned()
+        }
         other => sprint(other),
     }
 }

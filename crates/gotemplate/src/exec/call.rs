@@ -187,8 +187,13 @@ impl<'t> State<'_, '_, 't> {
             // another map type (`map[string]string`) is not assignable.
             (Value::Map(m), GoType::Map) if m.go_type_name().is_none() => Ok(Value::Map(m.plain())),
             // A string holding bytes that are not UTF-8 (a binary file's content) goes
-            // through as it is, for functions that read bytes (b64enc, sha256sum).
-            (Value::Object(o), GoType::String) if o.as_bytes().is_some() => Ok(Value::Object(o)),
+            // through as it is, for functions that read bytes (b64enc, sha256sum); a
+            // `[]byte` is not a string to Go.
+            (Value::Object(o), GoType::String)
+                if o.as_bytes().is_some() && o.type_name() == "string" =>
+            {
+                Ok(Value::Object(o))
+            }
             (Value::Object(o), GoType::Slice(name) | GoType::Named(name))
                 if o.type_name() == &**name =>
             {
