@@ -127,6 +127,10 @@ pub struct InitArgs {
     /// Role and RoleBinding there instead of a ClusterRole
     #[arg(long)]
     pub namespaced: bool,
+    /// kubebuilder's multi-group layout: accepted and changes nothing, as a Rust project
+    /// always keeps each group in its own module (api/src/<group>/<version>)
+    #[arg(long)]
+    pub multigroup: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -235,6 +239,21 @@ pub struct CreateApiArgs {
     /// is accepted and changes nothing
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub make: Option<bool>,
+    /// kubebuilder's server-side apply support: accepted and changes nothing, as kube-rs
+    /// applies any type server-side and the Rust controllers write with server-side apply
+    #[arg(long)]
+    pub ssa: bool,
+    /// With --external-api-crd: the domain of the kind's group (kubebuilder's spelling;
+    /// `--group cert-manager --external-api-domain io` picks cert-manager.io from the file)
+    #[arg(long, value_name = "DOMAIN")]
+    pub external_api_domain: Option<String>,
+    /// kubebuilder's Go package of an external kind: refused, as Rust types come from the
+    /// kind's CRD (--external-api-crd)
+    #[arg(long, value_name = "PATH", hide = true)]
+    pub external_api_path: Option<String>,
+    /// kubebuilder's Go module of an external kind: refused like --external-api-path
+    #[arg(long, value_name = "MODULE", hide = true)]
+    pub external_api_module: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -252,7 +271,7 @@ pub enum GenerateCommand {
     #[command(after_help = "Examples:\n  \
         make bundle VERSION=0.1.0                  # runs the pipe below after make manifests\n  \
         kubectl kustomize config/manifests | rusty-sdk generate bundle --version 0.1.0\n  \
-        rusty-sdk generate bundle --version 0.2.0 --channels alpha,stable --default-channel stable --manifests out.yaml")]
+        rusty-sdk generate bundle --version 0.2.0 --channels alpha,stable --default-channel stable --input-dir out/")]
     Bundle(BundleArgs),
 }
 
@@ -260,7 +279,7 @@ pub enum GenerateCommand {
 pub struct BundleArgs {
     /// The bundle's semantic version (the CSV's spec.version)
     #[arg(long)]
-    pub version: String,
+    pub version: Option<String>,
     /// Comma-separated channels the bundle belongs to [default: alpha]
     #[arg(long)]
     pub channels: Option<String>,
@@ -273,9 +292,13 @@ pub struct BundleArgs {
     /// Where the bundle goes [default: bundle]
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<String>,
-    /// Read the manifests from this file instead of standard input
-    #[arg(long, value_name = "FILE")]
-    pub manifests: Option<String>,
+    /// Read the manifests from the YAML files of this folder (or one file) instead of
+    /// standard input
+    #[arg(long, value_name = "DIR")]
+    pub input_dir: Option<String>,
+    /// operator-sdk's older spelling of --input-dir
+    #[arg(long, value_name = "DIR")]
+    pub deploy_dir: Option<String>,
 }
 
 #[derive(Debug, Args)]

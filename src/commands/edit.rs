@@ -38,6 +38,14 @@ const BINDING_OWN: [&str; 2] = ["kind: RoleBinding\n", "  kind: Role\n"];
 
 pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     if let Some(plugin) = args.plugins.as_deref() {
+        if matches!(
+            plugin,
+            "autoupdate/v1-alpha" | "autoupdate.kubebuilder.io/v1-alpha"
+        ) {
+            return Err(Error::invalid(format!(
+                "{plugin:?} is kubebuilder's workflow that runs `kubebuilder alpha update` on each release; rusty-sdk writes no such workflow: run `rusty-sdk alpha update` when a new rusty-sdk is out"
+            )));
+        }
         if !super::helm_chart::PLUGIN_KEYS.contains(&plugin) {
             return Err(Error::invalid(format!(
                 "unknown plugin {plugin:?} for --plugins; `edit` takes helm/v2-alpha (a Helm chart of the operator in dist/chart)"

@@ -25,7 +25,7 @@ fn project(dir: &Path) -> PathBuf {
 
 fn bundle(root: &Path, extra: &str) -> std::process::Output {
     rusty(root)
-        .args(["generate", "bundle", "--manifests", "manifests.yaml"])
+        .args(["generate", "bundle", "--input-dir", "manifests.yaml"])
         .args(extra.split_whitespace())
         .output()
         .unwrap()
@@ -180,17 +180,17 @@ fn invalid_bundles_are_one_line_errors_that_write_nothing() {
             "invalid --package \"Bad_Name\"",
         ),
         (
-            "--version 0.1.0 --manifests missing.yaml",
+            "--version 0.1.0 --input-dir missing.yaml",
             "missing.yaml not found",
         ),
     ] {
         let output = rusty(&root)
             .args(["generate", "bundle"])
             .args(args.split_whitespace())
-            .args(if args.contains("--manifests") {
+            .args(if args.contains("--input-dir") {
                 vec![]
             } else {
-                vec!["--manifests", "manifests.yaml"]
+                vec!["--input-dir", "manifests.yaml"]
             })
             .output()
             .unwrap();

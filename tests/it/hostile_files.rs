@@ -50,7 +50,7 @@ fn an_endless_stream_given_as_an_input_stops_at_the_limit() {
     let (_dir, root) = init("hybrid.helm");
     let bundle = ["generate", "bundle", "--version", "0.1.0"]
         .into_iter()
-        .chain(["--manifests", "/dev/zero"])
+        .chain(["--input-dir", "/dev/zero"])
         .map(String::from)
         .collect::<Vec<_>>();
     refused_in_time(&root, &bundle, "larger than the");

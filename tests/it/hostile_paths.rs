@@ -9,7 +9,7 @@ const BUNDLE: [&str; 6] = [
     "bundle",
     "--version",
     "0.1.0",
-    "--manifests",
+    "--input-dir",
     "m.yaml",
 ];
 
@@ -102,7 +102,7 @@ fn bundle_values_that_make_names_kubernetes_refuses_are_refused() {
         ),
     ] {
         let output = rusty(&root)
-            .args(["generate", "bundle", "--manifests", "m.yaml"])
+            .args(["generate", "bundle", "--input-dir", "m.yaml"])
             .args(extra)
             .output()
             .unwrap();

@@ -7,17 +7,47 @@ pub mod rust;
 
 use crate::cli::CreateApiArgs;
 use crate::error::{Error, Result};
+use crate::model::names::shown;
 use crate::model::{ApiPlugin, Layout};
 use crate::session::Session;
 
 pub fn run(session: &Session, args: &CreateApiArgs) -> Result<()> {
+    refuse_go_flags(args)?;
     let project = session.load_project()?;
     let layout = project.layout()?;
     let plugin = resolve_plugin(args.plugins.as_deref(), layout)?;
     match plugin {
         ApiPlugin::Rust => rust::run(session, args, project),
+        ApiPlugin::Helm if args.controller_name.is_some() => Err(Error::invalid(
+            "--controller-name names a Rust controller, and a Helm API is reconciled from its chart by the watch in watches.yaml; drop --controller-name",
+        )),
         ApiPlugin::Helm => helm::run(session, project, args),
     }
+}
+
+/// kubebuilder's flags for an external kind name its Go package; a Rust controller gets
+/// its types from the kind's CRD instead, so each is refused naming `--external-api-crd`.
+fn refuse_go_flags(args: &CreateApiArgs) -> Result<()> {
+    for (flag, value) in [
+        ("--external-api-path", &args.external_api_path),
+        ("--external-api-module", &args.external_api_module),
+    ] {
+        if let Some(value) = value {
+            return Err(Error::invalid(format!(
+                "{flag} {} names a Go package, but a Rust controller gets the kind's types from its CRD: pass --external-api-crd <CRD file> instead (e.g. cert-manager's cert-manager.io_certificates.yaml)",
+                shown(value)
+            )));
+        }
+    }
+    if let Some(domain) = &args.external_api_domain
+        && args.external_api_crd.is_none()
+    {
+        return Err(Error::invalid(format!(
+            "--external-api-domain {} is for another project's kind: add --external-api-crd <CRD file>, whose group it picks (--group cert-manager --external-api-domain io: cert-manager.io)",
+            shown(domain)
+        )));
+    }
+    Ok(())
 }
 
 /// The plugin to use: `--plugins`, or the layout's only one.

@@ -43,21 +43,26 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
             crate::model::names::shown(&package)
         )));
     }
-    if semver::Version::parse(&args.version).is_err() {
+    let version = args.version.clone().ok_or_else(|| {
+        Error::invalid(
+            "--version is required: the bundle's semantic version (e.g. --version 0.1.0)",
+        )
+    })?;
+    if semver::Version::parse(&version).is_err() {
         return Err(Error::invalid(format!(
             "invalid --version {:?}: a bundle's version is a semantic version (e.g. 0.1.0)",
-            args.version
+            version
         )));
     }
     // The CSV is named `<package>.v<version>`, and Kubernetes takes only a DNS-1123
     // subdomain: no build metadata (`+...`), no upper case.
-    let csv_name = format!("{package}.v{}", args.version);
+    let csv_name = format!("{package}.v{version}");
     let csv_name_ok =
         csv_name.len() <= 253 && csv_name.split('.').all(crate::model::names::is_dns_label);
     if !csv_name_ok {
         return Err(Error::invalid(format!(
             "invalid --version {}: the CSV would be named {}, which Kubernetes refuses (lower-case letters, digits, '-' and '.'); pass a version without build metadata or upper-case letters (e.g. 0.1.0-rc.1)",
-            crate::model::names::shown(&args.version),
+            crate::model::names::shown(&version),
             crate::model::names::shown(&csv_name)
         )));
     }
@@ -81,7 +86,7 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
     }
     let settings = BundleSettings {
         package,
-        version: args.version.clone(),
+        version,
         channels,
         default_channel,
         output_dir: match &args.output_dir {
@@ -89,11 +94,11 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
             None => "bundle".into(),
         },
     };
-    let objects = match &args.manifests {
-        Some(file) => kustomize_output::read_file(&session.root.join(file), file)?,
+    let objects = match args.input_dir.as_ref().or(args.deploy_dir.as_ref()) {
+        Some(dir) => kustomize_output::read_dir(&session.root.join(dir), dir)?,
         None if std::io::stdin().is_terminal() => {
             return Err(Error::invalid(
-                "no manifests: pipe them in (`kubectl kustomize config/manifests | rusty-sdk generate bundle --version 0.1.0`, which `make bundle` does) or pass --manifests FILE",
+                "no manifests: pipe them in (`kubectl kustomize config/manifests | rusty-sdk generate bundle --version 0.1.0`, which `make bundle` does) or pass --input-dir DIR",
             ));
         }
         None => kustomize_output::read_stdin("standard input")?,

@@ -196,7 +196,11 @@ fn choose<'a>(crds: &'a [Json], args: &CreateApiArgs) -> std::result::Result<&'a
         .filter(|crd| {
             args.group.as_deref().is_none_or(|g| {
                 let group = field(crd, "/spec/group");
-                group == g || group.split('.').next() == Some(g)
+                match args.external_api_domain.as_deref() {
+                    // kubebuilder's spelling: --group cert-manager --external-api-domain io.
+                    Some(domain) => group == format!("{g}.{domain}"),
+                    None => group == g || group.split('.').next() == Some(g),
+                }
             })
         })
         .collect();
@@ -227,10 +231,15 @@ fn choose<'a>(crds: &'a [Json], args: &CreateApiArgs) -> std::result::Result<&'a
 }
 
 fn wanted(args: &CreateApiArgs) -> String {
+    let domain = args
+        .external_api_domain
+        .as_deref()
+        .map(|d| format!(" --external-api-domain {d}"))
+        .unwrap_or_default();
     match (args.group.as_deref(), args.kind.as_deref()) {
-        (Some(g), Some(k)) => format!("--group {g} --kind {k}"),
+        (Some(g), Some(k)) => format!("--group {g}{domain} --kind {k}"),
         (None, Some(k)) => format!("--kind {k}"),
-        (Some(g), None) => format!("--group {g}"),
+        (Some(g), None) => format!("--group {g}{domain}"),
         (None, None) => "any kind".into(),
     }
 }
