@@ -138,7 +138,7 @@ pub struct Number {
     pub int: Option<i64>,
     pub uint: Option<u64>,
     pub float: Option<f64>,
-    /// Complex constants have no template value here other than their printed form.
+    /// A complex constant (`1i`, `1+0i`): complex128 wherever its value is read as it is.
     pub complex: Option<(f64, f64)>,
 }
 

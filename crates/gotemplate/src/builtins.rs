@@ -257,6 +257,7 @@ enum BasicKind {
     Int,
     Uint,
     Float,
+    Complex,
     String,
 }
 
@@ -266,6 +267,7 @@ fn basic_kind(v: &Value) -> BasicKind {
         Value::Int(_) | Value::Int64(_) => BasicKind::Int,
         Value::Uint(_) => BasicKind::Uint,
         Value::Float(_) => BasicKind::Float,
+        Value::Complex(..) => BasicKind::Complex,
         Value::String(_) => BasicKind::String,
         _ => BasicKind::Invalid,
     }
@@ -307,6 +309,7 @@ fn eq(arg1: &Slot, rest: &[Slot]) -> Result<bool, String> {
                 (Value::Int(x) | Value::Int64(x), Value::Int(y) | Value::Int64(y)) => x == y,
                 (Value::Uint(x), Value::Uint(y)) => x == y,
                 (Value::Float(x), Value::Float(y)) => x == y,
+                (Value::Complex(xr, xi), Value::Complex(yr, yi)) => xr == yr && xi == yi,
                 (Value::String(x), Value::String(y)) => x == y,
                 (Value::Nil, _) | (_, Value::Nil) => {
                     matches!(a, Value::Nil) == matches!(b, Value::Nil)
@@ -357,7 +360,7 @@ fn lt(arg1: &Slot, arg2: &Slot) -> Result<bool, String> {
         (Value::Int(i) | Value::Int64(i), Value::Uint(u)) => *i < 0 || i.cast_unsigned() < *u,
         (Value::Uint(u), Value::Int(i) | Value::Int64(i)) => *i >= 0 && *u < i.cast_unsigned(),
         _ if k1 != k2 => return Err(bad_comparison(a, b)),
-        (Value::Bool(_), _) => return Err(BAD_COMPARISON_TYPE.into()),
+        (Value::Bool(_) | Value::Complex(..), _) => return Err(BAD_COMPARISON_TYPE.into()),
         (Value::Int(x) | Value::Int64(x), Value::Int(y) | Value::Int64(y)) => x < y,
         (Value::Uint(x), Value::Uint(y)) => x < y,
         (Value::Float(x), Value::Float(y)) => x < y,

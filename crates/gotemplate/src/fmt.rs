@@ -162,6 +162,7 @@ impl Printer {
             Value::Int(i) | Value::Int64(i) => self.fmt_integer(i.cast_unsigned(), true, verb, v),
             Value::Uint(u) => self.fmt_integer(*u, false, verb, v),
             Value::Float(x) => self.fmt_float(*x, verb, v),
+            Value::Complex(re, im) => self.fmt_complex(*re, *im, verb, v),
             Value::String(s) => self.fmt_string(s, verb, v),
             Value::List(items) => self.fmt_list(&v.type_name(), items, verb),
             Value::Map(m) if self.open_maps.iter().any(|open| open.ptr_eq(m)) => {
@@ -282,6 +283,24 @@ impl Printer {
             'F' => self.out.fmt_float(x, b'f', 6),
             _ => self.bad_verb(verb, v),
         }
+    }
+
+    /// Go's complex128: `(re+imi)`, each part under the verb (width and precision
+    /// apply to each), the imaginary part always signed.
+    fn fmt_complex(&mut self, re: f64, im: f64, verb: char, v: &Value) {
+        if !matches!(
+            verb,
+            'v' | 'b' | 'g' | 'G' | 'x' | 'X' | 'f' | 'F' | 'e' | 'E'
+        ) {
+            return self.bad_verb(verb, v);
+        }
+        let plus = self.out.f.plus;
+        self.out.buf.push('(');
+        self.fmt_float(re, verb, v);
+        self.out.f.plus = true;
+        self.fmt_float(im, verb, v);
+        self.out.buf.push_str("i)");
+        self.out.f.plus = plus;
     }
 
     fn fmt_string(&mut self, s: &str, verb: char, v: &Value) {

@@ -396,11 +396,12 @@ impl<'s> Lexer<'s, '_> {
                 Ok(())
             }
             Some(')') => {
-                self.emit(Kind::RightParen);
+                // An unmatched `)` is the lexer's error, before the parser sees it.
                 self.paren_depth -= 1;
                 if self.paren_depth < 0 {
                     return self.error("unexpected right paren".into());
                 }
+                self.emit(Kind::RightParen);
                 Ok(())
             }
             Some(c) if c.is_ascii() && !c.is_ascii_control() => {

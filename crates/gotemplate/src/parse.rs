@@ -798,9 +798,11 @@ fn number(token: &Item) -> Result<Number, String> {
     Ok(n)
 }
 
+/// A complex constant stays complex128 where its value is read as it is; without an
+/// imaginary part it also serves as a float or integer parameter (Go's simplifyComplex).
 fn set_complex(n: &mut Number, re: f64, im: f64) {
+    n.complex = Some((re, im));
     if im == 0.0 {
-        // Go simplifies a complex constant with no imaginary part to a real one.
         n.float = Some(re);
         if re.fract() == 0.0 && re.abs() < 9.2e18 {
             n.int = Some(re as i64);
@@ -808,8 +810,6 @@ fn set_complex(n: &mut Number, re: f64, im: f64) {
                 n.uint = Some(re as u64);
             }
         }
-    } else {
-        n.complex = Some((re, im));
     }
 }
 

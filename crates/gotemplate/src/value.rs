@@ -36,6 +36,8 @@ pub enum Value {
     Uint(u64),
     /// Go's `float64`, what every number in Helm's values is.
     Float(f64),
+    /// Go's `complex128`: only a template's own constants (`1i`, `1+0i`) are complex.
+    Complex(f64, f64),
     String(Arc<str>),
     /// Go's `[]interface{}`.
     List(Arc<[Value]>),
@@ -405,6 +407,7 @@ impl fmt::Debug for Value {
             Value::Int64(i) => write!(f, "{i}i64"),
             Value::Uint(u) => write!(f, "{u}u"),
             Value::Float(x) => write!(f, "{x:?}"),
+            Value::Complex(re, im) => f.write_str(&crate::text::complex(*re, *im)),
             Value::String(s) => write!(f, "{s:?}"),
             Value::List(l) => f.debug_list().entries(l.iter()).finish(),
             Value::Map(m) => m.fmt(f),
@@ -435,6 +438,7 @@ impl Value {
             Value::Int(i) | Value::Int64(i) => *i != 0,
             Value::Uint(u) => *u != 0,
             Value::Float(x) => *x != 0.0,
+            Value::Complex(re, im) => *re != 0.0 || *im != 0.0,
             Value::String(s) => !s.is_empty(),
             Value::List(l) => !l.is_empty(),
             Value::Map(m) => !m.is_empty(),
@@ -455,6 +459,7 @@ impl Value {
             Value::Int64(_) => "int64".into(),
             Value::Uint(_) => "uint64".into(),
             Value::Float(_) => "float64".into(),
+            Value::Complex(..) => "complex128".into(),
             Value::String(_) => "string".into(),
             Value::List(_) => "[]interface {}".into(),
             Value::Map(m) => match (&m.type_name, m.is_named()) {
@@ -494,6 +499,7 @@ impl Value {
             Value::Int64(_) => "int64",
             Value::Uint(_) => "uint64",
             Value::Float(_) => "float64",
+            Value::Complex(..) => "complex128",
             Value::String(_) => "string",
             Value::List(_) => "slice",
             Value::Map(_) => "map",

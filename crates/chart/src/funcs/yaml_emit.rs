@@ -142,6 +142,11 @@ impl Emitter {
         {
             return self.node(&Value::Nil, indent, ctx);
         }
+        // sigs.k8s.io/yaml goes through JSON, which has no complex numbers.
+        if let Value::Complex(..) = v {
+            self.failed = true;
+            return;
+        }
         // A Go struct is marshalled as the JSON it encodes to.
         if let Value::Object(o) = v {
             let data = o.to_data();
@@ -386,7 +391,7 @@ enum Style {
 
 fn plain_text(v: &Value) -> String {
     match v {
-        Value::Nil | Value::Function(_) => "null".into(),
+        Value::Nil | Value::Function(_) | Value::Complex(..) => "null".into(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) | Value::Int64(i) => i.to_string(),
         Value::Uint(u) => u.to_string(),

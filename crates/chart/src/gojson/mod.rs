@@ -32,6 +32,37 @@ pub fn encode(v: &Value, style: JsonStyle) -> Option<String> {
     Some(out)
 }
 
+/// Why [`encode`] refused `v`, in encoding/json's words: the first value it cannot hold,
+/// in the order the encoder walks (`json: unsupported type: complex128`,
+/// `json: unsupported value: NaN`).
+pub fn unsupported(v: &Value) -> String {
+    fn first(v: &Value, depth: usize) -> Option<String> {
+        if depth > MAX_DEPTH {
+            return Some(format!(
+                "json: unsupported value: encountered a cycle via {}",
+                v.type_name()
+            ));
+        }
+        match v {
+            Value::Complex(..) | Value::Function(_) => {
+                Some(format!("json: unsupported type: {}", v.type_name()))
+            }
+            Value::Float(f) if !f.is_finite() => Some(format!(
+                "json: unsupported value: {}",
+                gotemplate::fmt::sprint_value(&Value::Float(*f))
+            )),
+            Value::List(items) => items.iter().find_map(|i| first(i, depth + 1)),
+            Value::Map(m) => m.snapshot().values().find_map(|i| first(i, depth + 1)),
+            Value::Object(o) => match o.json_fields() {
+                Some(fields) => fields.iter().find_map(|(_, i)| first(i, depth + 1)),
+                None => first(&o.to_data(), depth + 1),
+            },
+            _ => None,
+        }
+    }
+    first(v, 0).unwrap_or_else(|| "json: unsupported value".into())
+}
+
 fn newline(out: &mut String, style: JsonStyle, depth: usize) {
     if style.pretty {
         out.push('\n');
@@ -84,7 +115,7 @@ fn write_json(out: &mut String, v: &Value, style: JsonStyle, depth: usize) -> Op
             Some(fields) => write_object(out, fields.iter().map(|(k, v)| (*k, v)), style, depth)?,
             None => write_json(out, &o.to_data(), style, depth)?,
         },
-        Value::Function(_) => return None,
+        Value::Function(_) | Value::Complex(..) => return None,
     }
     Some(())
 }

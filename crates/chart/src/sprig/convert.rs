@@ -85,9 +85,10 @@ fn register_json(m: &mut FuncMap) {
             ))
         });
         add(m, must, move |a| {
-            json::encode(&exact(must, a, 1)?[0], style)
+            let v = &exact(must, a, 1)?[0];
+            json::encode(v, style)
                 .map(s)
-                .ok_or_else(|| call_error(must, "json: unsupported value"))
+                .ok_or_else(|| call_error(must, json::unsupported(v)))
         });
     }
     add(m, "fromJson", |a| {

@@ -358,8 +358,14 @@ impl<'t> State<'_, '_, 't> {
                 slots.push(f);
             }
         }
-        let call_name = match (b, explicit.first()) {
-            (builtins::Builtin::Call, Some(first)) => first.to_string(),
+        // Go names the callee by its node, or a piped-in callee by reflect.Value's String
+        // (a string is itself, anything else `<type Value>`).
+        let call_name = match (b, explicit.first(), slots.first()) {
+            (builtins::Builtin::Call, Some(first), _) => first.to_string(),
+            (builtins::Builtin::Call, None, Some(piped)) => match piped.value() {
+                Value::String(s) => s.to_string(),
+                other => format!("<{} Value>", other.type_name()),
+            },
             _ => String::new(),
         };
         match builtins::call(b, &slots, &call_name) {

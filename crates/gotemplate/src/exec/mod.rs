@@ -587,7 +587,7 @@ impl<'t> State<'_, '_, 't> {
         self.at = At::Arg(node);
         let text = n.text.as_str();
         if let Some((re, im)) = n.complex {
-            return Ok(Slot::concrete(Value::string(crate::text::complex(re, im))));
+            return Ok(Slot::concrete(Value::Complex(re, im)));
         }
         let hex_int = text.len() > 2
             && text.starts_with('0')
@@ -684,7 +684,8 @@ impl<'t> State<'_, '_, 't> {
         fin: Option<Slot>,
         receiver: Slot,
     ) -> R<Slot> {
-        self.at = at;
+        // Errors here point where evaluation is (Go's evalField does not move it): the
+        // field node, or in a chain (`(x).a`) the last node the receiver touched.
         if matches!(receiver.v, Value::Nil) && !receiver.iface {
             if self.set().missing_key == MissingKey::Error {
                 return Err(self.error(format!(
@@ -700,7 +701,9 @@ impl<'t> State<'_, '_, 't> {
         match &receiver.v {
             Value::Nil => Err(self.error(format!("nil pointer evaluating {}.{name}", typ()))),
             Value::Map(m) => {
+                // Only exported (capitalised) names can be methods in Go.
                 if m.is_named()
+                    && name.starts_with(|c: char| c.is_ascii_uppercase())
                     && let Some(result) =
                         self.call_method_if_any(dot, name, at, args, fin.clone(), None, |n, a| {
                             m.call_method(n, a)
@@ -773,6 +776,7 @@ impl<'t> State<'_, '_, 't> {
         call: impl Fn(&str, &[Value]) -> Option<R<Value>>,
     ) -> R<Option<Slot>> {
         let explicit = args.get(1..).unwrap_or_default();
+        let before = self.at;
         let values = match signature {
             Some(text) => match crate::Signature::parse(text) {
                 Ok(sig) => self.typed_args(dot, name, &sig, explicit, fin)?.0,
@@ -789,7 +793,11 @@ impl<'t> State<'_, '_, 't> {
         };
         // A call that succeeds leaves the position at its last argument, as in Go.
         match call(name, &values) {
-            None => Ok(None),
+            // No such method: Go never looked at the arguments.
+            None => {
+                self.at = before;
+                Ok(None)
+            }
             Some(Ok(v)) => Ok(Some(Slot::concrete(v))),
             Some(Err(e)) => {
                 self.at = at;
