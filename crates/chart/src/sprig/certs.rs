@@ -1,7 +1,8 @@
 //! Keys and X.509 certificates as sprig makes them: genPrivateKey, genCA,
 //! genSelfSignedCert, genSignedCert (and their `WithKey` forms) and buildCustomCert.
 //! Keys print in the PEM form Go's sprig writes: "RSA PRIVATE KEY" (PKCS#1),
-//! "EC PRIVATE KEY" (SEC1) or "PRIVATE KEY" (PKCS#8, ed25519).
+//! "EC PRIVATE KEY" (SEC1), "PRIVATE KEY" (PKCS#8, ed25519) or "DSA PRIVATE KEY"
+//! (OpenSSL's layout, [`super::dsa`]).
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -33,7 +34,7 @@ fn is_rsa(kp: &KeyPair) -> bool {
 
 /// One DER element at the start of `der`: (tag, contents, rest). Short and long
 /// definite lengths only, which is all PKCS#8 uses.
-fn der_element(der: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+pub(super) fn der_element(der: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     let (&tag, rest) = der.split_first()?;
     let (&first, rest) = rest.split_first()?;
     let (len, rest) = if first < 0x80 {
@@ -357,7 +358,14 @@ fn wrap<T>(name: &str, r: std::result::Result<T, String>) -> Result<T> {
 pub(crate) fn register(m: &mut FuncMap) {
     add(m, "genPrivateKey", |a| {
         let kind = string(&exact("genPrivateKey", a, 1)?[0])?;
-        Ok(args::s(match generate(kind).and_then(|k| key_pem(&k)) {
+        let made = if kind == "dsa" {
+            super::dsa::private_key_der()
+                .map(|der| pem_block("DSA PRIVATE KEY", &der))
+                .map_err(|e| format!("failed to generate private key: {e}"))
+        } else {
+            generate(kind).and_then(|k| key_pem(&k))
+        };
+        Ok(args::s(match made {
             Ok(pem) => pem,
             Err(message) => message,
         }))

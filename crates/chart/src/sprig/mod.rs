@@ -22,6 +22,7 @@ mod convert;
 mod crypto;
 mod dates;
 mod dicts;
+mod dsa;
 mod duration;
 mod encoding;
 mod gotime;

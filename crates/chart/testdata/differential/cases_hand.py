@@ -652,5 +652,11 @@ ERRORS = [
     ('err-values-cap-key', '{{ .Values.Str 1 }}'),
 ]
 
+# genPrivateKey "dsa": a fresh key each time, so only its PEM shape is compared.
+KEYS = [
+    ("genprivatekey-dsa", '{{ $k := genPrivateKey "dsa" }}{{ $k | regexFind "^-----BEGIN [A-Z ]+-----" }}|{{ $k | regexFind "-----END [A-Z ]+-----" }}|{{ gt (len $k) 1000 }}'),
+    ("genprivatekey-unknown", '{{ genPrivateKey "DSA" }}|{{ genPrivateKey "rsa4096" }}'),
+]
+
 ALL = (SYNTAX + CONTROL + OBJECTS + BUILTINS + PRINTF + SPRIG + SHARED + BYTES + TOML + COMPLEX
-       + ERRORS)
+       + ERRORS + KEYS)
