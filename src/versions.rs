@@ -6,6 +6,10 @@
 /// `incompatible_msrv` holds the generated code to it, and the end-to-end checks hold
 /// every dependency to it.
 pub const RUST: &str = "1.91";
+/// The Rust release a generated project is built and tested with, pinned in its
+/// `rust-toolchain.toml` (rustup, CI and the devcontainer install it): the one its
+/// Dockerfile's builder image carries, at or above [`RUST`].
+pub const TOOLCHAIN: &str = "1.95.0";
 /// The kube-rs release generated projects build on.
 pub const KUBE: &str = "5.0.0";
 /// The k8s-openapi release, and the Kubernetes API version its feature selects.
@@ -40,5 +44,17 @@ mod tests {
         );
         let generated = format!("need {0} (`rust-version = \"{0}\"`", super::RUST);
         assert!(readme.contains(&generated), "README: not {generated}");
+    }
+
+    /// The pinned toolchain is no older than `rust-version`, and the image builds with the
+    /// same release (`rust:<major>.<minor>-...`).
+    #[test]
+    fn the_pinned_toolchain_is_the_images_and_meets_rust_version() {
+        let numbers = |v: &str| -> Vec<u32> { v.split('.').map(|n| n.parse().unwrap()).collect() };
+        assert!(numbers(super::TOOLCHAIN) >= numbers(super::RUST));
+        let (minor, _) = super::TOOLCHAIN.rsplit_once('.').unwrap();
+        let dockerfile = include_str!("../templates/init/base/Dockerfile.tera");
+        let from = format!("FROM rust:{minor}-");
+        assert!(dockerfile.contains(&from), "Dockerfile: not {from}");
     }
 }

@@ -101,6 +101,7 @@ impl InitSettings {
         ctx.insert("image", "controller:latest");
         ctx.insert("kube_version", versions::KUBE);
         ctx.insert("rust_version", versions::RUST);
+        ctx.insert("rust_toolchain", versions::TOOLCHAIN);
         ctx.insert("k8s_openapi_version", versions::K8S_OPENAPI);
         ctx.insert(
             "license",

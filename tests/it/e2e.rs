@@ -66,7 +66,10 @@ pub fn command(dir: &Path, program: &str) -> Command {
         .env("CARGO_PROFILE_DEV_STRIP", "symbols")
         .env("CARGO_INCREMENTAL", "0")
         .env("TMPDIR", scratch_dir("e2e-tmp"))
-        .env_remove("RUSTFLAGS");
+        .env_remove("RUSTFLAGS")
+        // rustup hands the toolchain running these tests down to every cargo it starts,
+        // which would override the project's rust-toolchain.toml: the project picks its own.
+        .env_remove("RUSTUP_TOOLCHAIN");
     command
 }
 
@@ -120,6 +123,7 @@ pub fn check_project_again(root: &Path) {
 }
 
 fn run_checks(root: &Path) {
+    assert_pinned_toolchain(root);
     build_all_targets(root);
     assert_rust_version_and_members(root);
     // Plain `cargo test`, as the tutorial and the project's README say: every crate's.
@@ -143,6 +147,19 @@ fn run_checks(root: &Path) {
     );
     must(root, "cargo", &["fmt", "--check"]);
     kustomize(root, "config/default");
+}
+
+/// The project builds with the release its rust-toolchain.toml pins, not with the one
+/// running these tests.
+fn assert_pinned_toolchain(root: &Path) {
+    let active = must(root, "rustup", &["show", "active-toolchain"]);
+    let pinned = format!("{}-", rusty_sdk::versions::TOOLCHAIN);
+    assert!(
+        active.starts_with(&pinned) && active.contains("rust-toolchain.toml"),
+        "{} builds with {active}, not with Rust {} from its rust-toolchain.toml",
+        root.display(),
+        rusty_sdk::versions::TOOLCHAIN
+    );
 }
 
 /// The project declares the `rust-version` rusty-sdk writes (clippy then flags generated

@@ -211,3 +211,116 @@ fn an_unwritable_directory_is_a_one_line_error() {
     assert!(stderr.contains("nothing was written"), "{stderr}");
     assert!(!target.exists());
 }
+
+/// Each `make` target a `run:` script of `text` names, in order (`make --flag target`
+/// counts; variables such as `IMG=x` do not).
+fn make_targets(text: &str) -> Vec<String> {
+    let words: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | '&' | '|' | '"'))
+        .filter(|word| !word.is_empty())
+        .collect();
+    let mut targets = Vec::new();
+    for (i, word) in words.iter().enumerate() {
+        if *word != "make" {
+            continue;
+        }
+        let after = words[i + 1..]
+            .iter()
+            .find(|word| !word.starts_with('-') && !word.contains('='));
+        targets.extend(after.map(|target| (*target).to_string()));
+    }
+    targets
+}
+
+/// The workflows of every layout are valid YAML whose jobs only run `make` targets the
+/// generated Makefile has, set up Rust from the project's rust-toolchain.toml, and the
+/// devcontainer's JSON names a setup script that is there.
+#[test]
+fn ci_workflows_and_devcontainer_run_what_the_project_has() {
+    for layout in ["hybrid.helm", "helm", "rust"] {
+        let (_dir, root) = project_dir();
+        let output = init(&root, layout);
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+        let makefile = std::fs::read_to_string(root.join("Makefile")).unwrap();
+        let has_target = |target: &str| {
+            makefile.lines().any(|line| {
+                line.strip_prefix(target)
+                    .is_some_and(|rest| rest.starts_with(':'))
+            })
+        };
+        let toolchain = std::fs::read_to_string(root.join("rust-toolchain.toml")).unwrap();
+        assert!(
+            toolchain.contains(&format!("channel = \"{}\"", rusty_sdk::versions::TOOLCHAIN)),
+            "{toolchain}"
+        );
+        let workflows: Vec<_> = std::fs::read_dir(root.join(".github/workflows"))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        let mut targets_run = 0;
+        for path in &workflows {
+            let text = std::fs::read_to_string(path).unwrap();
+            let workflow: serde_yaml::Value = serde_yaml::from_str(&text)
+                .unwrap_or_else(|e| panic!("{layout}: {}: {e}", path.display()));
+            assert_eq!(
+                workflow["permissions"],
+                serde_yaml::Value::Mapping(serde_yaml::Mapping::new()),
+                "{}: no token permissions beyond each job's",
+                path.display()
+            );
+            let jobs = workflow["jobs"].as_mapping().expect("jobs");
+            assert!(!jobs.is_empty(), "{}", path.display());
+            for (name, job) in jobs {
+                let steps = job["steps"].as_sequence().expect("steps");
+                let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+                assert!(
+                    runs.contains(&"rustup toolchain install"),
+                    "{}: job {name:?} does not install the pinned toolchain",
+                    path.display()
+                );
+                for run in runs {
+                    for target in make_targets(run) {
+                        assert!(
+                            has_target(&target),
+                            "{layout}: {} runs `make {target}`, which the Makefile lacks",
+                            path.display()
+                        );
+                        targets_run += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            targets_run >= 3,
+            "{layout}: the workflows run only {targets_run} make targets"
+        );
+        let devcontainer: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(root.join(".devcontainer/devcontainer.json")).unwrap(),
+        )
+        .unwrap();
+        let setup = devcontainer["onCreateCommand"].as_str().unwrap();
+        let script = setup.strip_prefix("bash ").unwrap();
+        assert!(root.join(script).is_file(), "{setup}: no {script}");
+        assert_eq!(
+            devcontainer["image"].as_str(),
+            Some(&*format!(
+                "rust:{}-bookworm",
+                rusty_sdk::versions::TOOLCHAIN
+            ))
+        );
+    }
+}
+
+#[test]
+fn make_targets_are_read_from_run_scripts() {
+    assert_eq!(make_targets("make lint"), ["lint"]);
+    assert_eq!(
+        make_targets("echo \"X=$(make --no-print-directory setup-envtest)\" >> f"),
+        ["setup-envtest"]
+    );
+    assert_eq!(
+        make_targets("cargo fetch\nmake test-e2e IMG=x && make deploy"),
+        ["test-e2e", "deploy"]
+    );
+    assert!(make_targets("cargo install rusty-sdk").is_empty());
+}
