@@ -18,6 +18,7 @@ mod hostile_names;
 mod hostile_paths;
 mod image;
 mod init;
+mod kubebuilder_replay;
 mod namespaced;
 mod rbac;
 mod rbac_cache;

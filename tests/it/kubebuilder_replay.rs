@@ -1,0 +1,576 @@
+//! kubebuilder's own sample projects, made with rusty-sdk: every command of kubebuilder's
+//! `test/testdata/generate.sh` (kubernetes-sigs/kubebuilder, master at
+//! 5c400728930120dd385712db61cb0a937238ce81), as written there with `rusty-sdk` in place of
+//! `$kb`. Each command either works as written, or is refused in one line that names what
+//! to run for Rust instead, and the test then runs that. The projects must then build, pass
+//! their tests and lint as kubebuilder's pass `make all`.
+//!
+//! The replays without a build are quick tests; one end-to-end test builds project-v4 and
+//! project-v4-multigroup (project-v4-with-plugins repeats multigroup's deploy-image and
+//! conversion commands on a namespaced project, which `namespaced`'s e2e test builds).
+use std::path::{Path, PathBuf};
+
+use rusty_sdk_test_tools::needs;
+
+use crate::e2e;
+use crate::support::{read_tree, rusty, transcript};
+
+/// What rusty-sdk does with one command of the script.
+enum Then {
+    /// It works as written.
+    Works,
+    /// It is refused with one line holding `why` and nothing is written; `instead` are the
+    /// rusty-sdk commands that do the job for Rust, run next (`{crds}` is the folder of
+    /// the external CRDs the tests keep).
+    Refused {
+        why: &'static str,
+        instead: &'static [&'static str],
+    },
+}
+
+/// One line of generate.sh.
+enum Step {
+    /// `$kb <command>`.
+    Kb(&'static str, Then),
+    /// `make <target>`: `all` is the end-to-end build; `build-installer` writes what the
+    /// quick replays need of it, dist/install.yaml, with kustomize.
+    Make(&'static str),
+}
+
+use Step::{Kb, Make};
+use Then::{Refused, Works};
+
+/// `init --plugins=go/v4` is kubebuilder's Go layout: refused, naming rusty-sdk's.
+const GO_V4: &str = "rusty-sdk scaffolds Rust; for a Rust operator use --plugins=rust";
+
+/// kubebuilder's external kinds name a Go package; a Rust controller takes the CRD.
+const GO_PACKAGE: &str = "names a Go package";
+
+/// The commands shared by project-v4 and project-v4-multigroup for cert-manager's kinds and
+/// for built-in kinds' webhooks come in each script below as kubebuilder writes them.
+const CERTIFICATE_INSTEAD: &[&str] = &[
+    "create api --group cert-manager --version v1 --kind Certificate --controller=true --resource=false --make=false --external-api-crd {crds}/certificates.cert-manager.io.yaml --external-api-domain=io",
+];
+const ISSUER_INSTEAD: &[&str] = &[
+    "create api --group cert-manager --version v1 --kind Issuer --controller=true --resource=false --external-api-crd {crds}/issuers.cert-manager.io.yaml",
+    "create webhook --group cert-manager --version v1 --kind Issuer --defaulting --external-api-domain=io",
+];
+
+fn project_v4() -> Vec<Step> {
+    vec![
+        Kb(
+            r#"init --plugins="go/v4" --domain testproject.org --license apache2 --owner "The Kubernetes authors""#,
+            Refused {
+                why: GO_V4,
+                instead: &[
+                    r#"init --plugins=rust --domain testproject.org --license apache2 --owner "The Kubernetes authors""#,
+                ],
+            },
+        ),
+        // Waits on issue 28 item 2 (--controller-name), another helper's.
+        Kb(
+            "create api --group crew --version v1 --kind Captain --controller=true --resource=true --make=false --controller-name=captain",
+            Works,
+        ),
+        Kb(
+            "create api --group crew --version v1 --kind Captain --controller=true --resource=true --make=false --force",
+            Works,
+        ),
+        // Waits on issue 28 item 2 (--controller-name).
+        Kb(
+            "create api --group crew --version v1 --kind Captain --controller=true --resource=false --make=false --controller-name=captain-backup",
+            Works,
+        ),
+        Kb(
+            "create webhook --group crew --version v1 --kind Captain --defaulting --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group crew --version v1 --kind Captain --programmatic-validation --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group crew --version v1 --kind FirstMate --controller=true --resource=true --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group crew --version v2 --kind FirstMate --controller=false --resource=true --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group crew --version v1 --kind FirstMate --conversion --make=false --spoke v2",
+            Works,
+        ),
+        Kb(
+            "create api --group crew --version v1 --kind Sailor --controller=true --resource=true --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group crew --version v1 --kind Sailor --defaulting --defaulting-path=/custom-mutate-sailor --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group crew --version v1 --kind Sailor --programmatic-validation --validation-path=/custom-validate-sailor --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group crew --version v1 --kind Admiral --plural=admirales --controller=true --resource=true --namespaced=false --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group crew --version v1 --kind Admiral --plural=admirales --defaulting --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group crew --version v1 --kind Admiral --plural=admirales --programmatic-validation --validation-path=/custom-validate-admiral --make=false",
+            Works,
+        ),
+        Kb(
+            r#"create api --group "cert-manager" --version v1 --kind Certificate --controller=true --resource=false --make=false --external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain=io --external-api-module=github.com/cert-manager/cert-manager@v1.20.2"#,
+            Refused {
+                why: GO_PACKAGE,
+                instead: CERTIFICATE_INSTEAD,
+            },
+        ),
+        // Waits on issue 28 item 1 (webhooks for external kinds), another helper's.
+        Kb(
+            r#"create webhook --group "cert-manager" --version v1 --kind Issuer --defaulting --external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain=io --external-api-module=github.com/cert-manager/cert-manager@v1.20.2"#,
+            Refused {
+                why: GO_PACKAGE,
+                instead: ISSUER_INSTEAD,
+            },
+        ),
+        // Waits on issue 28 item 1 (webhooks for core kinds).
+        Kb(
+            "create webhook --group core --version v1 --kind Pod --defaulting",
+            Works,
+        ),
+        Kb(
+            "create webhook --group apps --version v1 --kind Deployment --defaulting",
+            Works,
+        ),
+        Kb(
+            "create webhook --group apps --version v1 --kind Deployment --programmatic-validation",
+            Works,
+        ),
+        Kb(
+            "create api --group crew --version v1 --kind Navigator --controller=true --resource=true --ssa --make=false",
+            Works,
+        ),
+        Make("all"),
+        Make("build-installer"),
+    ]
+}
+
+/// The deploy-image, conversion and Grafana commands of multigroup and with-plugins.
+fn optional_plugins() -> Vec<Step> {
+    vec![
+        Kb(
+            r#"create api --group example.com --version v1alpha1 --kind Memcached --image=memcached:1.6.26-alpine3.19 --image-container-command="memcached,--memory-limit=64,-o,modern,-v" --image-container-port="11211" --run-as-user="1001" --plugins="deploy-image/v1-alpha" --make=false"#,
+            Works,
+        ),
+        Kb(
+            r#"create api --group example.com --version v1alpha1 --kind Busybox --image=busybox:1.36.1 --plugins="deploy-image/v1-alpha" --make=false"#,
+            Works,
+        ),
+        Kb(
+            "create webhook --group example.com --version v1alpha1 --kind Memcached --programmatic-validation --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group example.com --version v1 --kind Wordpress --controller=true --resource=true  --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group example.com --version v2 --kind Wordpress --controller=false --resource=true  --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group example.com --version v1 --kind Wordpress --conversion --make=false --spoke v2",
+            Works,
+        ),
+        // Waits on issue 28 item 7 (Grafana dashboards), another helper's.
+        Kb("edit --plugins=grafana.kubebuilder.io/v1-alpha", Works),
+    ]
+}
+
+fn project_v4_multigroup() -> Vec<Step> {
+    let mut steps = vec![
+        Kb(
+            r#"init --plugins="go/v4" --multigroup --domain testproject.org --license apache2 --owner "The Kubernetes authors""#,
+            Refused {
+                why: GO_V4,
+                instead: &[
+                    r#"init --plugins=rust --multigroup --domain testproject.org --license apache2 --owner "The Kubernetes authors""#,
+                ],
+            },
+        ),
+        // Waits on issue 28 item 2 (--controller-name).
+        Kb(
+            "create api --group crew --version v1 --kind Captain --controller=true --resource=true --make=false --controller-name=captain",
+            Works,
+        ),
+        Kb(
+            "create api --group crew --version v1 --kind Captain --controller=true --resource=false --make=false --controller-name=captain-backup",
+            Works,
+        ),
+        Kb(
+            "create webhook --group crew --version v1 --kind Captain --defaulting --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group crew --version v1 --kind Captain --programmatic-validation --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group ship --version v1beta1 --kind Frigate --controller=true --resource=true --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group ship --version v1 --kind Destroyer --controller=true --resource=true --namespaced=false --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group ship --version v1 --kind Destroyer --defaulting --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group ship --version v2alpha1 --kind Cruiser --controller=true --resource=true --namespaced=false --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group ship --version v2alpha1 --kind Cruiser --programmatic-validation --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group sea-creatures --version v1beta1 --kind Kraken --controller=true --resource=true --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group sea-creatures --version v1beta2 --kind Leviathan --controller=true --resource=true --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group foo.policy --version v1 --kind HealthCheckPolicy --controller=true --resource=true --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group apps --version v1 --kind Deployment --controller=true --resource=false --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group foo --version v1 --kind Bar --controller=true --resource=true --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group fiz --version v1 --kind Bar --controller=true --resource=true --make=false",
+            Works,
+        ),
+        Kb(
+            r#"create api --group "cert-manager" --version v1 --kind Certificate --controller=true --resource=false --make=false --external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain=io --external-api-module=github.com/cert-manager/cert-manager@v1.20.2"#,
+            Refused {
+                why: GO_PACKAGE,
+                instead: CERTIFICATE_INSTEAD,
+            },
+        ),
+        // Waits on issue 28 item 1 (webhooks for external kinds).
+        Kb(
+            r#"create webhook --group "cert-manager" --version v1 --kind Issuer --defaulting --external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain=io --external-api-module=github.com/cert-manager/cert-manager@v1.20.2"#,
+            Refused {
+                why: GO_PACKAGE,
+                instead: ISSUER_INSTEAD,
+            },
+        ),
+        // Waits on issue 28 item 1 (webhooks for core kinds).
+        Kb(
+            "create webhook --group core --version v1 --kind Pod --programmatic-validation --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group apps --version v1 --kind Deployment --defaulting --make=false",
+            Works,
+        ),
+        Kb(
+            "create webhook --group apps --version v1 --kind Deployment --programmatic-validation --make=false",
+            Works,
+        ),
+        Kb(
+            "create api --group sea-creatures --version v1 --kind Prawn --controller=true --resource=true --ssa --make=false",
+            Works,
+        ),
+    ];
+    steps.extend(optional_plugins());
+    steps.extend([Make("all"), Make("build-installer")]);
+    steps
+}
+
+fn project_v4_with_plugins() -> Vec<Step> {
+    let mut steps = vec![
+        Kb(
+            r#"init --plugins="go/v4" --namespaced --domain testproject.org --license apache2 --owner "The Kubernetes authors""#,
+            Refused {
+                why: GO_V4,
+                instead: &[
+                    r#"init --plugins=rust --namespaced --domain testproject.org --license apache2 --owner "The Kubernetes authors""#,
+                ],
+            },
+        ),
+        Kb("edit --namespaced --force", Works),
+    ];
+    steps.extend(optional_plugins());
+    steps.extend([
+        Make("all"),
+        Make("build-installer"),
+        Kb("edit --plugins=helm.kubebuilder.io/v2-alpha", Works),
+        Kb(
+            "edit --plugins=autoupdate.kubebuilder.io/v1-alpha",
+            Refused {
+                why: "run `rusty-sdk alpha update`",
+                instead: &[],
+            },
+        ),
+    ]);
+    steps
+}
+
+/// A command line split as the shell does for these: on spaces, with `"..."` quoting.
+fn words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any {
+                    out.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            _ => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        out.push(word);
+    }
+    out
+}
+
+fn crds() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/external-crds")
+}
+
+/// Run `line` with rusty-sdk in `root`, no answers on stdin.
+fn run(root: &Path, line: &str) -> std::process::Output {
+    let line = line.replace("{crds}", &crds().display().to_string());
+    rusty(root)
+        .args(words(&line))
+        .write_stdin("")
+        .output()
+        .unwrap()
+}
+
+/// Replay `steps` in `root` (an empty folder named after the project); the steps that did
+/// not do what they should, each with its transcript. `make all` is left to the caller.
+fn replay(root: &Path, steps: &[Step]) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for step in steps {
+        match step {
+            Make("all") => {}
+            Make("build-installer") => {
+                let install = e2e::kustomize(root, "config/default");
+                std::fs::create_dir_all(root.join("dist")).unwrap();
+                std::fs::write(root.join("dist/install.yaml"), install).unwrap();
+            }
+            Make(other) => panic!("no replay for make {other}"),
+            Kb(line, Works) => {
+                let output = run(root, line);
+                if !output.status.success() {
+                    wrong.push(format!(
+                        "`{line}` should work:\n{}",
+                        transcript(&output, root)
+                    ));
+                }
+            }
+            Kb(line, Refused { why, instead }) => {
+                let before = read_tree(root);
+                let output = run(root, line);
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                let one_line = stderr.trim_end().lines().count() == 1;
+                if output.status.success()
+                    || !one_line
+                    || !stderr.contains(why)
+                    || read_tree(root) != before
+                {
+                    wrong.push(format!(
+                        "`{line}` should be refused in one line saying {why:?}, writing nothing:\n{}",
+                        transcript(&output, root)
+                    ));
+                }
+                for line in *instead {
+                    let output = run(root, line);
+                    if !output.status.success() {
+                        wrong.push(format!(
+                            "`{line}` (instead of a refused command) should work:\n{}",
+                            transcript(&output, root)
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    wrong
+}
+
+fn assert_replayed(wrong: &[String]) {
+    assert!(
+        wrong.is_empty(),
+        "{} command(s) of kubebuilder's generate.sh did not do what they should:\n\n{}",
+        wrong.len(),
+        wrong.join("\n\n")
+    );
+}
+
+fn text(root: &Path, path: &str) -> String {
+    std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[needs(kubectl)]
+#[test]
+fn project_v4_replays_with_custom_webhook_paths_and_plurals() {
+    let (_dir, root) = e2e::project_dir("project-v4");
+    assert_replayed(&replay(&root, &project_v4()));
+    let project = text(&root, "PROJECT");
+    for line in [
+        "defaultingPath: /custom-mutate-sailor",
+        "validationPath: /custom-validate-sailor",
+        "validationPath: /custom-validate-admiral",
+        "plural: admirales",
+    ] {
+        assert!(
+            project.contains(line),
+            "{line} missing from PROJECT:\n{project}"
+        );
+    }
+    let webhooks = text(&root, "config/webhook/manifests.yaml");
+    for path in [
+        "path: /custom-mutate-sailor",
+        "path: /custom-validate-sailor",
+        "path: /custom-validate-admiral",
+        "path: /mutate-crew-testproject-org-v1-admiral",
+    ] {
+        assert!(webhooks.contains(path), "{path} missing:\n{webhooks}");
+    }
+}
+
+#[needs(kubectl)]
+#[test]
+fn project_v4_multigroup_replays_with_dotted_groups() {
+    let (_dir, root) = e2e::project_dir("project-v4-multigroup");
+    assert_replayed(&replay(&root, &project_v4_multigroup()));
+    assert_dotted_groups(&root);
+}
+
+/// `foo.policy` and `example.com` as kubebuilder has them: PROJECT keeps the group as
+/// given, the CRD's group is `<group>.<domain>`, files keep the dots, the Rust module
+/// joins the parts with `_`.
+fn assert_dotted_groups(root: &Path) {
+    let project = text(root, "PROJECT");
+    for line in ["group: foo.policy", "group: example.com"] {
+        assert!(
+            project.contains(line),
+            "{line} missing from PROJECT:\n{project}"
+        );
+    }
+    let crd = text(
+        root,
+        "config/crd/bases/foo.policy.testproject.org_healthcheckpolicies.yaml",
+    );
+    assert!(crd.contains("group: foo.policy.testproject.org"), "{crd}");
+    let sample = text(root, "config/samples/foo.policy_v1_healthcheckpolicy.yaml");
+    assert!(
+        sample.starts_with("apiVersion: foo.policy.testproject.org/v1\n"),
+        "{sample}"
+    );
+    let lib = text(root, "api/src/lib.rs");
+    for module in ["pub mod foo_policy;", "pub mod example_com;"] {
+        assert!(lib.contains(module), "{module} missing:\n{lib}");
+    }
+    assert!(
+        root.join("api/src/example_com/v1alpha1/memcached.rs")
+            .is_file()
+    );
+}
+
+#[needs(kubectl)]
+#[test]
+fn project_v4_with_plugins_replays_up_to_its_helm_chart() {
+    let (_dir, root) = e2e::project_dir("project-v4-with-plugins");
+    assert_replayed(&replay(&root, &project_v4_with_plugins()));
+    assert!(root.join("dist/chart/Chart.yaml").is_file());
+}
+
+/// A second group whose Rust module is a dotted group's (`foo-policy` and `foo.policy`
+/// are both `foo_policy`) is refused naming the API that has it.
+#[test]
+fn groups_that_share_a_rust_module_are_refused_naming_the_other() {
+    let (_dir, root) = e2e::project_dir("dotted");
+    for line in [
+        "init --plugins=rust --domain testproject.org",
+        "create api --group foo.policy --version v1 --kind HealthCheckPolicy --controller=true --resource=true",
+    ] {
+        let output = run(&root, line);
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+    }
+    let before = read_tree(&root);
+    let output = run(
+        &root,
+        "create api --group foo-policy --version v1 --kind Bar --controller=true --resource=true",
+    );
+    crate::support::assert_refused(
+        &output,
+        &root,
+        "group foo-policy would share the Rust module foo_policy with group foo.policy of foo.policy.testproject.org/v1, Kind=HealthCheckPolicy",
+        &before,
+    );
+}
+
+/// The scripts' projects build, pass their tests and lint (`make all` in kubebuilder's
+/// script): project-v4 and project-v4-multigroup, one after the other in the shared
+/// target dir. `make build-installer` runs for real on multigroup.
+#[needs(e2e, kubectl, make)]
+#[test]
+fn the_replayed_projects_build_test_and_lint() {
+    let mut wrong = Vec::new();
+    let (_v4_dir, v4) = e2e::project_dir("project-v4");
+    wrong.extend(replay(&v4, &project_v4()));
+    e2e::check_project(&v4);
+    let (_mg_dir, multigroup) = e2e::project_dir("project-v4-multigroup");
+    wrong.extend(replay(&multigroup, &project_v4_multigroup()));
+    e2e::check_project(&multigroup);
+    let bin = assert_cmd::cargo::cargo_bin("rusty-sdk");
+    e2e::must_with_env(
+        &multigroup,
+        rusty_sdk_test_tools::path!(make),
+        &[
+            "build-installer",
+            "IMG=example.com/project-v4-multigroup:v0.1.0",
+            &format!("RUSTY_SDK={}", bin.display()),
+            &format!("KUBECTL={}", e2e::kubectl()),
+        ],
+        &[],
+    );
+    let install = text(&multigroup, "dist/install.yaml");
+    assert!(
+        install.contains("name: healthcheckpolicies.foo.policy.testproject.org"),
+        "the dotted group's CRD is missing from dist/install.yaml"
+    );
+    assert_replayed(&wrong);
+}
