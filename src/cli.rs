@@ -67,6 +67,9 @@ pub enum Command {
         rusty-sdk edit --namespaced=false    # watch every namespace again\n  \
         rusty-sdk edit --plugins=helm/v2-alpha   # a Helm chart of the operator in dist/chart")]
     Edit(EditArgs),
+    /// Check an OLM bundle
+    #[command(subcommand)]
+    Bundle(BundleCommand),
     /// Print rusty-sdk's version
     Version,
     /// Print a shell completion script
@@ -299,6 +302,23 @@ pub struct BundleArgs {
     /// operator-sdk's older spelling of --input-dir
     #[arg(long, value_name = "DIR")]
     pub deploy_dir: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+#[command(defer = true)]
+pub enum BundleCommand {
+    /// Check a bundle offline against OLM's rules (as `operator-sdk bundle validate`): its
+    /// metadata, the CSV's required fields, owned CRDs, channels and webhook definitions
+    #[command(after_help = "Examples:\n  \
+        rusty-sdk bundle validate bundle           # make bundle runs it after writing bundle/")]
+    Validate(BundleValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BundleValidateArgs {
+    /// The bundle's folder (holding manifests/ and metadata/)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -127,6 +127,9 @@ fn dispatch(session: &Session, command: Command) -> Result<()> {
             commands::generate_bundle::run(session, &args)
         }
         Command::Edit(args) => commands::edit::run(session, &args),
+        Command::Bundle(cli::BundleCommand::Validate(args)) => {
+            commands::bundle_validate::run(session, &args)
+        }
         Command::Version => print_all(versions::line().as_bytes()),
         Command::Completion { shell } => {
             let mut script = Vec::new();

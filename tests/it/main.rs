@@ -2,6 +2,7 @@
 mod support;
 
 mod bundle;
+mod bundle_validate;
 mod cli;
 mod cluster;
 mod conventions;

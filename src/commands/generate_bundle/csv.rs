@@ -3,7 +3,7 @@
 //! owned CRDs, examples, version).
 use serde_json::{Map, Value, json};
 
-use super::BundleSettings;
+use super::{BundleSettings, webhooks};
 use crate::commands::kustomize_output::Object;
 
 /// The base `generate bundle` writes when the project has none: the fields a user fills
@@ -46,6 +46,10 @@ pub fn build(base: &Value, objects: &[Object], settings: &BundleSettings) -> Val
     let mut csv = base.clone();
     let sa = service_account(objects);
     csv["metadata"]["name"] = json!(format!("{}.v{}", settings.package, settings.version));
+    // OLM puts the CSV into the operator group's namespace (the base's says `placeholder`).
+    csv["metadata"]
+        .as_object_mut()
+        .map(|m| m.remove("namespace"));
     csv["spec"]["version"] = json!(settings.version);
     let examples: Vec<&Value> = objects
         .iter()
@@ -56,6 +60,7 @@ pub fn build(base: &Value, objects: &[Object], settings: &BundleSettings) -> Val
         json!(serde_json::to_string_pretty(&examples).unwrap_or_else(|_| "[]".into()));
     csv["spec"]["customresourcedefinitions"]["owned"] = json!(owned_crds(base, objects));
     let (cluster, namespaced) = permissions(objects, &sa);
+    let cert_secrets = webhooks::certificate_secrets(objects);
     let deployments: Vec<Value> = objects
         .iter()
         .filter(|o| o.kind == "Deployment")
@@ -63,7 +68,7 @@ pub fn build(base: &Value, objects: &[Object], settings: &BundleSettings) -> Val
             json!({
                 "label": o.object.pointer("/metadata/labels").cloned().unwrap_or(json!({})),
                 "name": o.name,
-                "spec": o.object["spec"],
+                "spec": for_olm(&o.object["spec"], &cert_secrets),
             })
         })
         .collect();
@@ -76,7 +81,69 @@ pub fn build(base: &Value, objects: &[Object], settings: &BundleSettings) -> Val
         install.insert("permissions".into(), json!(namespaced));
     }
     csv["spec"]["install"] = json!({"spec": install, "strategy": "deployment"});
+    let definitions = webhooks::definitions(objects);
+    match csv["spec"].as_object_mut() {
+        Some(spec) if definitions.is_empty() => {
+            spec.remove("webhookdefinitions");
+        }
+        Some(spec) => {
+            spec.insert("webhookdefinitions".into(), json!(definitions));
+        }
+        None => {}
+    }
     csv
+}
+
+/// A Deployment's spec as OLM runs it: the operator watches the namespaces of its operator
+/// group (`WATCH_NAMESPACE` from the `olm.targetNamespaces` annotation OLM puts on the
+/// pod, as operator-sdk does), and no volume mounts cert-manager's Secret: OLM mounts the
+/// serving certificate of the webhook definitions at the same path.
+fn for_olm(spec: &Value, cert_secrets: &[String]) -> Value {
+    let mut spec = spec.clone();
+    let pod = &mut spec["template"]["spec"];
+    let mut dropped = Vec::new();
+    if let Some(volumes) = pod.get_mut("volumes").and_then(Value::as_array_mut) {
+        volumes.retain(|v| {
+            let secret = v.pointer("/secret/secretName").and_then(Value::as_str);
+            let keep = secret.is_none_or(|s| !cert_secrets.iter().any(|c| c == s));
+            if !keep {
+                dropped.push(v["name"].clone());
+            }
+            keep
+        });
+        if volumes.is_empty() {
+            pod.as_object_mut().map(|p| p.remove("volumes"));
+        }
+    }
+    for container in pod
+        .get_mut("containers")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(mounts) = container
+            .get_mut("volumeMounts")
+            .and_then(Value::as_array_mut)
+        {
+            mounts.retain(|m| !dropped.contains(&m["name"]));
+            if mounts.is_empty() {
+                container.as_object_mut().map(|c| c.remove("volumeMounts"));
+            }
+        }
+        for env in container
+            .get_mut("env")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+            .filter(|e| e["name"] == "WATCH_NAMESPACE")
+        {
+            *env = json!({
+                "name": "WATCH_NAMESPACE",
+                "valueFrom": {"fieldRef": {"fieldPath": "metadata.annotations['olm.targetNamespaces']"}},
+            });
+        }
+    }
+    spec
 }
 
 fn service_account(objects: &[Object]) -> String {
@@ -193,58 +260,4 @@ pub fn consumed_role(objects: &[Object], object: &Object) -> bool {
             b.object["roleRef"]["kind"] == object.kind.as_str()
                 && b.object["roleRef"]["name"] == object.name.as_str()
         })
-}
-
-/// OLM's rules that can be checked offline; each broken one is a line of the error.
-pub fn validate(csv: &Value, objects: &[Object], settings: &BundleSettings) -> Vec<String> {
-    let mut problems = Vec::new();
-    for (pointer, what) in [
-        ("/metadata/name", "metadata.name"),
-        ("/spec/displayName", "spec.displayName"),
-        ("/spec/description", "spec.description"),
-        ("/spec/provider/name", "spec.provider.name"),
-    ] {
-        if csv
-            .pointer(pointer)
-            .and_then(Value::as_str)
-            .is_none_or(str::is_empty)
-        {
-            problems.push(format!("the CSV has no {what}; set it in the base CSV"));
-        }
-    }
-    if semver::Version::parse(&settings.version).is_err() {
-        problems.push(format!(
-            "--version {:?} is not a semantic version (e.g. 0.1.0)",
-            settings.version
-        ));
-    }
-    let modes = csv["spec"]["installModes"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if !modes.iter().any(|m| m["supported"] == true) {
-        problems.push(
-            "no install mode is supported; set one of spec.installModes to true in the base CSV"
-                .into(),
-        );
-    }
-    if csv.pointer("/spec/install/spec/deployments/0").is_none() {
-        problems.push("no Deployment in the manifests: the CSV cannot install the manager".into());
-    }
-    for owned in csv["spec"]["customresourcedefinitions"]["owned"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        if !objects
-            .iter()
-            .any(|o| o.kind == "CustomResourceDefinition" && owned["name"] == o.name.as_str())
-        {
-            problems.push(format!(
-                "the CSV owns {} but the manifests have no such CRD",
-                owned["name"]
-            ));
-        }
-    }
-    problems
 }

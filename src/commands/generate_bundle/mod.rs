@@ -6,11 +6,13 @@
 //! then never touched), so every field edited there survives regeneration; the install
 //! strategy, permissions, owned CRDs, examples and version are filled in from the manifests.
 mod csv;
+mod webhooks;
 
 use std::io::IsTerminal;
 
 use serde_json::Value;
 
+use super::bundle_validate::{self, Bundle, Document};
 use super::kustomize_output::{self, Object};
 use crate::cli::BundleArgs;
 use crate::error::{Error, Result};
@@ -127,14 +129,16 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
         }
     };
     let csv = csv::build(&base, &objects, &settings);
-    let problems = csv::validate(&csv, &objects, &settings);
-    if !problems.is_empty() {
+    let bundle = stage_bundle(&mut tree, &csv, &objects, &settings)?;
+    // The rules of `bundle validate`, on the files about to be written.
+    let findings = bundle_validate::check(&bundle);
+    let errors: Vec<String> = findings.errors().map(ToString::to_string).collect();
+    if !errors.is_empty() {
         return Err(Error::invalid(format!(
-            "the bundle would not pass OLM's checks: {} (nothing was written)",
-            problems.join("; ")
+            "the bundle would not pass OLM's checks: {} (fix {base_path} or config/; nothing was written)",
+            errors.join("; ")
         )));
     }
-    stage_bundle(&mut tree, &csv, &objects, &settings)?;
     session.apply(tree, &project).map(|_| ())?;
     if !session.dry_run {
         session.shell.note(&format!(
@@ -149,19 +153,34 @@ fn print(value: &Value) -> Result<String> {
     yaml::to_string(value).map_err(|e| Error::Internal(format!("cannot print the bundle: {e}")))
 }
 
-/// bundle/manifests, bundle/metadata, the scorecard tests and bundle.Dockerfile.
+/// bundle/manifests, bundle/metadata, the scorecard tests and bundle.Dockerfile; the
+/// bundle as `bundle validate` reads it.
 fn stage_bundle(
     tree: &mut Tree,
     csv: &Value,
     objects: &[Object],
     s: &BundleSettings,
-) -> Result<()> {
+) -> Result<Bundle> {
     let out = &s.output_dir;
-    tree.add(
-        &format!("{out}/manifests/{}.clusterserviceversion.yaml", s.package),
-        print(csv)?,
-        Policy::Tool,
-    );
+    let mut bundle = Bundle {
+        dir: out.clone(),
+        annotations: None,
+        manifests: Vec::new(),
+    };
+    let mut stage = |tree: &mut Tree, file: String, object: &Value| -> Result<()> {
+        tree.add(&file, print(object)?, Policy::Tool);
+        bundle.manifests.push(Document {
+            file,
+            object: object.clone(),
+            documents: 1,
+        });
+        Ok(())
+    };
+    stage(
+        tree,
+        format!("{out}/manifests/{}.clusterserviceversion.yaml", s.package),
+        csv,
+    )?;
     let sa = csv
         .pointer("/spec/install/spec/deployments/0/spec/template/spec/serviceAccountName")
         .and_then(Value::as_str)
@@ -187,7 +206,8 @@ fn stage_bundle(
             "Namespace" | "ServiceAccount" | "Deployment" | "ClusterServiceVersion"
         ) || csv::bound_to(object, sa)
             || csv::consumed_role(objects, object)
-            || csv::owned_kind(objects, &object.object).is_some();
+            || csv::owned_kind(objects, &object.object).is_some()
+            || webhooks::made_by_olm(objects, object);
         if kind == "Configuration" && group == "scorecard.operatorframework.io" {
             tree.add(
                 &format!("{out}/tests/scorecard/config.yaml"),
@@ -203,6 +223,9 @@ fn stage_bundle(
         // OLM installs every object into the namespace of the operator group.
         if let Some(meta) = manifest["metadata"].as_object_mut() {
             meta.remove("namespace");
+        }
+        if kind == "CustomResourceDefinition" {
+            webhooks::without_ca_injection(&mut manifest);
         }
         let file = if kind == "CustomResourceDefinition" {
             format!(
@@ -220,11 +243,7 @@ fn stage_bundle(
             };
             format!("{}_{api}_{}.yaml", object.name, kind.to_lowercase())
         };
-        tree.add(
-            &format!("{out}/manifests/{file}"),
-            print(&manifest)?,
-            Policy::Tool,
-        );
+        stage(tree, format!("{out}/manifests/{file}"), &manifest)?;
     }
     let labels = [
         (
@@ -260,6 +279,15 @@ fn stage_bundle(
             "tests/scorecard/",
         ),
     ];
+    let metadata: serde_json::Map<String, Value> = labels
+        .iter()
+        .map(|(key, value)| ((*key).to_string(), Value::from(*value)))
+        .collect();
+    bundle.annotations = Some(Document {
+        file: format!("{out}/metadata/annotations.yaml"),
+        object: serde_json::json!({ "annotations": metadata }),
+        documents: 1,
+    });
     let mut annotations = String::from("annotations:\n");
     let mut dockerfile = String::from(
         "FROM scratch\n\n# The bundle's metadata, as labels too (metadata/annotations.yaml).\n",
@@ -277,5 +305,5 @@ fn stage_bundle(
         Policy::Tool,
     );
     tree.add("bundle.Dockerfile", dockerfile, Policy::Tool);
-    Ok(())
+    Ok(bundle)
 }
