@@ -185,6 +185,19 @@ pub struct CreateWebhookArgs {
     /// With --conversion: another version of the kind that converts to and from the hub
     #[arg(long, value_name = "VERSION")]
     pub spoke: Vec<String>,
+    /// With --defaulting: serve it at this path instead of /mutate-<group>-<version>-<kind>
+    #[arg(long, value_name = "PATH")]
+    pub defaulting_path: Option<String>,
+    /// With --programmatic-validation: serve it at this path instead of /validate-...
+    #[arg(long, value_name = "PATH")]
+    pub validation_path: Option<String>,
+    /// The kind's resource name, as PROJECT has it (kubebuilder's; another is refused)
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// kubebuilder's `make generate` afterwards; Rust needs no generated code, so this
+    /// is accepted and changes nothing
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub make: Option<bool>,
 }
 
 #[derive(Debug, Args)]

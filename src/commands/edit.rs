@@ -46,9 +46,10 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
                 "{plugin:?} is kubebuilder's workflow that runs `kubebuilder alpha update` on each release; rusty-sdk writes no such workflow: run `rusty-sdk alpha update` when a new rusty-sdk is out"
             )));
         }
-        if !super::helm_chart::PLUGIN_KEYS.contains(&plugin) {
+        let grafana = super::grafana::PLUGIN_KEYS.contains(&plugin);
+        if !grafana && !super::helm_chart::PLUGIN_KEYS.contains(&plugin) {
             return Err(Error::invalid(format!(
-                "unknown plugin {plugin:?} for --plugins; `edit` takes helm/v2-alpha (a Helm chart of the operator in dist/chart)"
+                "unknown plugin {plugin:?} for --plugins; `edit` takes helm/v2-alpha (a Helm chart of the operator in dist/chart) or grafana/v1-alpha (Grafana dashboards in grafana/)"
             )));
         }
         if args.namespaced.is_some() {
@@ -56,11 +57,19 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
                 "--plugins and --namespaced are two edits; run them one after the other",
             ));
         }
+        if grafana {
+            if args.manifests.is_some() || args.output_dir.is_some() {
+                return Err(Error::invalid(format!(
+                    "--manifests and --output-dir belong to helm/v2-alpha; --plugins={plugin} takes neither (its dashboards go to grafana/)"
+                )));
+            }
+            return super::grafana::run(session);
+        }
         return super::helm_chart::run(session, args);
     }
     let Some(namespaced) = args.namespaced else {
         return Err(Error::invalid(
-            "nothing to edit: pass --namespaced (scope the manager to its namespace), --namespaced=false, or --plugins=helm/v2-alpha (a Helm chart of the operator)",
+            "nothing to edit: pass --namespaced (scope the manager to its namespace), --namespaced=false, --plugins=helm/v2-alpha (a Helm chart of the operator) or --plugins=grafana/v1-alpha (Grafana dashboards)",
         ));
     };
     let mut project = session.load_project()?;

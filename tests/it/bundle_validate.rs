@@ -53,7 +53,7 @@ fn add_conversion_as_make_manifests_does(root: &Path) {
     write_yaml(&path, &crd);
 }
 
-fn yaml_file(path: &Path) -> Value {
+pub fn yaml_file(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let value: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
     serde_json::to_value(value).unwrap()
@@ -192,7 +192,7 @@ fn assert_nothing_olm_makes(root: &Path) {
 }
 
 /// [`webhook_project`] as `make manifests` leaves it, with its bundle written.
-fn bundled_webhook_project(dir: &Path) -> PathBuf {
+pub fn bundled_webhook_project(dir: &Path) -> PathBuf {
     let root = webhook_project(dir, "hooked-bundle");
     add_conversion_as_make_manifests_does(&root);
     let output = generate_bundle(&root);

@@ -11,6 +11,7 @@ mod e2e;
 mod external;
 mod formatting;
 mod fuzz;
+mod grafana;
 mod helm_api;
 mod helm_chart;
 mod hostile;

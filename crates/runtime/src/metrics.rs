@@ -22,6 +22,13 @@ struct ControllerLabels {
     controller: String,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReleaseLabels {
+    controller: String,
+    operation: String,
+    result: String,
+}
+
 fn reconcile_time_histogram() -> Histogram {
     // controller-runtime's buckets for reconcile_time_seconds.
     Histogram::new([
@@ -36,12 +43,15 @@ fn reconcile_time_histogram() -> Histogram {
 /// `controller_runtime_reconcile_time_seconds{controller}`.
 ///
 /// Also registers controller-runtime's `workqueue_*` metrics and worker gauges, fed by the
-/// controllers that follow their queue with [`ReconcileMetrics::queue`].
+/// controllers that follow their queue with [`ReconcileMetrics::queue`], and
+/// `helm_release_operations_total{controller,operation,result}`: the installs, upgrades,
+/// rollbacks and uninstalls of the Helm controllers (controller-runtime has no such metric).
 pub struct ReconcileMetrics {
     total: Family<ResultLabels, Counter>,
     errors: Family<ControllerLabels, Counter>,
     time: Family<ControllerLabels, Histogram, fn() -> Histogram>,
     queues: WorkQueues,
+    releases: Family<ReleaseLabels, Counter>,
 }
 
 impl ReconcileMetrics {
@@ -52,6 +62,7 @@ impl ReconcileMetrics {
             errors: Family::default(),
             time: Family::new_with_constructor(reconcile_time_histogram),
             queues: WorkQueues::new(registry),
+            releases: Family::default(),
         };
         registry.register(
             "controller_runtime_reconcile",
@@ -68,11 +79,50 @@ impl ReconcileMetrics {
             "Length of time per reconciliation per controller",
             metrics.time.clone(),
         );
+        registry.register(
+            "helm_release_operations",
+            "Total number of Helm release operations (install, upgrade, rollback, uninstall) per controller and result",
+            metrics.releases.clone(),
+        );
         metrics
     }
 
-    /// The work queue of controller `name`, for its `workqueue_*` metrics.
+    /// The release operations of Helm controller `controller`, each operation and result
+    /// starting at zero.
+    pub(crate) fn release_operations(&self, controller: &str) -> ReleaseOperations {
+        let operations = ReleaseOperations {
+            controller: controller.to_string(),
+            family: self.releases.clone(),
+        };
+        for operation in ["install", "upgrade", "rollback", "uninstall"] {
+            for result in ["success", "error"] {
+                operations
+                    .family
+                    .get_or_create(&operations.labels(operation, result))
+                    .inc_by(0);
+            }
+        }
+        operations
+    }
+
+    /// The work queue of controller `name`, for its `workqueue_*` metrics. Every controller
+    /// asks for its queue when it starts: its reconcile counters start at zero there, for
+    /// each result and for errors, as controller-runtime starts them, so a dashboard's
+    /// `rate()` has a series before the first reconcile (or the first error).
     pub fn queue(&self, name: &str, max_concurrent_reconciles: usize) -> WorkQueue {
+        for result in ["success", "error", "requeue", "requeue_after"] {
+            self.total
+                .get_or_create(&ResultLabels {
+                    controller: name.to_string(),
+                    result: result.to_string(),
+                })
+                .inc_by(0);
+        }
+        self.errors
+            .get_or_create(&ControllerLabels {
+                controller: name.to_string(),
+            })
+            .inc_by(0);
         self.queues.queue(name, max_concurrent_reconciles)
     }
 
@@ -137,6 +187,31 @@ impl ReconcileMetrics {
     }
 }
 
+/// Counts one Helm controller's release operations; see [`ReconcileMetrics`].
+#[derive(Clone)]
+pub(crate) struct ReleaseOperations {
+    controller: String,
+    family: Family<ReleaseLabels, Counter>,
+}
+
+impl ReleaseOperations {
+    /// Count one `operation` (`install`, `upgrade`, `rollback`, `uninstall`) that ended.
+    pub(crate) fn record(&self, operation: &str, succeeded: bool) {
+        let result = if succeeded { "success" } else { "error" };
+        self.family
+            .get_or_create(&self.labels(operation, result))
+            .inc();
+    }
+
+    fn labels(&self, operation: &str, result: &str) -> ReleaseLabels {
+        ReleaseLabels {
+            controller: self.controller.clone(),
+            operation: operation.to_string(),
+            result: result.to_string(),
+        }
+    }
+}
+
 /// controller-runtime's `result` label of a successful reconcile.
 fn result_label(action: &kube::runtime::controller::Action) -> &'static str {
     use kube::runtime::controller::Action;
@@ -172,14 +247,24 @@ mod tests {
             .await;
         let now = async { Ok::<_, ()>(Action::requeue(Duration::ZERO)) };
         metrics.instrument_action("c", now).await.unwrap();
+        let _queue = metrics.queue("started", 1);
+        let releases = metrics.release_operations("c");
+        releases.record("install", true);
+        releases.record("upgrade", false);
         let mut text = String::new();
         prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
         for line in [
+            "helm_release_operations_total{controller=\"c\",operation=\"install\",result=\"success\"} 1",
+            "helm_release_operations_total{controller=\"c\",operation=\"upgrade\",result=\"error\"} 1",
             "controller_runtime_reconcile_total{controller=\"c\",result=\"requeue_after\"} 1",
             "controller_runtime_reconcile_total{controller=\"c\",result=\"success\"} 1",
             "controller_runtime_reconcile_total{controller=\"c\",result=\"error\"} 1",
             "controller_runtime_reconcile_total{controller=\"c\",result=\"requeue\"} 1",
             "controller_runtime_reconcile_errors_total{controller=\"c\"} 1",
+            // A controller that has started but not reconciled yet.
+            "controller_runtime_reconcile_total{controller=\"started\",result=\"error\"} 0",
+            "controller_runtime_reconcile_errors_total{controller=\"started\"} 0",
+            "helm_release_operations_total{controller=\"c\",operation=\"rollback\",result=\"error\"} 0",
         ] {
             assert!(text.contains(line), "{line} missing in\n{text}");
         }

@@ -40,8 +40,17 @@ pub fn stage(
         spec.kind.lower()
     );
     context.insert("module_path", &settings.module_path);
-    context.insert("mutate_path", &format!("/mutate-{stem}"));
-    context.insert("validate_path", &format!("/validate-{stem}"));
+    let paths = &settings.paths;
+    let mutate_path = paths.defaulting.clone();
+    let validate_path = paths.validation.clone();
+    context.insert(
+        "mutate_path",
+        &mutate_path.unwrap_or_else(|| format!("/mutate-{stem}")),
+    );
+    context.insert(
+        "validate_path",
+        &validate_path.unwrap_or_else(|| format!("/validate-{stem}")),
+    );
     let name = format!("{}-{}.kb.io", spec.kind.lower(), spec.version);
     context.insert("mutate_name", &format!("m{name}"));
     context.insert("validate_name", &format!("v{name}"));

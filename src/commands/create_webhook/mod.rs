@@ -5,9 +5,11 @@
 mod conversion;
 mod files;
 mod kustomize;
+mod paths;
 mod storage;
 
 pub use conversion::{Spoke, SpokePlan};
+pub use paths::CustomPaths;
 
 use crate::cli::CreateWebhookArgs;
 use crate::commands::create_api::common::ApiSpec;
@@ -38,6 +40,8 @@ pub struct WebhookSettings {
     pub spokes: SpokePlan,
     /// `--force`: scaffold the kind's files again, whatever they hold.
     pub force: bool,
+    /// `--defaulting-path` and `--validation-path`, or those PROJECT records.
+    pub paths: CustomPaths,
 }
 
 /// An admission webhook of a kind: its flag and the template of its parts.
@@ -92,6 +96,8 @@ impl WebhookSettings {
         // A later run adds the other kind of webhook to the file, or conversion; a kind of
         // webhook the resource has is not scaffolded again, as in kubebuilder, unless --force.
         let recorded = resource.webhooks.clone().unwrap_or_default();
+        let paths = CustomPaths::from_args(args, resource, project)?;
+        paths::check_plural(args, spec.kind.as_str(), &spec.plural)?;
         let mut added = Vec::new();
         let mut existing = Vec::new();
         for (asked, has, admission) in [
@@ -121,6 +127,7 @@ impl WebhookSettings {
             existing,
             spokes,
             force,
+            paths,
         })
     }
 
@@ -134,6 +141,7 @@ impl WebhookSettings {
             webhooks.spoke = self.spokes.all.iter().map(|s| s.version.clone()).collect();
         }
         webhooks.webhook_version = Some("v1".into());
+        self.paths.record(&mut webhooks);
         Resource {
             webhooks: Some(ResourceWebhooks { ..webhooks }),
             ..resource.clone()

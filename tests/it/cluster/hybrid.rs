@@ -14,7 +14,7 @@ use tokio::sync::OnceCell;
 use super::operator::{Installed, Operator, custom, helm, install};
 use super::{await_gone, cluster, condition, eventually};
 
-const MEMCACHED: (&str, &str, &str, &str) = ("cache.my.domain", "v1", "Memcached", "memcacheds");
+pub(super) const MEMCACHED: (&str, &str, &str, &str) = ("cache.my.domain", "v1", "Memcached", "memcacheds");
 /// Installs and upgrades on two busy cores take a few seconds; this is the bound.
 const SETTLE: Duration = Duration::from_secs(90);
 
@@ -39,7 +39,7 @@ async fn setup(prefix: &str) -> (kube::Client, String, Operator) {
     (admin, ns, operator)
 }
 
-fn memcached(name: &str, spec: Value) -> DynamicObject {
+pub(super) fn memcached(name: &str, spec: Value) -> DynamicObject {
     serde_json::from_value(json!({
         "apiVersion": "cache.my.domain/v1",
         "kind": "Memcached",
@@ -50,7 +50,7 @@ fn memcached(name: &str, spec: Value) -> DynamicObject {
 }
 
 /// Wait until `name`'s condition `type_` is `True` with `reason`; returns the resource.
-async fn await_condition(
+pub(super) async fn await_condition(
     api: &Api<DynamicObject>,
     name: &str,
     type_: &str,

@@ -19,6 +19,7 @@ mod helm_storage;
 mod helm_wait;
 mod hybrid;
 mod leader;
+mod olm_bundle;
 mod operator;
 mod rbac_corpus;
 mod rust_controllers;

@@ -102,6 +102,7 @@ mod hooks;
 mod in_process;
 mod kinds;
 mod manifest;
+mod metered;
 mod reconcile;
 mod reconciler;
 mod recovery;

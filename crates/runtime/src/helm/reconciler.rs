@@ -17,6 +17,7 @@ use kube::{Client, ResourceExt};
 use super::builder::{BuildError, ReconcilerBuilder};
 use super::dependents::DependentWatches;
 use super::kinds::KindCache;
+use super::metered::MeteredHelm;
 use super::reconcile::{ReconcileError, reconcile};
 use super::settings::{ReconcileContext, Settings};
 use super::watches::Watch;
@@ -107,7 +108,7 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
 }
 
 async fn run_scoped(
-    settings: Settings,
+    mut settings: Settings,
     ctx: ControllerContext,
     resource: ApiResource,
     namespaced: bool,
@@ -134,6 +135,10 @@ async fn run_scoped(
         instance: ctx.reporter.instance.clone(),
     });
     let concurrency = u16::try_from(settings.max_concurrent_reconciles).unwrap_or(u16::MAX);
+    settings.helm = Arc::new(MeteredHelm::new(
+        settings.helm,
+        ctx.metrics.release_operations(&name),
+    ));
     let reconcile_context = Arc::new(ReconcileContext {
         reporter,
         field_manager: name.clone(),

@@ -79,6 +79,25 @@ impl WebhookMetrics {
         metrics
     }
 
+    /// Start the series of a webhook served at `webhook` at zero, as controller-runtime does
+    /// (requests answered 200 and 500, in flight, latency), so dashboards and alerts see the
+    /// webhook before its first request.
+    pub fn serve(&self, webhook: &str) {
+        let labels = WebhookLabels {
+            webhook: webhook.to_string(),
+        };
+        for code in ["200", "500"] {
+            self.requests
+                .get_or_create(&RequestLabels {
+                    webhook: webhook.to_string(),
+                    code: code.to_string(),
+                })
+                .inc_by(0);
+        }
+        self.in_flight.get_or_create(&labels).inc_by(0);
+        drop(self.latency.get_or_create(&labels));
+    }
+
     /// Count a request to `webhook` as in flight until it is finished.
     pub fn start(&self, webhook: &str) -> InFlight<'_> {
         let labels = WebhookLabels {

@@ -206,6 +206,7 @@ impl Webhooks {
             .iter()
             .map(|(path, kinds)| (path.clone(), dispatch_by_kind(kinds.clone())));
         for (path, handler) in self.routes.iter().cloned().chain(shared) {
+            metrics.serve(&path);
             let state = Route {
                 path: path.clone(),
                 handler,
