@@ -42,6 +42,8 @@ pub fn render(
     values: &serde_json::Value,
     opts: &RenderOptions,
 ) -> Result<BTreeMap<String, String>, RenderError> {
+    // Keys this render announces and does not take stop being made when it returns.
+    let _keys = crate::sprig::spare_keys::RenderKeys::begin();
     crate::dependencies::check_sections(chart, values).map_err(RenderError::Execute)?;
     let chart = crate::dependencies::process(chart, values);
     let merged = crate::values::coalesce(&chart, values);

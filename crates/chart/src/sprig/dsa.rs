@@ -5,8 +5,8 @@
 //! The parameters come from AWS-LC, the crate's one crypto stack: FIPS 186-3 generation
 //! of a 2048-bit `p` and a 256-bit `q` (SHA-256 for moduli of 2048 bits) from a random
 //! seed, and a private key drawn from its random generator, so every call makes new
-//! primes and a new key as Go's does. aws-lc-rs has no DSA API; this module is the only
-//! place that calls the C library directly.
+//! primes and a new key as Go's does. aws-lc-rs has no DSA API, so this module calls the
+//! C library directly (as [`super::rsa_gen`] does for what aws-lc-rs leaves out).
 use aws_lc_sys as ffi;
 
 /// The modulus size Go's sprig asks for (dsa.L2048N256).

@@ -5,12 +5,18 @@
 //! that needs a key takes the first one any maker finishes, and the slower maker's key
 //! serves the next request. A certificate function announces its key as soon as it is
 //! called ([`expect`]), before its value is read. Makers run only while keys are wanted
-//! (announced, at most [`WANTED`] of a size, or waited for) and not yet made, so nothing is
-//! left running to slow whatever the process does next; a key is handed out once.
+//! (announced, at most [`WANTED`] of a size, or waited for) and not yet made; when a render
+//! ends ([`RenderKeys`]) the keys it announced and did not take are no longer wanted, and
+//! a maker stops between two prime candidates (not at the end of its key) once nothing
+//! is wanted, so nothing is left running to slow whatever the process does next. A key
+//! is handed out once.
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 
-use rcgen::{KeyPair, RsaKeySize};
+use rcgen::KeyPair;
+
+use super::rsa_gen;
 
 /// Keys of one size announced ahead, at most: a chart may call `genCA` dozens of times for
 /// values it never reads (`default (genCA ...) ...`).
@@ -58,6 +64,7 @@ fn of_size(guard: &mut Option<HashMap<usize, Keys>>, bits: usize) -> &mut Keys {
 /// finishes. Where no maker can run (no threads), or the makers failed, the key is made
 /// here and its error reported.
 pub fn rsa(bits: usize) -> Result<KeyPair, String> {
+    take_announcement(bits);
     let mut guard = keys();
     let state = of_size(&mut guard, bits);
     state.expected = state.expected.saturating_sub(1);
@@ -90,17 +97,71 @@ pub fn rsa(bits: usize) -> Result<KeyPair, String> {
 pub fn expect(bits: usize) {
     let mut guard = keys();
     let state = of_size(&mut guard, bits);
-    state.expected = (state.expected + 1).min(WANTED);
+    if state.expected < WANTED {
+        state.expected += 1;
+        ANNOUNCED.with(|a| a.borrow_mut().push(bits));
+    }
     start_makers(state, bits);
 }
 
+thread_local! {
+    /// Sizes of the keys announced on this thread and not taken yet, oldest first.
+    static ANNOUNCED: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// This thread takes a key of `bits`: one of its announcements is met.
+fn take_announcement(bits: usize) {
+    ANNOUNCED.with(|a| {
+        let mut a = a.borrow_mut();
+        if let Some(i) = a.iter().rposition(|b| *b == bits) {
+            a.remove(i);
+        }
+    });
+}
+
+/// While alive, the keys announced on this thread belong to one render: when it is
+/// dropped, those not taken are no longer wanted, and makers working only for them stop.
+pub struct RenderKeys {
+    /// Announcements made before this render began (an enclosing render's).
+    outer: usize,
+}
+
+impl RenderKeys {
+    pub fn begin() -> RenderKeys {
+        RenderKeys {
+            outer: ANNOUNCED.with(|a| a.borrow().len()),
+        }
+    }
+}
+
+impl Drop for RenderKeys {
+    fn drop(&mut self) {
+        let unmet: Vec<usize> = ANNOUNCED.with(|a| {
+            let mut a = a.borrow_mut();
+            let from = self.outer.min(a.len());
+            a.split_off(from)
+        });
+        if unmet.is_empty() {
+            return;
+        }
+        let mut guard = keys();
+        for bits in unmet {
+            let state = of_size(&mut guard, bits);
+            state.expected = state.expected.saturating_sub(1);
+        }
+        CHANGED.notify_all();
+    }
+}
+
+/// Whether keys of `bits` are still short, for a maker between two prime candidates.
+fn still_wanted(bits: usize) -> bool {
+    of_size(&mut keys(), bits).short()
+}
+
 fn make(bits: usize) -> Result<KeyPair, String> {
-    let size = if bits == 4096 {
-        RsaKeySize::_4096
-    } else {
-        RsaKeySize::_2048
-    };
-    KeyPair::generate_rsa_for(&rcgen::PKCS_RSA_SHA256, size).map_err(|e| e.to_string())
+    let size = u32::try_from(bits).map_err(|e| e.to_string())?;
+    let der = rsa_gen::generate(size, || true).map_err(|e| e.to_string())?;
+    KeyPair::try_from(der.as_slice()).map_err(|e| e.to_string())
 }
 
 /// Start makers of `bits`, up to one per core, while keys are short; returns how many
@@ -123,11 +184,12 @@ fn start_makers(state: &mut Keys, bits: usize) -> usize {
     state.making
 }
 
-/// Make keys of `bits` while they are short. A failure stops the maker: a waiting request
-/// then makes its key itself.
+/// Make keys of `bits` while they are short, giving up a key part way when it no longer
+/// is. A failure stops the maker: a waiting request then makes its key itself.
 fn maker(bits: usize) {
+    let size = u32::try_from(bits).unwrap_or(u32::MAX);
     loop {
-        let made = make(bits).map(|key| key.serialize_der());
+        let made = rsa_gen::generate(size, || still_wanted(bits));
         let mut guard = keys();
         let state = of_size(&mut guard, bits);
         let stop = match made {
@@ -182,6 +244,20 @@ mod tests {
         // Racing makers leave at most one key each beyond what was asked for.
         let left = settle(2048);
         assert!(left <= MAKERS, "{left} keys made beyond the requests");
+    }
+
+    #[test]
+    fn keys_a_render_announced_and_did_not_take_are_abandoned_when_it_ends() {
+        // 3072-bit keys: no other test asks for them.
+        let render = RenderKeys::begin();
+        expect(3072);
+        expect(3072);
+        drop(render);
+        // The makers give up between two prime candidates instead of finishing keys
+        // nobody will take (a 3072-bit key takes far longer than the drop above).
+        assert_eq!(settle(3072), 0, "no key made after the render ended");
+        assert_eq!(of_size(&mut keys(), 3072).expected, 0);
+        assert!(ANNOUNCED.with(|a| a.borrow().is_empty()));
     }
 
     #[test]
