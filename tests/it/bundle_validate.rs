@@ -442,3 +442,44 @@ fn make_bundle_writes_a_bundle_that_validates() {
     let crd = yaml_file(&root.join(CRD));
     assert_eq!(crd["spec"]["conversion"]["strategy"], "Webhook", "{crd}");
 }
+
+/// What a bundle folder may hold that is not a manifest: each is a finding on one line,
+/// read without hanging (a FIFO) or blowing up (an alias bomb).
+#[needs(kubectl)]
+#[test]
+fn hostile_files_in_a_bundle_are_one_line_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = bundled_webhook_project(dir.path());
+    let manifests = root.join("bundle/manifests");
+    std::fs::create_dir(manifests.join("nested")).unwrap();
+    std::fs::write(manifests.join("bad\nname.yaml"), "kind: [").unwrap();
+    let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n";
+    std::fs::write(manifests.join("bomb.yaml"), bomb).unwrap();
+    let fifo = manifests.join("fifo.yaml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let output = validate(&root, "bundle");
+    let text = transcript(&output, &root);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for expected in [
+        "error: bundle/manifests/nested: a folder",
+        "error: bundle/manifests/bad\\nname.yaml: not valid YAML",
+        "error: bundle/manifests/bomb.yaml: not valid YAML",
+        "error: bundle/manifests/fifo.yaml: cannot be read (not a regular file",
+        "error: bundle: 4 error(s) by OLM's rules",
+    ] {
+        assert!(
+            stderr.lines().any(|l| l.starts_with(expected)),
+            "{expected}\n{text}"
+        );
+    }
+    assert_eq!(
+        stderr.lines().filter(|l| l.starts_with("error: ")).count(),
+        5,
+        "{text}"
+    );
+}

@@ -71,13 +71,23 @@ pub struct Finding {
     pub message: String,
 }
 
+/// One line whatever the bundle holds: a line break or another control character in a
+/// file name or a value is shown escaped.
 impl std::fmt::Display for Finding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.field.is_empty() {
-            write!(f, "{}: {}", self.file, self.message)
+        let line = if self.field.is_empty() {
+            format!("{}: {}", self.file, self.message)
         } else {
-            write!(f, "{}: {}: {}", self.file, self.field, self.message)
+            format!("{}: {}: {}", self.file, self.field, self.message)
+        };
+        for c in line.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_default())?;
+            } else {
+                write!(f, "{c}")?;
+            }
         }
+        Ok(())
     }
 }
 
@@ -185,7 +195,6 @@ fn read(dir: &Path, shown: &str, findings: &mut Findings) -> Result<Bundle> {
     };
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_file())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
@@ -197,6 +206,14 @@ fn read(dir: &Path, shown: &str, findings: &mut Findings) -> Result<Bundle> {
     }
     for name in names {
         let file = format!("{shown}/manifests/{name}");
+        if manifests.join(&name).is_dir() {
+            findings.error(
+                &file,
+                "",
+                "a folder, but OLM reads only the files of manifests/; move it out",
+            );
+            continue;
+        }
         match read_document(&manifests.join(&name), &file) {
             Ok(Some(document)) => bundle.manifests.push(document),
             Ok(None) => findings.warn(&file, "", "holds no object; remove it"),
