@@ -299,8 +299,56 @@ fn toml_value(v: &toml::Value) -> Value {
         toml::Value::Integer(i) => Value::Int64(*i),
         toml::Value::Float(f) => Value::Float(*f),
         toml::Value::Boolean(b) => Value::Bool(*b),
-        toml::Value::Datetime(d) => crate::convert::string(&d.to_string()),
+        toml::Value::Datetime(d) => go_time(d),
         toml::Value::Array(items) => Value::List(items.iter().map(toml_value).collect()),
         toml::Value::Table(t) => table_value(t),
+    }
+}
+
+/// A TOML date or time as BurntSushi/toml decodes it: a Go `time.Time`. An offset of zero
+/// is UTC (Go's Local where Helm runs), another offset a zone without a name (`-0700`);
+/// local date-times, dates and times are in zones named `datetime-local`, `date-local`
+/// and `time-local` at offset zero, a time alone on 0000-01-01.
+fn go_time(d: &toml::value::Datetime) -> Value {
+    use chrono::{FixedOffset, NaiveDate, NaiveTime, TimeZone};
+    use toml::value::Offset;
+    let date = d
+        .date
+        .map_or((0, 1, 1), |x| (i32::from(x.year), x.month, x.day));
+    let time = d
+        .time
+        .map_or((0, 0, 0, 0), |t| (t.hour, t.minute, t.second, t.nanosecond));
+    let (seconds, zone) = match (d.offset, d.date.is_some(), d.time.is_some()) {
+        (Some(Offset::Z) | Some(Offset::Custom { minutes: 0 }), ..) => (0, "UTC".to_string()),
+        (Some(Offset::Custom { minutes }), ..) => {
+            let m = i32::from(minutes);
+            let sign = if m < 0 { '-' } else { '+' };
+            (
+                m * 60,
+                format!("{sign}{:02}{:02}", m.abs() / 60, m.abs() % 60),
+            )
+        }
+        (None, true, true) => (0, "datetime-local".into()),
+        (None, true, false) => (0, "date-local".into()),
+        (None, ..) => (0, "time-local".into()),
+    };
+    let naive =
+        NaiveDate::from_ymd_opt(date.0, u32::from(date.1), u32::from(date.2)).and_then(|day| {
+            NaiveTime::from_hms_nano_opt(
+                u32::from(time.0),
+                u32::from(time.1),
+                u32::from(time.2),
+                time.3,
+            )
+            .map(|t| day.and_time(t))
+        });
+    let at = naive.and_then(|n| {
+        FixedOffset::east_opt(seconds)?
+            .from_local_datetime(&n)
+            .single()
+    });
+    match at {
+        Some(at) => crate::sprig::gotime::GoTime { at, zone }.to_value(),
+        None => crate::convert::string(&d.to_string()),
     }
 }

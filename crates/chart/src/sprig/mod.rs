@@ -25,7 +25,7 @@ mod dicts;
 mod dsa;
 mod duration;
 mod encoding;
-mod gotime;
+pub(crate) mod gotime;
 mod layout;
 mod lists;
 mod math;

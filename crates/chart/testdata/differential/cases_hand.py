@@ -658,5 +658,24 @@ KEYS = [
     ("genprivatekey-unknown", '{{ genPrivateKey "DSA" }}|{{ genPrivateKey "rsa4096" }}'),
 ]
 
+# fromToml as BurntSushi/toml decodes: dates and times are Go time.Time values (their
+# zones, printing, JSON, methods), integers int64, every TOML form.
+FROMTOML = [
+    ('fromtoml-dates', '{{ fromToml "a = 1979-05-27T07:32:00Z\\nb = 1979-05-27T00:32:00.999999-07:00\\nc = 1979-05-27T07:32:00\\nd = 1979-05-27\\ne = 07:32:00\\nf = 00:32:00.5\\ng = 1979-05-27 07:32:00Z" | toJson }}'),
+    ('fromtoml-dates-print', '{{ $t := fromToml "a = 1979-05-27T07:32:00Z\\nd = 1979-05-27\\ne = 07:32:00\\nc = 1979-05-27T07:32:00" }}{{ $t.a }}|{{ $t.d }}|{{ $t.e }}|{{ $t.c }}|{{ typeOf $t.a }}'),
+    ('fromtoml-types', '{{ $t := fromToml "i = 1\\nf = 1.5\\nb = true\\ns = \'x\'\\nl = [1, 2]\\nm = {a = 1}\\nh = 0xff\\no = 0o17\\nbi = 0b11\\ninf = inf\\nnan = nan\\nexp = 1e3" }}{{ typeOf $t.i }} {{ typeOf $t.f }} {{ typeOf $t.l }} {{ typeOf $t.m }} {{ $t | toJson }}'),
+    ('fromtoml-strings', '{{ fromToml "a = \\"\\"\\"\\nmulti\\nline\\"\\"\\"\\nb = \'\'\'\\nraw\\\\n\'\'\'\\nc = \\"esc\\\\t\\\\u00e9\\"" | toJson }}'),
+    ('fromtoml-aot', '{{ fromToml "[[a]]\\nb = 1\\n[[a]]\\nb = 2\\n[a.c]\\nd = 1" | toJson }}'),
+    ('fromtoml-dotted', '{{ fromToml "a.b.c = 1\\na.d = 2\\n\\"q k\\".x = 3" | toJson }}'),
+    ('fromtoml-empty', '{{ fromToml "" | toJson }}'),
+    ('fromtoml-comment', '{{ fromToml "# c\\na = 1 # c2" | toJson }}'),
+    ('fromtoml-neg-zero', '{{ fromToml "a = -0.0\\nb = +1\\nc = -inf" | toJson }}'),
+    ('fromtoml-mixed-arr', '{{ fromToml "a = [1, \'x\', [2], {b = 1}]" | toJson }}'),
+    ('fromtoml-print', '{{ fromToml "a = 1\\nb = [1, 2]" }}'),
+    ('fromtoml-offsets', '{{ $t := fromToml "a = 1979-05-27T07:32:00+00:00\\nb = 1979-05-27T07:32:00+05:30\\nc = 1979-05-27T07:32:00.123-00:30" }}{{ $t.a }}|{{ $t.b }}|{{ $t.c }}|{{ $t | toJson }}|{{ $t.b.Unix }}'),
+    ('fromtoml-local-methods', '{{ $t := fromToml "d = 2024-02-29\\ne = 23:59:59.999999999" }}{{ $t.d.Year }} {{ $t.d.YearDay }} {{ $t.e.Hour }} {{ $t.d | date "2006-01-02" }} {{ $t.e | toYaml }}'),
+    ('fromtoml-short-time', '{{ fromToml "a = 07:32\\nb = 1979-05-27T07:32" | toJson }}'),
+]
+
 ALL = (SYNTAX + CONTROL + OBJECTS + BUILTINS + PRINTF + SPRIG + SHARED + BYTES + TOML + COMPLEX
-       + ERRORS + KEYS)
+       + ERRORS + KEYS + FROMTOML)
