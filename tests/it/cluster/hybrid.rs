@@ -14,7 +14,8 @@ use tokio::sync::OnceCell;
 use super::operator::{Installed, Operator, custom, helm, install};
 use super::{await_gone, cluster, condition, eventually};
 
-pub(super) const MEMCACHED: (&str, &str, &str, &str) = ("cache.my.domain", "v1", "Memcached", "memcacheds");
+pub(super) const MEMCACHED: (&str, &str, &str, &str) =
+    ("cache.my.domain", "v1", "Memcached", "memcacheds");
 /// Installs and upgrades on two busy cores take a few seconds; this is the bound.
 const SETTLE: Duration = Duration::from_secs(90);
 
