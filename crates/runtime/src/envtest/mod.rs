@@ -58,6 +58,8 @@ pub struct ControlPlane {
     // Dropped first: the keeper stops the processes before their folder goes.
     keeper: Option<Keeper>,
     dir: tempfile::TempDir,
+    /// Held locked while this process lives (see [`remove_abandoned`]).
+    _owner: std::fs::File,
 }
 
 /// The thread that started the processes (their parent-death signal is tied to it) and
@@ -72,6 +74,46 @@ impl Drop for ControlPlane {
         if let Some(keeper) = self.keeper.take() {
             let _ = keeper.stop.send(());
             let _ = keeper.thread.join();
+        }
+    }
+}
+
+/// How a control plane's folder in the temporary directory is named.
+const DIR_PREFIX: &str = "rusty-sdk-envtest-";
+/// The file a running control plane's process holds locked in its folder.
+const OWNER_LOCK: &str = "owner.lock";
+
+/// Lock [`OWNER_LOCK`] in `dir` for as long as the returned file is open. The file is locked
+/// under another name and then renamed, so no sweeper ever sees it unlocked.
+fn hold_owner_lock(dir: &Path) -> anyhow::Result<std::fs::File> {
+    let staging = dir.join(format!("{OWNER_LOCK}.new"));
+    let file = std::fs::File::create(&staging)
+        .with_context(|| format!("cannot create {}", staging.display()))?;
+    file.try_lock()
+        .map_err(|e| anyhow::anyhow!("cannot lock {}: {e}", staging.display()))?;
+    std::fs::rename(&staging, dir.join(OWNER_LOCK))
+        .with_context(|| format!("cannot rename {}", staging.display()))?;
+    Ok(file)
+}
+
+/// Remove the folders of control planes whose process is gone. A shared control plane lives
+/// in a static, which Rust never drops, and a killed test never drops anything: without
+/// this every test run left a few hundred megabytes of etcd data behind. The kernel
+/// releases a dead process's lock, so a folder whose lock can be taken is abandoned;
+/// folders without a lock file (still starting, or not ours) are left alone.
+fn remove_abandoned(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(DIR_PREFIX) {
+            continue;
+        }
+        let Ok(lock) = std::fs::File::open(entry.path().join(OWNER_LOCK)) else {
+            continue;
+        };
+        if lock.try_lock().is_ok() {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
@@ -112,10 +154,13 @@ impl ControlPlane {
                 assets.display()
             );
         }
+        let parent = std::env::temp_dir();
+        remove_abandoned(&parent);
         let dir = tempfile::Builder::new()
-            .prefix("rusty-sdk-envtest-")
-            .tempdir()
+            .prefix(DIR_PREFIX)
+            .tempdir_in(&parent)
             .context("cannot create the control plane's folder")?;
+        let owner = hold_owner_lock(dir.path())?;
         let pki = Pki::generate()?;
         pki.write(dir.path())?;
         let port = free_port()?;
@@ -182,6 +227,7 @@ impl ControlPlane {
             has_controller_manager,
             keeper: Some(keeper),
             dir,
+            _owner: owner,
         })
     }
 
@@ -520,4 +566,36 @@ fn write_private(path: &Path, text: &str) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))?;
     file.write_all(text.as_bytes())?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn control_plane_folder(parent: &Path, name: &str) -> PathBuf {
+        let dir = parent.join(format!("{DIR_PREFIX}{name}"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("etcd-data"), "x").unwrap();
+        dir
+    }
+
+    #[test]
+    fn only_folders_whose_owner_is_gone_are_removed() {
+        let parent = tempfile::tempdir().unwrap();
+        let running = control_plane_folder(parent.path(), "running");
+        let _running_owner = hold_owner_lock(&running).unwrap();
+        let gone = control_plane_folder(parent.path(), "gone");
+        drop(hold_owner_lock(&gone).unwrap());
+        let starting = control_plane_folder(parent.path(), "starting");
+        let unrelated = parent.path().join("unrelated");
+        std::fs::create_dir(&unrelated).unwrap();
+        std::fs::write(unrelated.join(OWNER_LOCK), "").unwrap();
+
+        remove_abandoned(parent.path());
+
+        assert!(running.join("etcd-data").exists(), "a live owner's folder was removed");
+        assert!(!gone.exists(), "an abandoned folder was kept");
+        assert!(starting.exists(), "a folder without a lock file was removed");
+        assert!(unrelated.exists(), "a folder not named as ours was removed");
+    }
 }
