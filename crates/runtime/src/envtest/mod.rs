@@ -593,9 +593,15 @@ mod tests {
 
         remove_abandoned(parent.path());
 
-        assert!(running.join("etcd-data").exists(), "a live owner's folder was removed");
+        assert!(
+            running.join("etcd-data").exists(),
+            "a live owner's folder was removed"
+        );
         assert!(!gone.exists(), "an abandoned folder was kept");
-        assert!(starting.exists(), "a folder without a lock file was removed");
+        assert!(
+            starting.exists(),
+            "a folder without a lock file was removed"
+        );
         assert!(unrelated.exists(), "a folder not named as ours was removed");
     }
 }
