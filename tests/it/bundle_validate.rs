@@ -304,7 +304,7 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
                 .unwrap();
             }),
             // The mutating one comes first in the file, and OLM reads only the first.
-            "raw-webhooks/manifests/webhooks.yaml: kind: OLM does not install a MutatingWebhookConfiguration from a registry+v1 bundle".into(),
+            "raw-webhooks/manifests/webhooks.yaml: kind: OLM does not install MutatingWebhookConfiguration objects from a registry+v1 bundle".into(),
         ),
         (
             broken(&root, "no-path", |b| {

@@ -215,7 +215,7 @@ fn object(document: &Document, findings: &mut Findings) {
         findings.error(
             file,
             "kind",
-            format!("OLM does not install a {kind} from a registry+v1 bundle: {hint}"),
+            format!("OLM does not install {kind} objects from a registry+v1 bundle: {hint}"),
         );
     }
     if document
