@@ -198,6 +198,17 @@ pub struct CreateWebhookArgs {
     /// is accepted and changes nothing
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub make: Option<bool>,
+    /// kubebuilder's: the domain of another project's kind (checked against the one its CRD
+    /// gave `create api --external-api-crd`)
+    #[arg(long, value_name = "DOMAIN")]
+    pub external_api_domain: Option<String>,
+    /// kubebuilder's Go package of an external kind: refused, as Rust types come from the
+    /// kind's CRD (`create api --external-api-crd`)
+    #[arg(long, value_name = "PATH", hide = true)]
+    pub external_api_path: Option<String>,
+    /// kubebuilder's Go module of an external kind: refused like --external-api-path
+    #[arg(long, value_name = "MODULE", hide = true)]
+    pub external_api_module: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -220,6 +231,10 @@ pub struct CreateApiArgs {
     /// Create the controller without asking
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub controller: Option<bool>,
+    /// Name of the controller (a DNS-1035 label, e.g. memcached-backup): a kind may have
+    /// several, each its own module, RBAC and registration (implies --controller)
+    #[arg(long, value_name = "NAME")]
+    pub controller_name: Option<String>,
     /// Whether the resource is namespaced (false: cluster-scoped)
     #[arg(long, num_args = 0..=1, default_value_t = true, default_missing_value = "true", value_name = "BOOL", action = clap::ArgAction::Set)]
     pub namespaced: bool,

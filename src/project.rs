@@ -49,6 +49,14 @@ pub struct Resource {
     pub api: Option<ResourceApi>,
     #[serde(default, skip_serializing_if = "is_false")]
     pub controller: bool,
+    /// kubebuilder's `controllers:`, the named controllers of `create api --controller-name`
+    /// (then `controller` is false: the first one takes the kind's name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub controllers: Vec<NamedController>,
+    /// kubebuilder's `core: true`: a kind Kubernetes defines (`group: core`, `apps`, ...),
+    /// with no domain.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub core: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
     pub group: String,
@@ -63,6 +71,37 @@ pub struct Resource {
     pub webhooks: Option<ResourceWebhooks>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, Value>,
+}
+
+/// One of a resource's named controllers, as kubebuilder records them in PROJECT.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct NamedController {
+    pub name: String,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, Value>,
+}
+
+impl Resource {
+    /// Whether the project runs a controller for this kind, named or not.
+    pub fn has_controller(&self) -> bool {
+        self.controller || !self.controllers.is_empty()
+    }
+
+    /// A kind Kubernetes defines: `core: true`, or (as earlier versions recorded one) a
+    /// controller-only entry whose types are k8s-openapi's.
+    pub fn is_core(&self) -> bool {
+        self.core
+            || (self.api.is_none()
+                && self
+                    .path
+                    .as_deref()
+                    .is_some_and(|path| path.starts_with("k8s_openapi::")))
+    }
+
+    /// Another project's kind (`external: true`), with types kopium generated.
+    pub fn is_external(&self) -> bool {
+        self.extra.get("external") == Some(&Value::Bool(true))
+    }
 }
 
 /// The webhooks of a resource, as kubebuilder records them in PROJECT.

@@ -103,8 +103,11 @@ fn parse_args(args: &str) -> Result<WebhookMarker, String> {
         mutating,
         failure_policy,
         side_effects,
-        // An empty group is the core group.
-        groups: get("groups")?.split(';').map(str::to_string).collect(),
+        // An empty group is the core group, written `groups=""` as in kubebuilder's markers.
+        groups: get("groups")?
+            .split(';')
+            .map(|group| group.trim().trim_matches('"').to_string())
+            .collect(),
         resources: list(get("resources")?).collect(),
         operations,
         versions: list(get("versions")?).collect(),

@@ -334,7 +334,7 @@ fn bad_input_is_refused_with_one_line_and_nothing_written() {
         ),
         (
             "--group cache --version v9 --kind Memcached --defaulting".to_string(),
-            "no API Memcached (cache/v9) in PROJECT; create it first",
+            "no API Memcached (cache/v9) in PROJECT, and Kubernetes defines no such kind; create it first",
         ),
         (
             "--version v1 --kind Memcached --defaulting".to_string(),

@@ -184,6 +184,43 @@ impl Default for ManagerArgs {
     }
 }
 
+/// The flags of an operator with Helm APIs, with the Go helm-operator's names. Flatten
+/// them next to [`ManagerArgs`]; [`crate::helm::ReconcilerBuilder::with_flag_defaults`]
+/// applies them to each watches.yaml entry that does not set its own value.
+#[derive(clap::Args, Debug, Clone, PartialEq, Eq)]
+pub struct HelmArgs {
+    /// watches.yaml listing the Helm APIs; chart paths in it are relative to the working
+    /// directory.
+    #[arg(
+        long,
+        env = "WATCHES_FILE",
+        default_value = "watches.yaml",
+        value_name = "FILE"
+    )]
+    pub watches_file: PathBuf,
+
+    /// How long after a successful reconcile each custom resource is reconciled again
+    /// (which repairs drift nothing triggered), for watches.yaml entries without
+    /// `reconcilePeriod`; `0s` waits for changes. [default: 1m]
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub reconcile_period: Option<Duration>,
+
+    /// How many custom resources of one kind are reconciled at once, for watches.yaml
+    /// entries without `maxConcurrentReconciles`. [default: four per CPU]
+    #[arg(long, value_parser = parse_concurrency, value_name = "N")]
+    pub max_concurrent_reconciles: Option<usize>,
+}
+
+impl Default for HelmArgs {
+    fn default() -> Self {
+        HelmArgs {
+            watches_file: PathBuf::from("watches.yaml"),
+            reconcile_period: None,
+            max_concurrent_reconciles: None,
+        }
+    }
+}
+
 impl ManagerArgs {
     /// The namespaces controllers watch.
     pub fn watch_scope(&self) -> WatchScope {
@@ -202,6 +239,13 @@ impl ManagerArgs {
 
 fn parse_duration(text: &str) -> Result<Duration, String> {
     parse_go_duration(text).map_err(|e| format!("{e} (a Go duration such as `15s` or `1m`)"))
+}
+
+fn parse_concurrency(text: &str) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("a whole number of at least 1".to_string()),
+    }
 }
 
 /// Parse a Go-style bind address: `0` disables the server, `:8080` means every

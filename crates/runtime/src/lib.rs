@@ -30,7 +30,7 @@ pub mod tls;
 pub mod webhook;
 pub mod workqueue;
 
-pub use args::{LogFormat, ManagerArgs, WebhookCertMode};
+pub use args::{HelmArgs, LogFormat, ManagerArgs, WebhookCertMode};
 pub use context::{ControllerContext, Shutdown, WatchScope};
 pub use manager::Manager;
 pub use metrics::ReconcileMetrics;

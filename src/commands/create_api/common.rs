@@ -207,7 +207,7 @@ impl ApiSpec {
             && other.domain.as_deref().or(project.domain.as_deref()) == Some(self.domain.as_str());
         let same_kind = other.kind == self.kind.as_str();
         let same_version = other.version == self.version.as_str();
-        let other_helm = other.path.is_none() && !other.controller;
+        let other_helm = other.path.is_none() && !other.has_controller();
         let other_name = format!(
             "{}/{}, Kind={}",
             self.qualified_group(),

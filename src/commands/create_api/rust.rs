@@ -7,8 +7,9 @@ mod external;
 mod external_files;
 pub(crate) mod files;
 pub(crate) mod idents;
-mod image;
+pub(crate) mod image;
 mod integration;
+pub(crate) mod named;
 
 use std::io::Write;
 
@@ -16,13 +17,14 @@ use crate::cli::CreateApiArgs;
 use crate::commands::create_api::common::{self, ApiSpec};
 use crate::error::{Error, Result};
 use crate::model::{Group, Kind, Version};
-use crate::project::Project;
+use crate::project::{Project, Resource};
 use crate::prompt::Answers;
 use crate::scaffold::Tree;
 use crate::session::Session;
 use crate::templates::Renderer;
 
 pub use image::ImageOptions;
+pub use named::ControllerName;
 
 /// Validated settings of one `create api --plugins rust`.
 #[derive(Clone, Debug)]
@@ -30,6 +32,10 @@ pub struct RustApiSettings {
     pub spec: ApiSpec,
     pub resource: bool,
     pub controller: bool,
+    /// The controller to scaffold: the kind's own, or the one `--controller-name` names.
+    pub controller_name: ControllerName,
+    /// `--controller-name` was given (PROJECT then lists the kind's controllers by name).
+    pub named: bool,
     /// `--image`: a deploy-image controller running this image.
     pub image: Option<ImageOptions>,
 }
@@ -54,6 +60,21 @@ impl RustApiSettings {
             args.plural.as_deref(),
             args.namespaced,
         )?;
+        let controller_name = match &args.controller_name {
+            Some(name) => ControllerName::parse(name, &spec)?,
+            None => ControllerName::of_kind(&spec),
+        };
+        let named = args.controller_name.is_some();
+        if named && args.controller == Some(false) {
+            return Err(Error::invalid(
+                "--controller-name names the controller to scaffold, so --controller=false cannot go with it; drop one of the two",
+            ));
+        }
+        if named && args.image.is_some() {
+            return Err(Error::invalid(
+                "--controller-name cannot go with --image: the deploy-image controller is its kind's own; drop --controller-name, or add the named controller with another `create api --resource=false`",
+            ));
+        }
         let image = ImageOptions::from_args(args)?;
         if image.is_none()
             && args
@@ -82,6 +103,7 @@ impl RustApiSettings {
         };
         let controller = match args.controller {
             Some(answer) => answer,
+            None if named => true,
             None => answers.yes_no("Create Controller", "--controller", out)?,
         };
         if !resource && !controller {
@@ -93,6 +115,8 @@ impl RustApiSettings {
             spec,
             resource,
             controller,
+            controller_name,
+            named,
             image: None,
         })
     }
@@ -121,9 +145,11 @@ fn deploy_image(
         ));
     }
     Ok(RustApiSettings {
+        controller_name: ControllerName::of_kind(&spec),
         spec,
         resource: true,
         controller: true,
+        named: false,
         image,
     })
 }
@@ -147,6 +173,16 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
     }
     let settings = RustApiSettings::from_args(args, &project, &mut answers, &mut stdout)?;
     let force = session.force;
+    if settings.controller {
+        named::check(
+            &project,
+            &settings.spec,
+            &settings.controller_name,
+            settings.named,
+            settings.resource,
+            force,
+        )?;
+    }
     if settings.resource {
         settings.spec.check_new(&project, force, false)?;
     } else if !files::type_exists(&settings.spec, &project) {
@@ -173,22 +209,23 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
         image.record(&mut project, &settings.spec);
     }
     let path = settings.resource.then(|| files.module_path());
-    let resource = match project.find_resource(
+    let mut resource = match project.find_resource(
         settings.spec.group.as_str(),
         settings.spec.version.as_str(),
         settings.spec.kind.as_str(),
     ) {
         // `--resource=false --controller`: keep the entry, now with a controller.
-        Some(existing) if !settings.resource => crate::project::Resource {
-            controller: true,
-            ..existing.clone()
-        },
-        // `--force` re-scaffolds the API: its webhooks stay recorded.
-        existing => crate::project::Resource {
+        Some(existing) if !settings.resource => existing.clone(),
+        // `--force` re-scaffolds the API: its webhooks and controllers stay recorded.
+        existing => Resource {
             webhooks: existing.and_then(|r| r.webhooks.clone()),
-            ..settings.spec.resource(settings.controller, path)
+            controllers: existing.map(|r| r.controllers.clone()).unwrap_or_default(),
+            ..settings.spec.resource(false, path)
         },
     };
+    if settings.controller {
+        named::record(&mut resource, &settings.controller_name, settings.named);
+    }
     project.upsert_resource(resource);
     super::common::apply(session, tree, &project)?;
     if crd_needs_crdgen {
@@ -212,14 +249,17 @@ fn builtin_controller(
     mut project: Project,
 ) -> Result<()> {
     let spec = &settings.spec;
-    let exists = project
+    let existing = project
         .find_resource(
             spec.group.as_str(),
             spec.version.as_str(),
             spec.kind.as_str(),
         )
-        .is_some();
-    if exists && !session.force {
+        .cloned();
+    // An entry with only webhooks (`create webhook` for a core kind) gets its controller;
+    // a named controller was checked against the kind's others.
+    let exists = existing.as_ref().is_some_and(Resource::has_controller);
+    if exists && !settings.named && !session.force {
         return Err(Error::Project(format!(
             "a controller for {} is already in PROJECT; pass --force to re-scaffold it (nothing was written)",
             spec.kind
@@ -227,7 +267,17 @@ fn builtin_controller(
     }
     let mut tree = Tree::new(&session.root);
     let mut renderer = Renderer::new();
-    let resource = api.stage(&mut tree, &mut renderer, spec)?;
+    let staged = api.stage(&mut tree, &mut renderer, &settings.controller_name)?;
+    let mut resource = match existing {
+        Some(existing) => Resource {
+            controller: existing.controller,
+            controllers: existing.controllers,
+            webhooks: existing.webhooks,
+            ..staged
+        },
+        None => staged,
+    };
+    named::record(&mut resource, &settings.controller_name, settings.named);
     project.upsert_resource(resource);
     super::common::apply(session, tree, &project)?;
     if !session.dry_run {
@@ -246,6 +296,12 @@ fn external_controller(
     mut project: Project,
 ) -> Result<()> {
     external::check_flags(args)?;
+    if let Some(name) = &args.controller_name {
+        return Err(Error::invalid(format!(
+            "--controller-name {} cannot go with --external-api-crd: an external kind has one controller, the one this command scaffolds; drop --controller-name",
+            crate::model::names::shown(name)
+        )));
+    }
     let crd = external::ExternalCrd::load(file, args)?;
     let spec = ApiSpec::new(
         &project,
@@ -272,7 +328,18 @@ fn external_controller(
     let mut tree = Tree::new(&session.root);
     let mut renderer = Renderer::new();
     let resource = external_files::stage_external(&mut tree, &mut renderer, &project, &spec, &crd)?;
-    project.upsert_resource(resource);
+    // `--force` writes the types and controller again: the kind's webhooks stay recorded.
+    let webhooks = project
+        .find_resource(
+            spec.group.as_str(),
+            spec.version.as_str(),
+            spec.kind.as_str(),
+        )
+        .and_then(|r| r.webhooks.clone());
+    project.upsert_resource(Resource {
+        webhooks,
+        ..resource
+    });
     super::common::apply(session, tree, &project)?;
     if !session.dry_run {
         session.shell.note(WATCH_NEXT_STEPS);

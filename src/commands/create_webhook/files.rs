@@ -2,10 +2,11 @@
 //! their registration in main.rs, and the dependencies the generated code uses.
 use tera::Context;
 
-use super::{Admission, WebhookSettings};
+use super::{Admission, Origin, WebhookSettings};
 use crate::commands::create_api::rust::files::marker_indent;
 use crate::commands::create_api::rust::idents::TypeNames;
 use crate::error::{Error, Result};
+use crate::model::Kind;
 use crate::project::Project;
 use crate::rust_layout;
 use crate::scaffold::{EditOutcome, Policy, Tree, markers, toml};
@@ -31,11 +32,30 @@ pub fn stage(
     for admission in [Admission::Defaulting, Admission::Validation] {
         text.push_str(templates::text(admission.template())?);
     }
-    let names = TypeNames::for_template(&text, &spec.group, &spec.kind);
+    let target = &settings.target;
+    // kopium's name for the type, which may differ from the kind (`DnsEndpoint`).
+    let type_name = Kind::parse(&target.type_name)?;
+    let names = TypeNames::for_template(&text, &spec.group, &type_name);
     names.insert_into(&mut context);
+    // The group the API server names: `""` for core kinds, whose paths then read
+    // `/mutate--v1-pod` as kubebuilder's do.
+    let group = &target.api_group;
+    context.insert("qualified_group", group);
+    context.insert(
+        "marker_group",
+        if group.is_empty() { "\"\"" } else { group },
+    );
+    // k8s-openapi's types have no `new(name, spec)`: tests build them from metadata.
+    context.insert("builtin_type", &(target.origin == Origin::Builtin));
+    let api_version = if group.is_empty() {
+        spec.version.to_string()
+    } else {
+        format!("{group}/{}", spec.version)
+    };
+    context.insert("api_version", &api_version);
     let stem = format!(
         "{}-{}-{}",
-        spec.qualified_group().replace('.', "-"),
+        group.replace('.', "-"),
         spec.version,
         spec.kind.lower()
     );

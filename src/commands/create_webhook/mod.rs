@@ -7,9 +7,12 @@ mod files;
 mod kustomize;
 mod paths;
 mod storage;
+mod targets;
 
 pub use conversion::{Spoke, SpokePlan};
 pub use paths::CustomPaths;
+
+use std::path::Path;
 
 use crate::cli::CreateWebhookArgs;
 use crate::commands::create_api::common::ApiSpec;
@@ -25,7 +28,10 @@ use crate::templates::Renderer;
 #[derive(Clone, Debug)]
 pub struct WebhookSettings {
     pub spec: ApiSpec,
-    /// The api crate's module of the kind's version (PROJECT's `path`).
+    /// Whose type the webhooks take, and the API group the API server names.
+    pub target: Target,
+    /// The module that holds the kind's Rust type (PROJECT's `path`): the api crate's module
+    /// of the kind's version, k8s-openapi's for a built-in kind, kopium's for an external one.
     pub module_path: String,
     /// The admission webhooks the kind has once the command ran: those PROJECT records and
     /// those asked for.
@@ -42,6 +48,38 @@ pub struct WebhookSettings {
     pub force: bool,
     /// `--defaulting-path` and `--validation-path`, or those PROJECT records.
     pub paths: CustomPaths,
+}
+
+/// The kind a webhook is for, as the API server and the generated code name it.
+#[derive(Clone, Debug)]
+pub struct Target {
+    pub origin: Origin,
+    /// The API group of its objects: `""` for the core group, `apps`, `cache.my.domain`.
+    pub api_group: String,
+    /// The Rust type: the kind, or kopium's name for it (`DnsEndpoint` for `DNSEndpoint`).
+    pub type_name: String,
+}
+
+/// Where the type of a kind with webhooks comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A Rust API of this project, in its api crate.
+    Own,
+    /// A kind Kubernetes defines, from k8s-openapi.
+    Builtin,
+    /// Another project's kind, from the types kopium generated from its CRD.
+    External,
+}
+
+impl Target {
+    /// `core/v1`, `apps/v1`, `cert-manager.io/v1`: the group and version in messages.
+    pub fn group_version(&self, group: &Group, version: &Version) -> String {
+        match self.origin {
+            Origin::Own => format!("{group}/{version}"),
+            Origin::Builtin if self.api_group.is_empty() => format!("core/{version}"),
+            _ => format!("{}/{version}", self.api_group),
+        }
+    }
 }
 
 /// An admission webhook of a kind: its flag and the template of its parts.
@@ -68,7 +106,14 @@ impl Admission {
 }
 
 impl WebhookSettings {
-    pub fn from_args(args: &CreateWebhookArgs, project: &Project, force: bool) -> Result<Self> {
+    /// `root` is the project's folder: an external kind's plural and scope are read from
+    /// its kopium types there.
+    pub fn from_args(
+        args: &CreateWebhookArgs,
+        project: &Project,
+        root: &Path,
+        force: bool,
+    ) -> Result<Self> {
         let layout = project.layout()?;
         if !layout.has_rust() {
             return Err(Error::invalid(format!(
@@ -78,20 +123,33 @@ impl WebhookSettings {
         let group = Group::parse(required(args.group.as_deref(), "--group", "cache")?)?;
         let version = Version::parse(required(args.version.as_deref(), "--version", "v1")?)?;
         let kind = Kind::parse(required(args.kind.as_deref(), "--kind", "Memcached")?)?;
+        targets::refuse_go_flags(args, &group, &version, &kind)?;
         if !args.defaulting && !args.programmatic_validation && !args.conversion {
             return Err(Error::invalid(
                 "no webhook to create: pass --defaulting, --programmatic-validation or both",
             ));
         }
-        let resource = find_rust_api(project, &group, &version, &kind)?;
+        let found = targets::find(project, root, args, &group, &version, &kind)?;
+        let resource = &found.resource;
+        if found.target.origin != Origin::Own && (args.conversion || !args.spoke.is_empty()) {
+            return Err(Error::invalid(format!(
+                "{kind} ({}) is not this project's API: its versions convert as {} decides, so --conversion is only for kinds of this project's api crate",
+                found.target.group_version(&group, &version),
+                if found.target.origin == Origin::Builtin {
+                    "Kubernetes"
+                } else {
+                    "its own project's CRD"
+                }
+            )));
+        }
         let requested = check_conversion(args, project, resource)?;
         let spec = ApiSpec::new(
             project,
             group,
             version,
             kind,
-            resource.plural.as_deref(),
-            resource.api.as_ref().is_some_and(|api| api.namespaced),
+            Some(&found.plural),
+            found.namespaced,
         )?;
         // A later run adds the other kind of webhook to the file, or conversion; a kind of
         // webhook the resource has is not scaffolded again, as in kubebuilder, unless --force.
@@ -120,6 +178,7 @@ impl WebhookSettings {
         }
         Ok(WebhookSettings {
             spec,
+            target: found.target,
             module_path: resource.path.clone().unwrap_or_default(),
             defaulting: args.defaulting || recorded.defaulting,
             validation: args.programmatic_validation || recorded.validation,
@@ -155,33 +214,6 @@ fn required<'a>(value: Option<&'a str>, flag: &str, example: &str) -> Result<&'a
             "{flag} is required: the API to add webhooks to (for example {flag} {example})"
         ))
     })
-}
-
-/// The PROJECT entry of a Rust API of this project with this group, version and kind.
-fn find_rust_api<'a>(
-    project: &'a Project,
-    group: &Group,
-    version: &Version,
-    kind: &Kind,
-) -> Result<&'a Resource> {
-    let name = format!("{kind} ({group}/{version})");
-    let Some(resource) = project.find_resource(group.as_str(), version.as_str(), kind.as_str())
-    else {
-        return Err(Error::invalid(format!(
-            "no API {name} in PROJECT; create it first with `rusty-sdk create api --plugins rust --group {group} --version {version} --kind {kind}`"
-        )));
-    };
-    if resource.path.is_none() || resource.api.is_none() {
-        let what = if resource.api.is_some() {
-            "a Helm API, reconciled from its chart"
-        } else {
-            "a kind this project does not define (a controller only)"
-        };
-        return Err(Error::invalid(format!(
-            "{name} is {what}: webhooks need a Rust API of this project (`create api --plugins rust`)"
-        )));
-    }
-    Ok(resource)
 }
 
 /// The spokes of `--conversion`: each another existing version of the kind. One kind of the
@@ -255,15 +287,16 @@ fn check_conversion(
 
 pub fn run(session: &Session, args: &CreateWebhookArgs) -> Result<()> {
     let mut project = session.load_project()?;
-    let settings = WebhookSettings::from_args(args, &project, session.force)?;
-    let resource = project
-        .find_resource(
-            settings.spec.group.as_str(),
-            settings.spec.version.as_str(),
-            settings.spec.kind.as_str(),
-        )
-        .map(|r| settings.record(r))
-        .ok_or_else(|| Error::Internal("the resource vanished".into()))?;
+    let settings = WebhookSettings::from_args(args, &project, &session.root, session.force)?;
+    let resource = targets::find(
+        &project,
+        &session.root,
+        args,
+        &settings.spec.group,
+        &settings.spec.version,
+        &settings.spec.kind,
+    )
+    .map(|found| settings.record(&found.resource))?;
     let mut tree = Tree::new(&session.root);
     let mut renderer = Renderer::new();
     files::stage(&mut tree, &mut renderer, &settings, &project)?;
@@ -272,10 +305,11 @@ pub fn run(session: &Session, args: &CreateWebhookArgs) -> Result<()> {
     session.apply(tree, &project)?;
     if !settings.existing.is_empty() {
         session.shell.note(&format!(
-            "{} ({}/{}) already has its {} webhook: nothing to add (--force scaffolds it again over your edits)",
+            "{} ({}) already has its {} webhook: nothing to add (--force scaffolds it again over your edits)",
             settings.spec.kind,
-            settings.spec.group,
-            settings.spec.version,
+            settings
+                .target
+                .group_version(&settings.spec.group, &settings.spec.version),
             settings.existing.join(" and ")
         ));
     }

@@ -15,6 +15,7 @@ mod helm_classes;
 mod helm_cluster;
 mod helm_differential;
 mod helm_sort;
+mod helm_flags;
 mod helm_storage;
 mod helm_wait;
 mod hybrid;

@@ -1,6 +1,7 @@
 //! Rust controllers on a real control plane, run with only the permissions of the role
 //! `generate rbac` wrote: a `--plugins rust` project with the default controller (kind
-//! `Backup`) and a deploy-image controller (kind `Memcached`). Their objects come by
+//! `Backup`), a second controller of `Backup` (`--controller-name backup-audit`) and a
+//! deploy-image controller (kind `Memcached`). Their objects come by
 //! server-side apply, owned by the resource; status conditions carry the generation they
 //! reconciled; events are published; a spec change rolls out; `Available` follows the
 //! Deployment's rollout; conditions other writers set survive; a resource can be deleted
@@ -25,8 +26,12 @@ const MEMCACHED: (&str, &str, &str, &str) = (
     "Memcached",
     "memcacheds",
 );
-/// The field managers of the two controllers (`<kind in lower case>-controller`).
+/// The field managers of the controllers (`<controller name>-controller`).
 const BACKUP_MANAGER: &str = "backup-controller";
+/// Backup's second controller, `create api --controller-name backup-audit`, and its
+/// condition.
+const AUDIT_MANAGER: &str = "backup-audit-controller";
+const AUDIT_AVAILABLE: &str = "BackupAuditAvailable";
 const MEMCACHED_MANAGER: &str = "memcached-controller";
 /// The image the deploy-image controller runs (no kubelet runs it here).
 const IMAGE: &str = "memcached:1.6";
@@ -90,6 +95,23 @@ async fn rust_operator() -> &'static Installed {
                 "1001",
             ];
             scaffold(&root, &memcached, "");
+            // A second controller of Backup (kubebuilder's --controller-name).
+            let audit = [
+                "create",
+                "api",
+                "--plugins",
+                "rust",
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Backup",
+                "--resource=false",
+                "--controller-name",
+                "backup-audit",
+            ];
+            scaffold(&root, &audit, "");
             (dir, install(&root).await)
         })
         .await;
@@ -312,6 +334,66 @@ async fn the_default_controller_reports_each_generation_with_events() {
         &operator,
     )
     .await;
+    operator.stop();
+}
+
+/// Two controllers of one kind reconcile each object side by side, each reporting the
+/// generation in its own condition, applied under its own field manager.
+#[needs(control_plane, e2e, kubectl)]
+#[tokio::test]
+async fn two_controllers_of_one_kind_both_reconcile_it() {
+    let (admin, ns, operator) = setup("rust-two").await;
+    let backups = custom(&admin, &ns, BACKUP);
+    backups
+        .create(
+            &PostParams::default(),
+            &object(BACKUP, "weekly", json!({"foo": "a"})),
+        )
+        .await
+        .unwrap();
+    for generation in [1, 2] {
+        if generation == 2 {
+            backups
+                .patch(
+                    "weekly",
+                    &PatchParams::default(),
+                    &spec_patch(json!({"foo": "b"})),
+                )
+                .await
+                .unwrap();
+        }
+        for condition_type in ["Available", AUDIT_AVAILABLE] {
+            let cr =
+                await_reconciled(&backups, "weekly", condition_type, "Reconciled", &operator).await;
+            assert_eq!(cr.metadata.generation, Some(generation));
+        }
+    }
+    // Each condition is its controller's own, by server-side apply on the status.
+    let cr = backups.get("weekly").await.unwrap();
+    let fields = cr.metadata.managed_fields.as_ref();
+    for (manager, own, other) in [
+        (BACKUP_MANAGER, "Available", AUDIT_AVAILABLE),
+        (AUDIT_MANAGER, AUDIT_AVAILABLE, "Available"),
+    ] {
+        let owned = managed_by(fields, manager);
+        let status: Vec<String> = owned
+            .iter()
+            .filter(|(op, sub, _)| op == "Apply" && sub == "status")
+            .map(|(_, _, fields)| fields.to_string())
+            .collect();
+        assert!(
+            status
+                .iter()
+                .any(|f| f.contains(&format!("{{\\\"type\\\":\\\"{own}\\\"}}"))),
+            "{manager} does not own {own}: {owned:#?}"
+        );
+        assert!(
+            !status
+                .iter()
+                .any(|f| f.contains(&format!("{{\\\"type\\\":\\\"{other}\\\"}}"))),
+            "{manager} took over {other}: {owned:#?}"
+        );
+    }
     operator.stop();
 }
 

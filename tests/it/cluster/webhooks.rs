@@ -25,7 +25,7 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
-use k8s_openapi::api::core::v1::{Secret, Service};
+use k8s_openapi::api::core::v1::{Pod, Secret, Service};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use kube::{Resource, ResourceExt};
@@ -87,7 +87,7 @@ async fn project() -> &'static Project {
             // `make manifests`: the CRD with both versions and spec.conversion, then RBAC.
             run_bin(&root, "crdgen", &["config/crd/bases"]);
             scaffold(dir.path(), &root, &["generate rbac"]);
-            let project = install(&root).await;
+            let project = install(&root, CRD).await;
             (dir, project)
         })
         .await;
@@ -109,8 +109,8 @@ fn add_field(root: &Path, version: &str, field: &str, ty: &str) {
 /// Build the project and apply `config/self-signed` (config/default without cert-manager's
 /// objects, plus the role of the self-signed mode), all but the webhook configurations, which
 /// each test registers for itself, and the webhook Service, which becomes an `ExternalName`
-/// for loopback.
-async fn install(root: &Path) -> Project {
+/// for loopback; then wait until the CRD `crd` is established.
+async fn install(root: &Path, crd: &str) -> Project {
     let binary = built_operator(root);
     let default = documents(&kustomize(root, "config/default"));
     let self_signed = documents(&kustomize(root, "config/self-signed"));
@@ -137,7 +137,7 @@ async fn install(root: &Path) -> Project {
         .unwrap();
     let crds = Api::<CustomResourceDefinition>::all(admin);
     poll("the CRD is established", SETTLE, None, || async {
-        let crd = crds.get(CRD).await.map_err(|e| e.to_string())?;
+        let crd = crds.get(crd).await.map_err(|e| e.to_string())?;
         let conditions = crd.status.and_then(|s| s.conditions).unwrap_or_default();
         conditions
             .iter()
@@ -147,9 +147,10 @@ async fn install(root: &Path) -> Project {
     })
     .await;
 
-    let system_namespace = format!("{PROJECT}-system");
+    let name = root.file_name().unwrap().to_string_lossy();
+    let system_namespace = format!("{name}-system");
     let kubeconfig = cluster()
-        .service_account_kubeconfig(&system_namespace, &format!("{PROJECT}-controller-manager"))
+        .service_account_kubeconfig(&system_namespace, &format!("{name}-controller-manager"))
         .await
         .unwrap_or_else(|e| panic!("{e:#}"));
     Project {
@@ -183,13 +184,18 @@ fn document<'a>(docs: &'a [Value], kind: &str, name: Option<&str>) -> &'a Value 
     doc
 }
 
-/// The Service (name, namespace) the generated webhooks call: every webhook and the CRD's
-/// conversion name the same one, and it is among the manifests.
+/// The Service (name, namespace) the generated webhooks call: every webhook and every CRD's
+/// conversion webhook name the same one, and it is among the manifests.
 fn webhook_service(docs: &[Value]) -> (String, String) {
+    let conversions = docs
+        .iter()
+        .filter(|doc| doc["kind"] == "CustomResourceDefinition")
+        .filter(|crd| crd["spec"]["conversion"]["strategy"] == "Webhook")
+        .map(|crd| &crd["spec"]["conversion"]["webhook"]["clientConfig"]);
     let client_configs = webhook_configurations(docs)
         .flat_map(|doc| doc["webhooks"].as_array().unwrap())
         .map(|hook| &hook["clientConfig"])
-        .chain([conversion_client_config(docs)]);
+        .chain(conversions);
     let mut services: Vec<(String, String)> = client_configs
         .map(|config| {
             let service = &config["service"];
@@ -685,6 +691,180 @@ async fn self_signed_webhooks_inject_their_ca_and_are_called_by_the_api_server()
     );
 
     webhooks_answer(&admin, &ns, &operator).await;
+    operator.stop();
+    registered.remove(&admin).await;
+}
+
+const KINDS_PROJECT: &str = "cluster-webhook-kinds";
+const DNS_CRD: &str = "dnsendpoints.externaldns.k8s.io";
+const DNS_ENDPOINT: (&str, &str, &str, &str) = (
+    "externaldns.k8s.io",
+    "v1alpha1",
+    "DNSEndpoint",
+    "dnsendpoints",
+);
+/// What the scaffolded defaulting webhook of `Pod` sets.
+const POD_LABEL: (&str, &str) = ("app.kubernetes.io/name", "pod");
+
+/// A project with webhooks on kinds it does not define (issue 28): a defaulting webhook on
+/// the core kind `Pod` (k8s-openapi's type, no controller) and a validating one on
+/// external-dns' `DNSEndpoint` (kopium's type, with its watch controller), the latter's
+/// CRD installed as its own project would.
+async fn kinds_project() -> &'static Project {
+    static KINDS_ONCE: OnceCell<(tempfile::TempDir, Project)> = OnceCell::const_new();
+    let (_, project) = KINDS_ONCE
+        .get_or_init(|| async {
+            let (dir, root) = project_dir(KINDS_PROJECT);
+            let crd = crate::webhook_kinds::crd_file();
+            scaffold(
+                dir.path(),
+                &root,
+                &[
+                    &format!("init --plugins rust --domain hooks.my.domain --repo github.com/example/{KINDS_PROJECT}"),
+                    &format!("create api --plugins rust --external-api-crd {}", crd.display()),
+                    "create webhook --group core --version v1 --kind Pod --defaulting",
+                    "create webhook --group externaldns --version v1alpha1 --kind DNSEndpoint --programmatic-validation",
+                ],
+            );
+            let crd = std::fs::read_to_string(&crd).unwrap();
+            kubectl_apply(&json!({"apiVersion": "v1", "kind": "List", "items": documents(&crd)}));
+            let project = install(&root, DNS_CRD).await;
+            (dir, project)
+        })
+        .await;
+    project
+}
+
+/// A Pod the API server accepts, named `name`, labelled with `labels`.
+fn pod(name: &str, labels: Value) -> Pod {
+    serde_json::from_value(json!({
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"containers": [{"name": "main", "image": "registry.k8s.io/pause:3.10"}]},
+    }))
+    .unwrap()
+}
+
+fn dns_endpoint(name: &str) -> DynamicObject {
+    serde_json::from_value(json!({
+        "apiVersion": "externaldns.k8s.io/v1alpha1",
+        "kind": "DNSEndpoint",
+        "metadata": {"name": name},
+        "spec": {"endpoints": [{"dnsName": "app.example.com", "recordType": "A", "targets": ["192.0.2.1"]}]},
+    }))
+    .unwrap()
+}
+
+#[needs(control_plane, e2e, kubectl)]
+#[tokio::test]
+async fn webhooks_on_core_and_external_kinds_are_called_by_the_api_server() {
+    let project = kinds_project().await;
+    let docs = &project.default;
+    let admin = cluster().client().await.unwrap();
+    let ns = cluster()
+        .create_namespace(&admin, "webhook-kinds")
+        .await
+        .unwrap();
+
+    // The configurations call the real groups: `""` for Pods, external-dns' for DNSEndpoints.
+    let rule = |kind: &str| document(docs, kind, None)["webhooks"][0]["rules"][0].clone();
+    assert_eq!(
+        rule("MutatingWebhookConfiguration")["apiGroups"],
+        json!([""])
+    );
+    assert_eq!(
+        rule("MutatingWebhookConfiguration")["resources"],
+        json!(["pods"])
+    );
+    assert_eq!(
+        rule("ValidatingWebhookConfiguration")["apiGroups"],
+        json!(["externaldns.k8s.io"])
+    );
+
+    // Served with the certificate cert-manager would issue, as in the cert-manager test.
+    let certificate = document(docs, "Certificate", None);
+    let dns_names: Vec<String> =
+        serde_json::from_value(certificate["spec"]["dnsNames"].clone()).unwrap();
+    let (ca, cert, key) = issue(dns_names);
+    let certs = tempfile::tempdir().unwrap();
+    std::fs::write(certs.path().join("tls.crt"), cert).unwrap();
+    std::fs::write(certs.path().join("tls.key"), key).unwrap();
+    let port = free_port();
+    let operator = Operator::start(
+        &project.installed,
+        &[
+            &format!("--namespace={ns}"),
+            &format!("--webhook-port={port}"),
+            &format!("--webhook-cert-path={}", certs.path().display()),
+        ],
+    );
+    let point = |generated: &Value| {
+        let path = generated["service"]["path"].as_str().unwrap();
+        json!({"url": format!("https://127.0.0.1:{port}{path}"), "caBundle": ca_bundle(&ca)})
+    };
+    let registered = Registered::new(&admin, docs, &ns, &point).await;
+
+    let pods = Api::<Pod>::namespaced(admin.clone(), &ns);
+    let endpoints = custom(&admin, &ns, DNS_ENDPOINT);
+    let long = "e".repeat(64);
+    let dry_run = PostParams {
+        dry_run: true,
+        ..PostParams::default()
+    };
+    let label = |pod: &Pod| pod.labels().get(POD_LABEL.0).cloned();
+    poll(
+        "the API server calls both webhooks",
+        SETTLE,
+        Some(&operator),
+        || async {
+            let probe = pods
+                .create(&dry_run, &pod("probe", json!({})))
+                .await
+                .map_err(|e| format!("a dry run of a Pod: {e}"))?;
+            if label(&probe).as_deref() != Some(POD_LABEL.1) {
+                return Err(format!("not defaulted yet: {:?}", probe.metadata));
+            }
+            match endpoints.create(&dry_run, &dns_endpoint(&long)).await {
+                Err(kube::Error::Api(status)) if status.message.contains(DENIAL) => Ok(()),
+                other => Err(format!("a DNSEndpoint named with 64 characters: {other:?}")),
+            }
+        },
+    )
+    .await;
+
+    // Defaulting on the core kind: the Pod is stored with the label; one that sets it keeps
+    // its own value.
+    let created = PostParams::default();
+    pods.create(&created, &pod("defaulted", json!({})))
+        .await
+        .unwrap();
+    let stored = pods.get("defaulted").await.unwrap();
+    assert_eq!(
+        label(&stored).as_deref(),
+        Some(POD_LABEL.1),
+        "{:?}",
+        stored.metadata
+    );
+    pods.create(&created, &pod("labelled", json!({POD_LABEL.0: "mine"})))
+        .await
+        .unwrap();
+    let stored = pods.get("labelled").await.unwrap();
+    assert_eq!(label(&stored).as_deref(), Some("mine"));
+
+    // Validation on the external kind: refused as invalid with the generated message and
+    // nothing stored; a valid one is created.
+    match endpoints.create(&created, &dns_endpoint(&long)).await {
+        Err(kube::Error::Api(status)) => {
+            assert!(status.message.contains(DENIAL), "{status:?}");
+            assert_eq!(status.code, 422, "{status:?}");
+        }
+        other => panic!("not the API server's refusal: {other:?}"),
+    }
+    assert!(endpoints.get_opt(&long).await.unwrap().is_none());
+    endpoints
+        .create(&created, &dns_endpoint("valid"))
+        .await
+        .unwrap_or_else(|e| panic!("{e}\noperator log:\n{}", operator.log()));
+
     operator.stop();
     registered.remove(&admin).await;
 }

@@ -78,7 +78,9 @@ pub struct ReconcilerBuilder {
     chart: PathBuf,
     override_values: BTreeMap<String, String>,
     watch_dependent_resources: bool,
-    max_concurrent_reconciles: usize,
+    /// Unset: the `--max-concurrent-reconciles` flag's, else four per CPU.
+    max_concurrent_reconciles: Option<usize>,
+    /// Unset: the `--reconcile-period` flag's, else a minute.
     reconcile_period: Option<Duration>,
     max_history: u32,
     dry_run: DryRun,
@@ -102,10 +104,8 @@ impl ReconcilerBuilder {
             chart: watch.chart.clone(),
             override_values: watch.override_values.clone(),
             watch_dependent_resources: watch.watch_dependent_resources,
-            max_concurrent_reconciles: watch
-                .max_concurrent_reconciles
-                .unwrap_or_else(default_max_concurrent_reconciles),
-            reconcile_period: Some(watch.reconcile_period.unwrap_or(DEFAULT_RECONCILE_PERIOD)),
+            max_concurrent_reconciles: watch.max_concurrent_reconciles,
+            reconcile_period: watch.reconcile_period,
             max_history: DEFAULT_MAX_HISTORY,
             dry_run: watch.dry_run_option,
             rollback_on_failure: true,
@@ -147,13 +147,24 @@ impl ReconcilerBuilder {
     }
 
     pub fn with_max_concurrent_reconciles(mut self, n: usize) -> Self {
-        self.max_concurrent_reconciles = n;
+        self.max_concurrent_reconciles = Some(n);
         self
     }
 
     /// Requeue after a successful reconcile (`Duration::ZERO`: never).
     pub fn with_reconcile_period(mut self, period: Duration) -> Self {
         self.reconcile_period = Some(period);
+        self
+    }
+
+    /// The operator's `--reconcile-period` and `--max-concurrent-reconciles`, for what the
+    /// watches.yaml entry (or an earlier `with_*` call) left unset: as in the Go
+    /// helm-operator, an entry's own value wins over the flag, and the flag over the default.
+    pub fn with_flag_defaults(mut self, flags: &crate::HelmArgs) -> Self {
+        self.reconcile_period = self.reconcile_period.or(flags.reconcile_period);
+        self.max_concurrent_reconciles = self
+            .max_concurrent_reconciles
+            .or(flags.max_concurrent_reconciles);
         self
     }
 
@@ -270,7 +281,10 @@ impl ReconcilerBuilder {
         if self.chart.as_os_str().is_empty() {
             return Err(BuildError::MissingChart { gvk });
         }
-        if self.max_concurrent_reconciles == 0 {
+        let max_concurrent_reconciles = self
+            .max_concurrent_reconciles
+            .unwrap_or_else(default_max_concurrent_reconciles);
+        if max_concurrent_reconciles == 0 {
             return Err(BuildError::MaxConcurrentReconciles { gvk });
         }
         for set in [
@@ -306,9 +320,9 @@ impl ReconcilerBuilder {
             chart: self.chart,
             override_values: self.override_values,
             watch_dependent_resources: self.watch_dependent_resources,
-            max_concurrent_reconciles: self.max_concurrent_reconciles,
-            workers: Arc::new(tokio::sync::Semaphore::new(self.max_concurrent_reconciles)),
-            reconcile_period: self.reconcile_period,
+            max_concurrent_reconciles,
+            workers: Arc::new(tokio::sync::Semaphore::new(max_concurrent_reconciles)),
+            reconcile_period: Some(self.reconcile_period.unwrap_or(DEFAULT_RECONCILE_PERIOD)),
             max_history: self.max_history,
             dry_run: self.dry_run,
             rollback_on_failure: self.rollback_on_failure,

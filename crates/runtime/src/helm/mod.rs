@@ -4,8 +4,9 @@
 //! ```no_run
 //! # async fn start(ctx: rusty_sdk_runtime::ControllerContext) -> anyhow::Result<()> {
 //! use rusty_sdk_runtime::helm;
-//! for watch in helm::load_watches(std::path::Path::new("watches.yaml"))? {
-//!     let reconciler = helm::Reconciler::builder(&watch)?.build()?;
+//! # let flags = rusty_sdk_runtime::HelmArgs::default();
+//! for watch in helm::load_watches(&flags.watches_file)? {
+//!     let reconciler = helm::Reconciler::builder(&watch)?.with_flag_defaults(&flags).build()?;
 //!     reconciler.run(ctx.clone()).await?;
 //! }
 //! # Ok(()) }
@@ -23,10 +24,12 @@
 //! `--reset-values`: an emptied spec deploys the chart's defaults, never the previous
 //! release's values. Override values get `$VAR` expansion but no Go template rendering.
 //!
-//! Defaults as operator-sdk's: requeue every minute (watches.yaml `reconcilePeriod`, or the
-//! annotation `helm.sdk.operatorframework.io/reconcile-period`, win; zero: never);
-//! `maxConcurrentReconciles` = four per CPU (operator-sdk: one), shared by every watched
-//! namespace; 10 revisions kept. `dryRunOption` is accepted and has no effect: every
+//! Defaults as operator-sdk's: requeue every minute (the annotation
+//! `helm.sdk.operatorframework.io/reconcile-period`, then watches.yaml `reconcilePeriod`, then
+//! the `--reconcile-period` flag win; zero: never); `maxConcurrentReconciles` (else
+//! `--max-concurrent-reconciles`) = four per CPU (operator-sdk: one), shared by every watched
+//! namespace; 10 revisions kept. The flags are [`crate::HelmArgs`], applied by
+//! [`ReconcilerBuilder::with_flag_defaults`]. `dryRunOption` is accepted and has no effect: every
 //! render, the deciding dry run included, sees the cluster (`lookup`, `.Capabilities`).
 //!
 //! Failed upgrades: rolled back only when the upgrade recorded a revision (upstream's

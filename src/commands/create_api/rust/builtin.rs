@@ -5,6 +5,7 @@
 use tera::Context;
 
 use super::files;
+use super::named::ControllerName;
 use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
 use crate::model::{Group, Kind, Version};
@@ -67,13 +68,13 @@ impl BuiltinApi {
         }
     }
 
-    /// Stage the controller, its module line and its start in main.rs; return the PROJECT
-    /// entry to record.
+    /// Stage the controller, its module line and its start in main.rs; return the kind's
+    /// PROJECT entry, to which the caller adds the controller.
     pub fn stage(
         &self,
         tree: &mut Tree,
         renderer: &mut Renderer,
-        spec: &ApiSpec,
+        controller: &ControllerName,
     ) -> Result<Resource> {
         let rbac_group = if self.kind.group.is_empty() {
             "core"
@@ -91,16 +92,35 @@ impl BuiltinApi {
             external: false,
             payload: payload(self.kind),
         };
-        stage_watch_controller(tree, renderer, spec, &watched)?;
-        Ok(Resource {
-            controller: true,
-            domain: (!self.kind.group.is_empty()).then(|| "k8s.io".to_string()),
-            group: spec.group.to_string(),
+        stage_watch_controller(tree, renderer, controller, &watched)?;
+        Ok(self.resource())
+    }
+
+    /// The PROJECT entry of the kind, as kubebuilder records a core type: `core: true`, the
+    /// group as `--group` names it (`core`, `apps`) and no domain; the path is the module
+    /// of k8s-openapi that holds the type.
+    pub fn resource(&self) -> Resource {
+        Resource {
+            core: true,
+            group: short_group(self.kind.group).to_string(),
             kind: self.kind.kind.to_string(),
-            path: Some(watched.type_path),
+            path: Some(type_path(self.kind.group, self.kind.version)),
             version: self.kind.version.to_string(),
             ..Resource::default()
-        })
+        }
+    }
+
+    /// The API group (`""` for the core group, `apps`, `networking.k8s.io`).
+    pub fn api_group(&self) -> &'static str {
+        self.kind.group
+    }
+
+    pub fn plural(&self) -> &'static str {
+        self.kind.plural
+    }
+
+    pub fn namespaced(&self) -> bool {
+        self.kind.scope == Scope::Namespaced
     }
 }
 
@@ -139,7 +159,7 @@ fn payload(kind: &BuiltinKind) -> Option<&'static str> {
 pub fn stage_watch_controller(
     tree: &mut Tree,
     renderer: &mut Renderer,
-    spec: &ApiSpec,
+    controller: &ControllerName,
     watched: &WatchedType<'_>,
 ) -> Result<()> {
     let mut context = Context::new();
@@ -151,7 +171,7 @@ pub fn stage_watch_controller(
     context.insert("namespaced", &watched.namespaced);
     context.insert("rbac_group", watched.rbac_group);
     context.insert("plural", watched.plural);
-    context.insert("api_name", &spec.api_name());
+    context.insert("api_name", &controller.name);
     context.insert("resync_minutes", &5);
     context.insert("metadata_only", &watched.payload.is_some());
     context.insert("payload", &watched.payload.unwrap_or_default());
@@ -163,11 +183,11 @@ pub fn stage_watch_controller(
     };
     context.insert("cached", &cached);
     let text = renderer.render("api/builtin/controller.rs.tera", &context)?;
-    let module = spec.controller_module();
+    let module = &controller.module;
     tree.add(&format!("src/controller/{module}.rs"), text, Policy::User);
     // Its unit test runs against the runtime's scripted API server.
     super::integration::ensure_runtime_dev_feature(tree, super::integration::TEST_SUPPORT)?;
-    files::register_controller(tree, spec, &module)
+    files::register_controller(tree, controller)
 }
 
 /// The error for `--resource=false` when the kind is neither the project's nor built in.

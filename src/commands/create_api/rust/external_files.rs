@@ -5,6 +5,7 @@ use serde_yaml::Value;
 use super::builtin::{WatchedType, stage_watch_controller};
 use super::external::ExternalCrd;
 use super::files::{self, API_LIB, crate_ident};
+use super::named::ControllerName;
 use crate::commands::create_api::common::ApiSpec;
 use crate::error::Result;
 use crate::project::{Project, Resource};
@@ -64,7 +65,7 @@ pub fn stage_external(
         external: true,
         payload: None,
     };
-    stage_watch_controller(tree, renderer, spec, &watched)?;
+    stage_watch_controller(tree, renderer, &ControllerName::of_kind(spec), &watched)?;
     let mut resource = Resource {
         controller: true,
         domain: crd.domain().map(str::to_string),

@@ -2,10 +2,10 @@
 //! its CRD and sample, the controller, and the lines that register them.
 use tera::Context;
 
-use super::RustApiSettings;
 use super::crd;
 use super::idents::TypeNames;
 use super::image::ImageOptions;
+use super::{ControllerName, RustApiSettings};
 use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
 use crate::model::ProjectName;
@@ -183,12 +183,14 @@ impl<'a> RustApiFiles<'a> {
         );
         let mut context = self.context.clone();
         names.insert_into(&mut context);
+        let controller = &self.settings.controller_name;
+        insert_controller_names(&mut context, controller, &spec.qualified_group());
         let text = renderer.render(&format!("{TEMPLATES}/{template}"), &context)?;
-        let snake = spec.controller_module();
-        tree.add(&format!("src/controller/{snake}.rs"), text, Policy::User);
-        register_controller(tree, spec, &snake)?;
+        let module = &controller.module;
+        tree.add(&format!("src/controller/{module}.rs"), text, Policy::User);
+        register_controller(tree, controller)?;
         let image = self.settings.image.is_some();
-        super::integration::stage(tree, renderer, &self.context, spec, image)?;
+        super::integration::stage(tree, renderer, &context, spec, module, image)?;
         Ok(())
     }
 
@@ -224,9 +226,18 @@ pub fn ensure_api_member(tree: &mut Tree) -> Result<()> {
     Ok(())
 }
 
-/// Declare the controller module `module` and start it from main.rs, each line laid out
-/// as rustfmt would.
-pub fn register_controller(tree: &mut Tree, spec: &ApiSpec, module: &str) -> Result<()> {
+/// The names that tell a controller from the kind's other controllers: `api_name` (its
+/// name in metrics, logs and its field manager), its condition and its finalizer.
+pub fn insert_controller_names(context: &mut Context, controller: &ControllerName, group: &str) {
+    context.insert("api_name", &controller.name);
+    context.insert("condition", &controller.condition());
+    context.insert("finalizer", &controller.finalizer(group));
+}
+
+/// Declare the controller's module and start it from main.rs, each line laid out as
+/// rustfmt would.
+pub fn register_controller(tree: &mut Tree, controller: &ControllerName) -> Result<()> {
+    let module = &controller.module;
     tree.insert_at_marker(
         CONTROLLER_MOD,
         "controller-modules",
@@ -241,7 +252,7 @@ pub fn register_controller(tree: &mut Tree, spec: &ApiSpec, module: &str) -> Res
             indent,
             "manager.add_controller",
             &[
-                &format!("{:?}", spec.api_name()),
+                &format!("{:?}", controller.name),
                 &format!("controller::{module}::run"),
             ],
         ),
@@ -309,9 +320,11 @@ mod tests {
         )
         .unwrap();
         RustApiSettings {
+            controller_name: ControllerName::of_kind(&spec),
             spec,
             resource: true,
             controller: false,
+            named: false,
             image: None,
         }
     }

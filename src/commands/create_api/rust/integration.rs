@@ -29,6 +29,7 @@ pub fn stage(
     renderer: &mut Renderer,
     context: &Context,
     spec: &ApiSpec,
+    module: &str,
     image: bool,
 ) -> Result<()> {
     let template = if image {
@@ -37,11 +38,10 @@ pub fn stage(
         "controller.rs.tera"
     };
     let path = format!("{TEMPLATES}/{template}");
-    let module = spec.controller_module();
     let mut context = context.clone();
     TypeNames::for_template(templates::text(&path)?, &spec.group, &spec.kind)
         .insert_into(&mut context);
-    context.insert("controller_module", &module);
+    context.insert("controller_module", module);
     let text = renderer.render(&path, &context)?;
     tree.add(&format!("src/integration/{module}.rs"), text, Policy::User);
 

@@ -104,6 +104,87 @@ fn builder_options_override_the_watch() {
 }
 
 #[test]
+fn flags_fill_what_the_watch_leaves_unset_and_the_watch_wins() {
+    use clap::Parser as _;
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        helm: crate::HelmArgs,
+    }
+    let flags = Cli::try_parse_from([
+        "operator",
+        "--reconcile-period=2s",
+        "--max-concurrent-reconciles=3",
+    ])
+    .unwrap()
+    .helm;
+    let settings_of = |entry: &crate::helm::Watch, flags: &crate::HelmArgs| {
+        Reconciler::builder(entry)
+            .unwrap()
+            .with_flag_defaults(flags)
+            .with_helm_client(Arc::new(FakeHelm::new(vec![])))
+            .build()
+            .unwrap()
+            .into_settings()
+    };
+
+    // An entry without its own values takes the flags.
+    let from_flags = settings_of(&watch(), &flags);
+    assert_eq!(from_flags.reconcile_period, Some(Duration::from_secs(2)));
+    assert_eq!(from_flags.max_concurrent_reconciles, 3);
+    assert_eq!(from_flags.workers.available_permits(), 3);
+
+    // An entry's own values win over the flags, zero included (wait for changes).
+    let mut own = watch();
+    own.reconcile_period = Some(Duration::ZERO);
+    own.max_concurrent_reconciles = Some(7);
+    let kept = settings_of(&own, &flags);
+    assert_eq!(kept.reconcile_period, Some(Duration::ZERO));
+    assert_eq!(kept.max_concurrent_reconciles, 7);
+
+    // No flags: the defaults.
+    let defaults = settings_of(&watch(), &crate::HelmArgs::default());
+    assert_eq!(defaults.reconcile_period, Some(Duration::from_secs(60)));
+    let cpus = std::thread::available_parallelism().unwrap().get();
+    assert_eq!(defaults.max_concurrent_reconciles, 4 * cpus);
+
+    // A builder option set in code wins over the flags, whichever comes first.
+    let coded = Reconciler::builder(&watch())
+        .unwrap()
+        .with_reconcile_period(Duration::from_secs(9))
+        .with_flag_defaults(&flags)
+        .with_max_concurrent_reconciles(5)
+        .with_helm_client(Arc::new(FakeHelm::new(vec![])))
+        .build()
+        .unwrap()
+        .into_settings();
+    assert_eq!(coded.reconcile_period, Some(Duration::from_secs(9)));
+    assert_eq!(coded.max_concurrent_reconciles, 5);
+}
+
+#[test]
+fn helm_flags_refuse_what_the_go_operator_would() {
+    use clap::Parser as _;
+    #[derive(clap::Parser, Debug)]
+    struct Cli {
+        #[command(flatten)]
+        helm: crate::HelmArgs,
+    }
+    let parsed = Cli::try_parse_from(["operator"]).unwrap().helm;
+    assert_eq!(parsed, crate::HelmArgs::default());
+    for (flag, want) in [
+        ("--reconcile-period=2", "Go duration"),
+        ("--max-concurrent-reconciles=0", "at least 1"),
+        ("--max-concurrent-reconciles=-1", "at least 1"),
+    ] {
+        let err = Cli::try_parse_from(["operator", flag])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(want), "{flag}: {err}");
+    }
+}
+
+#[test]
 fn invalid_options_are_refused_with_the_kind_named() {
     let build_error = |builder: crate::helm::ReconcilerBuilder| {
         builder

@@ -1,0 +1,254 @@
+//! `create webhook` for kinds the project does not define (issue 28): a kind Kubernetes
+//! defines (k8s-openapi's type, with or without a controller, as kubebuilder allows) and
+//! another project's kind (`create api --external-api-crd`, kopium's type). PROJECT records
+//! core kinds as kubebuilder does (`core: true`, no domain), the paths and groups are the
+//! real API group's (`/mutate--v1-pod`, `groups=""`), and kubebuilder's `--external-api-*`
+//! flags are taken or refused with the Rust way. The generated code is built, tested and
+//! linted by `e2e_webhooks_for_core_and_external_kinds_build_test_and_lint`, and called by a
+//! real API server in cluster::webhooks.
+use std::path::{Path, PathBuf};
+
+use crate::support::{assert_refused, read_tree, rusty, scaffold, snapshot_settings, transcript};
+
+pub fn crd_file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/external-crds/dnsendpoints.externaldns.k8s.io.yaml")
+}
+
+/// A Rust project with the external kind DNSEndpoint, a Pod controller, and webhooks: Pod
+/// (core, defaulting and validation), Deployment (apps, defaulting; no controller) and
+/// DNSEndpoint (validation).
+pub fn project(dir: &Path, name: &str) -> PathBuf {
+    let root = dir.join(name);
+    let crd = crd_file().display().to_string();
+    scaffold(
+        dir,
+        &root,
+        &[
+            &format!("init --plugins rust --domain my.domain --repo github.com/example/{name}"),
+            &format!("create api --plugins rust --external-api-crd {crd}"),
+            "create api --plugins rust --group core --version v1 --kind Pod --resource=false --controller",
+            "create webhook --group core --version v1 --kind Pod --defaulting",
+            "create webhook --group core --version v1 --kind Pod --programmatic-validation",
+            "create webhook --group apps --version v1 --kind Deployment --defaulting",
+            "create webhook --group externaldns --version v1alpha1 --kind DNSEndpoint --programmatic-validation --external-api-domain k8s.io",
+        ],
+    );
+    root
+}
+
+fn text(root: &Path, path: &str) -> String {
+    std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn core_and_external_kinds_get_webhooks_on_their_own_types() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project(dir.path(), "kinds-operator");
+
+    let pod = text(&root, "src/webhook/pod.rs");
+    assert!(
+        pod.contains("use k8s_openapi::api::core::v1::Pod;"),
+        "{pod}"
+    );
+    assert!(pod.contains(
+        "+rusty:webhook:path=/mutate--v1-pod,mutating=true,failurePolicy=fail,sideEffects=None,groups=\"\",resources=pods,"
+    ));
+    assert!(
+        pod.contains("path=/validate--v1-pod,mutating=false"),
+        "{pod}"
+    );
+    let external = text(&root, "src/webhook/dns_endpoint.rs");
+    assert!(
+        external.contains(
+            "use kinds_operator_api::external::externaldns_dns_endpoint_v1alpha1::DnsEndpoint;"
+        ),
+        "{external}"
+    );
+    assert!(external.contains(
+        "path=/validate-externaldns-k8s-io-v1alpha1-dnsendpoint,mutating=false,failurePolicy=fail,sideEffects=None,groups=externaldns.k8s.io,resources=dnsendpoints,"
+    ));
+
+    // kubebuilder's entries: `core: true` and the group as --group names it, no domain;
+    // the external kind keeps its domain.
+    let project = text(&root, "PROJECT");
+    for entry in [
+        "- controller: true\n  core: true\n  group: core\n  kind: Pod\n  path: k8s_openapi::api::core::v1\n  version: v1\n  webhooks:\n    defaulting: true\n    validation: true\n    webhookVersion: v1\n",
+        "- core: true\n  group: apps\n  kind: Deployment\n  path: k8s_openapi::api::apps::v1\n  version: v1\n  webhooks:\n    defaulting: true\n    webhookVersion: v1\n",
+        "- controller: true\n  domain: k8s.io\n  external: true\n  group: externaldns\n  kind: DNSEndpoint\n  path: kinds_operator_api::external::externaldns_dns_endpoint_v1alpha1\n  version: v1alpha1\n  webhooks:\n    validation: true\n    webhookVersion: v1\n",
+    ] {
+        assert!(project.contains(entry), "{entry}\nnot in:\n{project}");
+    }
+    assert!(
+        !project.contains("domain: k8s.io\n  group: apps"),
+        "{project}"
+    );
+
+    let manifests: Vec<serde_yaml::Value> =
+        serde_yaml::Deserializer::from_str(&text(&root, "config/webhook/manifests.yaml"))
+            .map(|doc| serde::Deserialize::deserialize(doc).unwrap())
+            .collect();
+    let rules: Vec<(String, String, String)> = manifests
+        .iter()
+        .flat_map(|doc| doc["webhooks"].as_sequence().unwrap())
+        .map(|hook| {
+            let rule = &hook["rules"][0];
+            (
+                hook["clientConfig"]["service"]["path"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+                rule["apiGroups"][0].as_str().unwrap().to_string(),
+                rule["resources"][0].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("/mutate-apps-v1-deployment", "apps", "deployments"),
+        ("/mutate--v1-pod", "", "pods"),
+        ("/validate--v1-pod", "", "pods"),
+        (
+            "/validate-externaldns-k8s-io-v1alpha1-dnsendpoint",
+            "externaldns.k8s.io",
+            "dnsendpoints",
+        ),
+    ];
+    let mut rules = rules;
+    rules.sort();
+    let mut expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(p, g, r)| (p.to_string(), g.to_string(), r.to_string()))
+        .collect();
+    expected.sort();
+    assert_eq!(rules, expected);
+
+    snapshot_settings().bind(|| {
+        for path in ["src/webhook/pod.rs", "src/webhook/dns_endpoint.rs"] {
+            insta::assert_snapshot!(
+                format!("webhook_kinds_{}", path.replace('/', "__")),
+                text(&root, path)
+            );
+        }
+    });
+
+    // The same commands again change nothing; a controller for the Deployment afterwards
+    // keeps its webhooks recorded.
+    let before = read_tree(&root);
+    for args in [
+        "create webhook --group core --version v1 --kind Pod --defaulting --programmatic-validation",
+        "create webhook --group externaldns --version v1alpha1 --kind DNSEndpoint --programmatic-validation",
+    ] {
+        let output = rusty(&root).args(args.split_whitespace()).output().unwrap();
+        let shown = transcript(&output, &root);
+        assert!(output.status.success(), "{shown}");
+        assert!(shown.contains("already has its"), "{shown}");
+        assert!(read_tree(&root) == before, "{args} changed files: {shown}");
+    }
+    scaffold(
+        dir.path(),
+        &root,
+        &[
+            "create api --plugins rust --group apps --version v1 --kind Deployment --resource=false --controller",
+        ],
+    );
+    assert!(
+        text(&root, "PROJECT").contains(
+            "- controller: true\n  core: true\n  group: apps\n  kind: Deployment\n  path: k8s_openapi::api::apps::v1\n  version: v1\n  webhooks:\n    defaulting: true\n"
+        ),
+        "{}",
+        text(&root, "PROJECT")
+    );
+}
+
+/// A PROJECT entry of an earlier rusty-sdk (a built-in kind with `domain: k8s.io` and no
+/// `core`) takes a webhook and is recorded as kubebuilder records core kinds.
+#[test]
+fn a_builtin_entry_of_an_earlier_version_is_recorded_as_core() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("old-operator");
+    scaffold(
+        dir.path(),
+        &root,
+        &[
+            "init --plugins rust --domain my.domain --repo github.com/example/old-operator",
+            "create api --plugins rust --group apps --version v1 --kind Deployment --resource=false --controller",
+        ],
+    );
+    let path = root.join("PROJECT");
+    let project = std::fs::read_to_string(&path).unwrap();
+    let current = "- controller: true\n  core: true\n  group: apps\n";
+    assert!(project.contains(current), "{project}");
+    let old = project.replace(
+        current,
+        "- controller: true\n  domain: k8s.io\n  group: apps\n",
+    );
+    std::fs::write(&path, old).unwrap();
+    scaffold(
+        dir.path(),
+        &root,
+        &["create webhook --group apps --version v1 --kind Deployment --programmatic-validation"],
+    );
+    let project = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        project.contains(
+            "- controller: true\n  core: true\n  group: apps\n  kind: Deployment\n  path: k8s_openapi::api::apps::v1\n  version: v1\n  webhooks:\n    validation: true\n"
+        ),
+        "{project}"
+    );
+}
+
+#[test]
+fn kubebuilder_flags_for_external_kinds_are_taken_or_refused_with_the_rust_way() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project(dir.path(), "refusing-operator");
+    let before = read_tree(&root);
+    let dns = "--group externaldns --version v1alpha1 --kind DNSEndpoint --defaulting";
+    for (args, expected) in [
+        // kubebuilder's testdata command, verbatim: the Go package has no Rust meaning.
+        (
+            "--group cert-manager --version v1 --kind Issuer --defaulting --external-api-path=github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1 --external-api-domain=io --external-api-module=github.com/cert-manager/cert-manager@v1.20.2".to_string(),
+            "--external-api-path \"github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1\" names a Go package, but Rust types come from the kind's CRD: run `rusty-sdk create api --plugins rust --group cert-manager --version v1 --kind Issuer --external-api-crd <CRD file>` once",
+        ),
+        (
+            format!("{dns} --external-api-module=github.com/kubernetes-sigs/external-dns@v0.15.0"),
+            "--external-api-module \"github.com/kubernetes-sigs/external-dns@v0.15.0\" names a Go package",
+        ),
+        (
+            format!("{dns} --external-api-domain io"),
+            "--external-api-domain \"io\" does not match DNSEndpoint (externaldns.k8s.io/v1alpha1), whose CRD gives the domain \"k8s.io\"",
+        ),
+        (
+            "--group core --version v1 --kind Pod --defaulting --external-api-domain k8s.io".to_string(),
+            "--external-api-domain \"k8s.io\" is for another project's kind, and Pod (core/v1) is a kind Kubernetes defines",
+        ),
+        (
+            "--group cert-manager --version v1 --kind Issuer --defaulting".to_string(),
+            "no API Issuer (cert-manager/v1) in PROJECT, and Kubernetes defines no such kind; create it first with `rusty-sdk create api --plugins rust --group cert-manager --version v1 --kind Issuer` (another project's kind: add `--external-api-crd <CRD file>`)",
+        ),
+        (
+            "--group core --version v1 --kind Pod --conversion --spoke v2".to_string(),
+            "Pod (core/v1) is not this project's API: its versions convert as Kubernetes decides",
+        ),
+        (
+            "--group externaldns --version v1alpha1 --kind DNSEndpoint --conversion --spoke v1".to_string(),
+            "DNSEndpoint (externaldns.k8s.io/v1alpha1) is not this project's API",
+        ),
+    ] {
+        let output = rusty(&root)
+            .args(["create", "webhook"])
+            .args(args.split_whitespace())
+            .output()
+            .unwrap();
+        assert_refused(&output, &root, expected, &before);
+    }
+}
+
+/// The generated webhooks of core and external kinds build, pass their tests, clippy
+/// (pedantic) and rustfmt.
+#[rusty_sdk_test_tools::needs(e2e, kubectl)]
+#[test]
+fn e2e_webhooks_for_core_and_external_kinds_build_test_and_lint() {
+    let dir = crate::e2e::project_dir("e2e-webhook-kinds");
+    let root = project(dir.0.path(), "e2e-webhook-kinds");
+    crate::e2e::check_project(&root);
+}
