@@ -247,8 +247,24 @@ mod tests {
         }
         let mut registry = Registry::default();
         register(&mut registry);
-        let mut text = String::new();
-        prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+        let scrape = || {
+            let mut text = String::new();
+            prometheus_client::encoding::text::encode(&mut text, &registry).unwrap();
+            text
+        };
+        // The kernel counts CPU time in ticks of 10 ms, and a test run alone may not have
+        // used one yet: work until it has (or 10 s of wall time pass).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let mut text = scrape();
+        let mut work = 0u64;
+        while text.contains("process_cpu_seconds_total 0.0\n")
+            && std::time::Instant::now() < deadline
+        {
+            for i in 0..1_000_000u64 {
+                work = std::hint::black_box(work.wrapping_mul(31).wrapping_add(i));
+            }
+            text = scrape();
+        }
         let value = |name: &str| -> f64 {
             text.lines()
                 .find_map(|line| line.strip_prefix(&format!("{name} ")))
