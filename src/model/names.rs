@@ -16,7 +16,8 @@ pub(crate) fn is_dns_label(s: &str) -> bool {
         && !s.ends_with('-')
 }
 
-fn is_dns_subdomain(s: &str) -> bool {
+/// A DNS-1123 subdomain: at most 253 characters of DNS-1123 labels joined by '.'.
+pub(crate) fn is_dns_subdomain(s: &str) -> bool {
     !s.is_empty() && s.len() <= 253 && s.split('.').all(is_dns_label)
 }
 

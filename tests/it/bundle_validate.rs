@@ -318,7 +318,7 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
                     conversion.as_object_mut().unwrap().remove("webhookPath");
                 })
             }),
-            "webhookPath: \"\": set the path the manager serves this webhook on (e.g. /convert)".into(),
+            "webhookPath: \"\": set the path the manager serves this webhook on (/convert for rusty-sdk's conversion webhooks)".into(),
         ),
         (
             broken(&root, "default-channel", |b| {

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::{Bundle, Document, Findings};
+use crate::model::names::is_dns_subdomain;
 
 const INSTALL_MODES: [&str; 4] = [
     "OwnNamespace",
@@ -121,8 +122,7 @@ fn name_and_version(csv: &Document, package: Option<&str>, findings: &mut Findin
     let file = &csv.file;
     let name = csv.name();
     let version = text(&csv.object, "/spec/version");
-    let valid_name =
-        |name: &str| name.len() <= 63 && name.split('.').all(crate::model::names::is_dns_label);
+    let valid_name = |name: &str| name.len() <= 63 && is_dns_subdomain(name);
     if name.is_empty() || !valid_name(name) {
         findings.error(
             file,
@@ -250,7 +250,7 @@ fn install_strategy(csv: &Document, findings: &mut Findings) {
     for (i, deployment) in deployments.iter().enumerate() {
         let field = format!("spec.install.spec.deployments[{i}]");
         let name = deployment["name"].as_str().unwrap_or_default();
-        if !(name.len() <= 253 && name.split('.').all(crate::model::names::is_dns_label)) {
+        if !is_dns_subdomain(name) {
             findings.error(
                 file,
                 &format!("{field}.name"),
@@ -394,9 +394,7 @@ fn webhook_definitions(csv: &Document, bundle: &Bundle, findings: &mut Findings)
         let admission = kind != "ConversionWebhook";
         let name = definition["generateName"].as_str().unwrap_or_default();
         // The API server names admission webhooks by a domain of at least three parts.
-        let name_ok = name.len() <= 253
-            && name.split('.').all(crate::model::names::is_dns_label)
-            && (!admission || name.split('.').count() >= 3);
+        let name_ok = is_dns_subdomain(name) && (!admission || name.split('.').count() >= 3);
         if !name_ok {
             findings.error(
                 file,
@@ -440,8 +438,12 @@ fn webhook_definitions(csv: &Document, bundle: &Bundle, findings: &mut Findings)
                 file,
                 &field("webhookPath"),
                 format!(
-                    "{path:?}: set the path the manager serves this webhook on (e.g. {}); without it OLM calls /",
-                    if admission { "/validate-cache-example-com-v1-memcached" } else { "/convert" }
+                    "{path:?}: set the path the manager serves this webhook on ({}); without it OLM calls /",
+                    if admission {
+                        "the webhook's path in config/webhook/manifests.yaml"
+                    } else {
+                        "/convert for rusty-sdk's conversion webhooks"
+                    }
                 ),
             );
         }
