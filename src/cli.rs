@@ -53,7 +53,8 @@ pub enum Command {
         rusty-sdk init --plugins hybrid.helm --domain my.domain \\\n      \
             --repo github.com/example/memcached-operator\n  \
         rusty-sdk init --plugins rust --domain example.com --project-name widget-operator\n  \
-        rusty-sdk -C ./nginx-operator init --plugins helm")]
+        rusty-sdk -C ./nginx-operator init --plugins helm\n  \
+        rusty-sdk init --plugins helm --group demo --version v1 --kind Nginx   # and its API")]
     Init(InitArgs),
     /// Add something to the project
     #[command(subcommand)]
@@ -134,6 +135,26 @@ pub struct InitArgs {
     /// always keeps each group in its own module (api/src/<group>/<version>)
     #[arg(long)]
     pub multigroup: bool,
+    /// With --plugins=helm: also create a Helm API, as `create api` with these flags would,
+    /// in the same step (operator-sdk's helm plugin): its group [default: charts]
+    #[arg(long, help_heading = "First Helm API (helm layout)")]
+    pub group: Option<String>,
+    /// The first Helm API's version [default: v1alpha1]
+    #[arg(long, help_heading = "First Helm API (helm layout)")]
+    pub version: Option<String>,
+    /// The first Helm API's kind [default: the chart's name in PascalCase]
+    #[arg(long, help_heading = "First Helm API (helm layout)")]
+    pub kind: Option<String>,
+    /// The first Helm API's chart: a directory, a .tgz, repo/name, an https:// URL or
+    /// oci:// [default: Helm's starter chart named after the kind]
+    #[arg(long, value_name = "CHART", help_heading = "First Helm API (helm layout)")]
+    pub helm_chart: Option<String>,
+    /// Chart repository URL (with --helm-chart naming a chart in it)
+    #[arg(long, value_name = "URL", help_heading = "First Helm API (helm layout)")]
+    pub helm_chart_repo: Option<String>,
+    /// Chart version (with --helm-chart) [default: latest]
+    #[arg(long, value_name = "VERSION", help_heading = "First Helm API (helm layout)")]
+    pub helm_chart_version: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use tera::Context;
 
-use crate::cli::{InitArgs, License};
+use crate::cli::{CreateApiArgs, InitArgs, License};
 use crate::error::{Error, Result};
 use crate::model::names::project_name_from_dir;
 use crate::model::{Domain, Layout, ProjectName, Repo};
@@ -34,6 +34,8 @@ pub struct InitSettings {
     pub license: License,
     pub runtime_path: Option<PathBuf>,
     pub namespaced: bool,
+    /// `create api` flags for a Helm API made in the same step (`--kind`, `--helm-chart`, ...).
+    pub first_api: Option<CreateApiArgs>,
 }
 
 impl InitSettings {
@@ -55,6 +57,7 @@ impl InitSettings {
                 MAX_OBJECT_NAME - 9
             )));
         }
+        let first_api = first_api_args(args, layout)?;
         let repo = args.repo.as_deref().map(Repo::parse).transpose()?;
         let project_name = match &args.project_name {
             Some(name) => ProjectName::parse(name)?,
@@ -73,6 +76,7 @@ impl InitSettings {
             license: args.license,
             runtime_path: runtime_path(args.runtime_path.as_deref())?,
             namespaced: args.namespaced,
+            first_api,
         })
     }
 
@@ -130,6 +134,43 @@ impl InitSettings {
             ..Project::default()
         }
     }
+}
+
+/// The `create api` that operator-sdk's helm plugin runs after `init` when any of these
+/// flags is given, as `create api` itself parses it, so that both take the same flags the
+/// same way.
+fn first_api_args(args: &InitArgs, layout: Layout) -> Result<Option<CreateApiArgs>> {
+    #[derive(clap::Parser)]
+    #[command(no_binary_name = true)]
+    struct CreateApi {
+        #[command(flatten)]
+        args: CreateApiArgs,
+    }
+    let flags: Vec<String> = [
+        ("group", &args.group),
+        ("version", &args.version),
+        ("kind", &args.kind),
+        ("helm-chart", &args.helm_chart),
+        ("helm-chart-repo", &args.helm_chart_repo),
+        ("helm-chart-version", &args.helm_chart_version),
+    ]
+    .into_iter()
+    .filter_map(|(flag, value)| Some(format!("--{flag}={}", value.as_deref()?)))
+    .collect();
+    if flags.is_empty() {
+        return Ok(None);
+    }
+    if layout != Layout::Helm {
+        let first = flags[0].split('=').next().unwrap_or_default();
+        return Err(Error::invalid(format!(
+            "{first} with init creates a Helm API in the same step, which only --plugins=helm does; for a {layout} project run `rusty-sdk create api --plugins {}` with it after init",
+            if layout.has_helm() { "helm" } else { "rust" }
+        )));
+    }
+    let argv = std::iter::once("--plugins=helm".to_string()).chain(flags);
+    let parsed = <CreateApi as clap::Parser>::try_parse_from(argv)
+        .map_err(|e| Error::Internal(format!("init's create api flags: {e}")))?;
+    Ok(Some(parsed.args))
 }
 
 fn default_project_name(root: &Path) -> Result<ProjectName> {
@@ -212,15 +253,35 @@ pub fn run(session: &Session, args: &InitArgs) -> Result<()> {
             session.root.display()
         )));
     }
-    let tree = stage(&settings, &session.root)?;
-    session.apply(tree, &settings.project())?;
+    let mut tree = stage(&settings, &session.root)?;
+    let mut project = settings.project();
+    // The first Helm API joins the base tree's commit: interrupted, neither is written.
+    let api = match &settings.first_api {
+        Some(api) => {
+            let spec = crate::commands::create_api::helm::stage_api(
+                session,
+                &mut tree,
+                &mut project,
+                api,
+            )?;
+            crate::commands::create_api::common::apply(session, tree, &project)?;
+            Some(spec)
+        }
+        None => {
+            session.apply(tree, &project)?;
+            None
+        }
+    };
     if settings.runtime_path.is_none() {
         session.shell.warn(&format!(
             "the rusty-sdk-runtime source was not found at {BUILT_RUNTIME}, so {LOCAL_LINK} was not written; pass --runtime-path <dir> or build once the crate is on crates.io"
         ));
     }
     if !session.dry_run {
-        session.shell.note(&next_steps(settings.layout));
+        session.shell.note(&match api {
+            Some(spec) => crate::commands::create_api::helm::next_steps(&spec),
+            None => next_steps(settings.layout),
+        });
     }
     Ok(())
 }

@@ -131,3 +131,132 @@ fn error_messages() {
     assert_eq!(read_tree(&root), before, "a failed command wrote something");
     snapshot_settings().bind(|| insta::assert_snapshot!("helm_api_errors", all));
 }
+
+/// A chart folder is the chart of the API that created it: a second API whose chart has the
+/// same name (its own, a copy, or a starter chart named after its kind) is refused naming
+/// that API, `--force` included, and writes nothing. It used to write a mix of both charts,
+/// or fail rendering it with a nil pointer.
+#[test]
+fn a_chart_folder_of_another_api_is_refused_naming_it() {
+    let (dir, root) = hybrid_project();
+    let parent = dir.path();
+    run_ok(&root, CREATE_MEMCACHED);
+    // Another chart named like the starter chart of Memcached.
+    broken_chart(
+        parent,
+        "other-memcached",
+        &[
+            (
+                "Chart.yaml",
+                "apiVersion: v2\nname: memcached\nversion: 0.1.0\n",
+            ),
+            ("values.yaml", "name: x\n"),
+            (
+                "templates/cm.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}\ndata:\n  a: {{ .Values.name }}\n",
+            ),
+        ],
+    );
+    // A chart named like the starter chart a kind Nginx would get.
+    broken_chart(
+        parent,
+        "web",
+        &[(
+            "Chart.yaml",
+            "apiVersion: v2\nname: nginx\nversion: 0.1.0\n",
+        )],
+    );
+    run_ok(
+        &root,
+        &[
+            "create",
+            "api",
+            "--plugins",
+            "helm",
+            "--group",
+            "web",
+            "--version",
+            "v1",
+            "--kind",
+            "Web",
+            "--helm-chart",
+            "../web",
+        ],
+    );
+
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "another_chart_of_the_same_name",
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Cache",
+                "--helm-chart",
+                "../other-memcached",
+            ],
+        ),
+        (
+            "another_chart_of_the_same_name_with_force",
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Cache",
+                "--helm-chart",
+                "../other-memcached",
+                "--force",
+            ],
+        ),
+        (
+            "the_folder_itself",
+            &[
+                "--group",
+                "cache",
+                "--version",
+                "v1",
+                "--kind",
+                "Second",
+                "--helm-chart",
+                "helm-charts/memcached",
+            ],
+        ),
+        (
+            "a_starter_chart_named_like_another_apis_chart",
+            &["--group", "web", "--version", "v1", "--kind", "Nginx"],
+        ),
+    ];
+    let before = read_tree(&root);
+    let mut all = String::new();
+    for (name, args) in cases {
+        let args = helm_api(args);
+        let output = run(&root, &args.iter().map(String::as_str).collect::<Vec<_>>());
+        let text = transcript(&output, &root).replace(&parent.display().to_string(), "[TMP]");
+        assert!(text.starts_with("exit: 1\n"), "{name}: {text}");
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with("error:")).count(),
+            1,
+            "{name}: one error line\n{text}"
+        );
+        all.push_str(&format!(
+            "### {name}: rusty-sdk {}\n{text}\n",
+            args.join(" ")
+        ));
+    }
+    assert_eq!(
+        read_tree(&root),
+        before,
+        "a refused command wrote something"
+    );
+    snapshot_settings()
+        .bind(|| insta::assert_snapshot!("helm_api_chart_folder_of_another_api", all));
+
+    // The API that owns the folder may still re-scaffold it.
+    let mut forced: Vec<&str> = CREATE_MEMCACHED.to_vec();
+    forced.push("--force");
+    run_ok(&root, &forced);
+}

@@ -5,6 +5,7 @@ mod charts;
 mod e2e;
 mod errors;
 mod http_server;
+mod init;
 mod remote;
 mod tutorial;
 use std::collections::BTreeMap;

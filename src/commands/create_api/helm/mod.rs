@@ -30,13 +30,31 @@ pub const DEFAULT_GROUP: &str = "charts";
 pub const DEFAULT_VERSION: &str = "v1alpha1";
 
 pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Result<()> {
+    let mut tree = Tree::new(&session.root);
+    let spec = stage_api(session, &mut tree, &mut project, args)?;
+    super::common::apply(session, tree, &project)?;
+    if !session.dry_run {
+        session.shell.note(&next_steps(&spec));
+    }
+    Ok(())
+}
+
+/// Check the flags and the chart, then stage every file of the Helm API into `tree` and
+/// record it in `project`, writing nothing: `create api` commits the tree, and `init` with
+/// `--kind` or `--helm-chart` commits it with the project's base tree as one change.
+pub fn stage_api(
+    session: &Session,
+    tree: &mut Tree,
+    project: &mut Project,
+    args: &CreateApiArgs,
+) -> Result<ApiSpec> {
     let request = Request::from_args(args, &session.root)?;
     warn_if_version_is_ignored(session, &request);
     if let Some(kind) = &request.kind {
         // Known names: refuse an existing API before any download.
         request
-            .spec(&project, kind.clone())?
-            .check_new(&project, session.force, true)?;
+            .spec(project, kind.clone())?
+            .check_new(project, session.force, true)?;
     }
     let fetched = match (&request.chart, &request.kind) {
         (Some(chart), _) => source::fetch(chart, &session.shell)?,
@@ -55,32 +73,26 @@ pub fn run(session: &Session, mut project: Project, args: &CreateApiArgs) -> Res
         Some(kind) => kind.clone(),
         None => kind_from_chart(&chart)?,
     };
-    let spec = request.spec(&project, kind)?;
-    spec.check_new(&project, session.force, true)?;
+    let spec = request.spec(project, kind)?;
+    spec.check_new(project, session.force, true)?;
+    check_chart_folder_is_free(tree, project, &spec, &chart, fetched.is_starter)?;
 
     let project_dir = session
         .root
         .file_name()
         .map_or_else(|| ".".to_string(), |n| n.to_string_lossy().into_owned());
-    let mut tree = Tree::new(&session.root);
-    stage(
-        &mut tree,
-        &spec,
-        &chart,
-        &fetched,
-        &mut project,
-        &project_dir,
-    )?;
-    super::common::apply(session, tree, &project)?;
-    if !session.dry_run {
-        session.shell.note(&format!(
-            "Next: install the CRD and run the operator against your cluster with:\n$ make install run\n\
-             then create a {kind} from {sample}; its spec is the chart's values",
-            kind = spec.kind,
-            sample = spec.sample_path()
-        ));
-    }
-    Ok(())
+    stage(tree, &spec, &chart, &fetched, project, &project_dir)?;
+    Ok(spec)
+}
+
+/// What to do once the API is written.
+pub fn next_steps(spec: &ApiSpec) -> String {
+    format!(
+        "Next: install the CRD and run the operator against your cluster with:\n$ make install run\n\
+         then create a {kind} from {sample}; its spec is the chart's values",
+        kind = spec.kind,
+        sample = spec.sample_path()
+    )
 }
 
 /// The flags, validated, before anything is read or downloaded; group and version carry
@@ -152,6 +164,46 @@ impl Request {
             self.namespaced,
         )
     }
+}
+
+/// A chart folder belongs to the API that created it: another API copying its chart there
+/// would replace that API's chart (or mix two charts' files), so it is refused, naming the
+/// owner. The same API re-scaffolded with `--force` may rewrite its own folder.
+fn check_chart_folder_is_free(
+    tree: &Tree,
+    project: &Project,
+    spec: &ApiSpec,
+    chart: &Chart,
+    is_starter: bool,
+) -> Result<()> {
+    let folder = format!("{CHARTS_DIR}/{}", chart.name());
+    let this = (
+        spec.qualified_group(),
+        spec.version.as_str(),
+        spec.kind.as_str(),
+    );
+    let owner = crate::rbac::helm_apis::helm_apis(tree, project)?
+        .into_iter()
+        .find(|api| {
+            api.chart_dir == folder
+                && (api.group.as_str(), api.version.as_str(), api.kind.as_str())
+                    != (this.0.as_str(), this.1, this.2)
+        });
+    let Some(owner) = owner else {
+        return Ok(());
+    };
+    let fix = if is_starter {
+        "choose another --kind (the starter chart is named after the kind), or pass --helm-chart with a chart of another name"
+    } else {
+        "give the chart another name (`name` in its Chart.yaml) so that it gets a folder of its own"
+    };
+    Err(Error::Project(format!(
+        "the chart folder {folder} is the chart of {}/{}, Kind={}; {} cannot share it, since each Helm API's chart is its own to change: {fix} (nothing was written)",
+        owner.group,
+        owner.version,
+        owner.kind,
+        spec.display()
+    )))
 }
 
 /// operator-sdk ignores the version of a local chart or an archive URL; say so.
