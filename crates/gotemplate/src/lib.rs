@@ -28,7 +28,9 @@ pub use error::Error;
 pub use exec::Context;
 pub use signature::{GoType, Signature};
 pub use text::{go_lossy, is_print, rune_u};
-pub use value::{MapEntries, MapMethods, MapRef, Object, TypedSlice, Value, ValueFunc};
+pub use value::{
+    MapEntries, MapMethods, MapRef, MethodSignatures, Object, TypedSlice, Value, ValueFunc,
+};
 
 /// The hash map of names the engine looks up on every call and include: foldhash is
 /// several times faster than the default SipHash on short keys and, seeded per map,

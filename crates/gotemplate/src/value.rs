@@ -20,6 +20,9 @@ pub type ValueFunc = Arc<dyn Fn(&[Value]) -> Result<Value, Error> + Send + Sync>
 pub type MapMethods =
     Arc<dyn Fn(&MapRef, &str, &[Value]) -> Option<Result<Value, Error>> + Send + Sync>;
 
+/// Go's type of each method of a named map type (`func(string) string`), by name.
+pub type MethodSignatures = fn(&str) -> Option<&'static str>;
+
 /// A template value.
 #[derive(Clone, Default)]
 pub enum Value {
@@ -161,6 +164,9 @@ impl Object for TypedSlice {
 pub struct MapRef {
     shared: Arc<MapShared>,
     methods: Option<MapMethods>,
+    /// Go's type of each method (`func(string) string`), so that arguments are checked
+    /// as Go checks them; a method without one takes any arguments.
+    signatures: Option<MethodSignatures>,
     /// A map type other than `map[string]interface {}` (`map[string]string` from sprig's
     /// `split`), for `%T`, `typeOf` and `%!(EXTRA ...)`.
     type_name: Option<Arc<str>>,
@@ -221,6 +227,7 @@ impl MapRef {
                 depth: AtomicU32::new(d),
             }),
             methods: None,
+            signatures: None,
             type_name: None,
             nil: false,
         }
@@ -232,6 +239,7 @@ impl MapRef {
         Self {
             shared: Arc::clone(&self.shared),
             methods: None,
+            signatures: None,
             type_name: Some(name.into()),
             nil: false,
         }
@@ -243,9 +251,24 @@ impl MapRef {
         Self {
             shared: Arc::clone(&self.shared),
             methods: Some(methods),
+            signatures: None,
             type_name: None,
             nil: false,
         }
+    }
+
+    /// The same named map with Go's type of each method, for checking arguments.
+    #[must_use]
+    pub fn with_method_signatures(&self, signatures: MethodSignatures) -> Self {
+        Self {
+            signatures: Some(signatures),
+            ..self.clone()
+        }
+    }
+
+    /// Go's type of method `name`, when the map's type declares one.
+    pub fn method_signature(&self, name: &str) -> Option<&'static str> {
+        self.signatures.and_then(|s| s(name))
     }
 
     /// The same map seen as the named type `name` with `methods`, whose underlying type is
@@ -265,6 +288,7 @@ impl MapRef {
         Self {
             shared: Arc::clone(&self.shared),
             methods: None,
+            signatures: None,
             type_name: None,
             nil: false,
         }

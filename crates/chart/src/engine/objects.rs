@@ -456,6 +456,19 @@ fn files_map(m: MapRef) -> MapRef {
         METHODS.get_or_init(|| Arc::new(files_method)).clone(),
         "engine.files",
     )
+    .with_method_signatures(files_signature)
+}
+
+/// Go's types of Helm's `files` methods, so that their arguments are checked as Go does.
+fn files_signature(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Get" => "func(string) string",
+        "GetBytes" => "func(string) []uint8",
+        "Glob" => "func(string) engine.files",
+        "Lines" => "func(string) []string",
+        "AsConfig" | "AsSecrets" => "func() string",
+        _ => return None,
+    })
 }
 
 fn files_method(m: &MapRef, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
@@ -493,6 +506,18 @@ fn files_method(m: &MapRef, name: &str, args: &[Value]) -> Option<Result<Value, 
 pub fn values_map(m: &MapRef) -> MapRef {
     static METHODS: OnceLock<MapMethods> = OnceLock::new();
     m.with_methods(METHODS.get_or_init(|| Arc::new(values_method)).clone())
+        .with_method_signatures(values_signature)
+}
+
+/// Go's types of `common.Values`' methods.
+fn values_signature(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "AsMap" => "func() map[string]interface {}",
+        "YAML" => "func() (string, error)",
+        "Table" => "func(string) (common.Values, error)",
+        "PathValue" => "func(string) (interface {}, error)",
+        _ => return None,
+    })
 }
 
 fn values_method(m: &MapRef, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
@@ -524,7 +549,12 @@ fn table(m: &MapRef, path: &str) -> Result<MapRef, Error> {
     for key in path.split('.') {
         match current.get(key) {
             Some(Value::Map(next)) => current = next.plain(),
-            _ => return Err(Error::call(format!("no table named {key:?}"))),
+            _ => {
+                return Err(Error::call(format!(
+                    "{} is not a table",
+                    crate::gofmt::go_quote(key)
+                )));
+            }
         }
     }
     Ok(current)
@@ -539,7 +569,7 @@ fn path_value(m: &MapRef, path: &str) -> Result<Value, Error> {
         Some((p, k)) => (Some(p), k),
         None => (None, path),
     };
-    let no_value = || Error::call(format!("no value for key {key:?}"));
+    let no_value = || Error::call(format!("{} is not a value", crate::gofmt::go_quote(key)));
     let t = match parents {
         Some(p) => table(m, p).map_err(|_| no_value())?,
         None => m.plain(),

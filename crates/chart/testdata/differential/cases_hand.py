@@ -677,5 +677,37 @@ FROMTOML = [
     ('fromtoml-short-time', '{{ fromToml "a = 07:32\\nb = 1979-05-27T07:32" | toJson }}'),
 ]
 
+# Methods of Helm's .Files and .Values: arguments checked against Go's method types
+# (count, constants, values), and Helm 4's error texts.
+METHODS = [
+    ('method-files-get-int', '{{ .Files.Get 1 }}'),
+    ('method-files-get-none', '{{ .Files.Get }}'),
+    ('method-files-get-two', '{{ .Files.Get "a" "b" }}'),
+    ('method-files-get-nil', '{{ .Files.Get nil }}'),
+    ('method-files-get-var', '{{ $x := 1 }}{{ .Files.Get $x }}'),
+    ('method-files-get-pipe', '{{ 1 | .Files.Get }}'),
+    ('method-files-glob-int', '{{ .Files.Glob 2 }}'),
+    ('method-files-lines-list', '{{ .Files.Lines .Values.list }}'),
+    ('method-files-asconfig-arg', '{{ .Files.AsConfig 1 }}'),
+    ('method-files-getbytes-ok', '{{ .Files.GetBytes "files/b.json" | toString }}'),
+    ('method-files-glob-chain', '{{ (.Files.Glob "files/*").AsConfig | len }}'),
+    ('method-files-glob-get', '{{ (.Files.Glob "files/*").Get "files/a.txt" }}'),
+    ('method-values-table-int', '{{ .Values.Table 1 }}'),
+    ('method-values-table-ok', '{{ .Values.Table "nested.l1" | toJson }}'),
+    ('method-values-pathvalue-none', '{{ .Values.PathValue }}'),
+    ('method-values-asmap-arg', '{{ .Values.AsMap 1 }}'),
+    ('method-values-yaml-arg', '{{ .Values.YAML "x" }}'),
+    ('method-values-pathvalue-float', '{{ .Values.PathValue 1.5 }}'),
+    ('method-values-table-missing', '{{ .Values.Table "nope" }}'),
+    ('method-values-pathvalue-ok', '{{ .Values.PathValue "nested.l1.l2" }}'),
+    ('method-values-table-var', '{{ $t := .Values.Table "nested" }}{{ $t.Table "l1" | toJson }}'),
+    ('method-values-table-nontable', '{{ .Values.Table "str" }}'),
+    ('method-values-table-deep', '{{ .Values.Table "nested.nope" }}'),
+    ('method-values-pathvalue-missing', '{{ .Values.PathValue "nope" }}'),
+    ('method-values-pathvalue-table', '{{ .Values.PathValue "nested" }}'),
+    ('method-values-pathvalue-deepmissing', '{{ .Values.PathValue "nope.x" }}'),
+    ('method-values-pathvalue-empty', '{{ .Values.PathValue "" }}'),
+]
+
 ALL = (SYNTAX + CONTROL + OBJECTS + BUILTINS + PRINTF + SPRIG + SHARED + BYTES + TOML + COMPLEX
-       + ERRORS + KEYS + FROMTOML)
+       + ERRORS + KEYS + FROMTOML + METHODS)

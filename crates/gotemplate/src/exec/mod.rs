@@ -704,10 +704,15 @@ impl<'t> State<'_, '_, 't> {
                 // Only exported (capitalised) names can be methods in Go.
                 if m.is_named()
                     && name.starts_with(|c: char| c.is_ascii_uppercase())
-                    && let Some(result) =
-                        self.call_method_if_any(dot, name, at, args, fin.clone(), None, |n, a| {
-                            m.call_method(n, a)
-                        })?
+                    && let Some(result) = self.call_method_if_any(
+                        dot,
+                        name,
+                        at,
+                        args,
+                        fin.clone(),
+                        m.method_signature(name),
+                        |n, a| m.call_method(n, a),
+                    )?
                 {
                     return Ok(result);
                 }
