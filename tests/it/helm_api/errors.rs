@@ -106,17 +106,24 @@ fn error_messages() {
         ("offline_repo_name", &["--helm-chart", "stable/x"]),
         ("unknown_repo_name", &["--helm-chart", "nosuchrepo/x"]),
     ];
-    let before = read_tree(&root);
+    let all = refusals(&root, parent, cases);
+    snapshot_settings().bind(|| insta::assert_snapshot!("helm_api_errors", all));
+}
+
+/// Run `create api --plugins helm` with each case's flags: each must fail with exit 1 and
+/// one error line, and none may write anything. Returns the transcripts as one text.
+fn refusals(root: &Path, parent: &Path, cases: &[(&str, &[&str])]) -> String {
+    let before = read_tree(root);
     let mut all = String::new();
     for (name, args) in cases {
         let args = helm_api(args);
-        let output = rusty(&root)
+        let output = rusty(root)
             .env("HELM_REPOSITORY_CONFIG", root.join("repositories.yaml"))
             .env("HELM_REPOSITORY_CACHE", root.join("no-cache"))
             .args(&args)
             .output()
             .unwrap();
-        let text = transcript(&output, &root).replace(&parent.display().to_string(), "[TMP]");
+        let text = transcript(&output, root).replace(&parent.display().to_string(), "[TMP]");
         assert!(text.starts_with("exit: 1\n"), "{name}: {text}");
         assert_eq!(
             text.lines().filter(|l| l.starts_with("error:")).count(),
@@ -128,8 +135,8 @@ fn error_messages() {
             args.join(" ")
         ));
     }
-    assert_eq!(read_tree(&root), before, "a failed command wrote something");
-    snapshot_settings().bind(|| insta::assert_snapshot!("helm_api_errors", all));
+    assert_eq!(read_tree(root), before, "a failed command wrote something");
+    all
 }
 
 /// A chart folder is the chart of the API that created it: a second API whose chart has the
@@ -230,28 +237,7 @@ fn a_chart_folder_of_another_api_is_refused_naming_it() {
             &["--group", "web", "--version", "v1", "--kind", "Nginx"],
         ),
     ];
-    let before = read_tree(&root);
-    let mut all = String::new();
-    for (name, args) in cases {
-        let args = helm_api(args);
-        let output = run(&root, &args.iter().map(String::as_str).collect::<Vec<_>>());
-        let text = transcript(&output, &root).replace(&parent.display().to_string(), "[TMP]");
-        assert!(text.starts_with("exit: 1\n"), "{name}: {text}");
-        assert_eq!(
-            text.lines().filter(|l| l.starts_with("error:")).count(),
-            1,
-            "{name}: one error line\n{text}"
-        );
-        all.push_str(&format!(
-            "### {name}: rusty-sdk {}\n{text}\n",
-            args.join(" ")
-        ));
-    }
-    assert_eq!(
-        read_tree(&root),
-        before,
-        "a refused command wrote something"
-    );
+    let all = refusals(&root, parent, cases);
     snapshot_settings()
         .bind(|| insta::assert_snapshot!("helm_api_chart_folder_of_another_api", all));
 

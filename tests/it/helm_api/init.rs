@@ -14,6 +14,19 @@ fn fresh(args: &[&str]) -> (tempfile::TempDir, PathBuf, std::process::Output) {
     (dir, root, output)
 }
 
+/// The paths whose content differs between two trees, or that only one has.
+fn differing(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    let mut paths: Vec<String> = a
+        .keys()
+        .chain(b.keys())
+        .filter(|path| a.get(*path) != b.get(*path))
+        .cloned()
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
 fn with(extra: &[&'static str]) -> Vec<&'static str> {
     INIT_HELM.iter().chain(extra).copied().collect()
 }
@@ -58,11 +71,7 @@ fn init_with_an_api_writes_what_init_then_create_api_writes() {
         assert!(
             one.contains_key("watches.yaml") && one.keys().any(|p| p.starts_with("helm-charts/"))
         );
-        let differing: Vec<&String> = one
-            .keys()
-            .chain(two.keys())
-            .filter(|path| one.get(*path) != two.get(*path))
-            .collect();
+        let differing = differing(&one, &two);
         assert!(differing.is_empty(), "{flags:?}: {differing:?}");
     }
 }
@@ -180,11 +189,7 @@ fn init_with_an_api_killed_at_any_step_is_all_or_nothing() {
             rolled_back += 1;
         } else {
             assert!(text.contains("finished it"), "kill at step {n}: {text}");
-            let differing: Vec<&String> = now
-                .keys()
-                .chain(after.keys())
-                .filter(|path| now.get(*path) != after.get(*path))
-                .collect();
+            let differing = differing(&now, &after);
             assert!(differing.is_empty(), "kill at step {n}: {differing:?}");
             rolled_forward += 1;
         }
