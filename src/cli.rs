@@ -323,13 +323,24 @@ pub enum GenerateCommand {
     #[command(after_help = "Examples:\n  \
         make bundle VERSION=0.1.0                  # runs the pipe below after make manifests\n  \
         kubectl kustomize config/manifests | rusty-sdk generate bundle --version 0.1.0\n  \
-        rusty-sdk generate bundle --version 0.2.0 --channels alpha,stable --default-channel stable --input-dir out/")]
-    Bundle(BundleArgs),
+        rusty-sdk generate bundle --version 0.2.0 --channels alpha,stable --default-channel stable --input-dir out/\n  \
+        rusty-sdk generate bundle --metadata --channels alpha,stable --overwrite=false")]
+    // Boxed: its many flags make it much larger than the other variants.
+    Bundle(Box<BundleArgs>),
 }
 
 #[derive(Debug, Args)]
 pub struct BundleArgs {
-    /// The bundle's semantic version (the CSV's spec.version)
+    /// Write the bundle's manifests (the CSV, CRDs and other objects in <DIR>/manifests);
+    /// with neither --manifests nor --metadata, both are written (as operator-sdk's)
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
+          value_name = "BOOL")]
+    pub manifests: Option<bool>,
+    /// Write the bundle's metadata (<DIR>/metadata/annotations.yaml) and bundle.Dockerfile
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
+          value_name = "BOOL")]
+    pub metadata: Option<bool>,
+    /// The bundle's semantic version (the CSV's spec.version) [default: the base CSV's]
     #[arg(long)]
     pub version: Option<String>,
     /// Comma-separated channels the bundle belongs to [default: alpha]
@@ -351,6 +362,25 @@ pub struct BundleArgs {
     /// operator-sdk's older spelling of --input-dir
     #[arg(long, value_name = "DIR")]
     pub deploy_dir: Option<String>,
+    /// With --deploy-dir: read the CRDs from this folder too
+    #[arg(long, value_name = "DIR")]
+    pub crds_dir: Option<String>,
+    /// The folder of the base CSV, <DIR>/bases/<package>.clusterserviceversion.yaml
+    /// [default: config/manifests]
+    #[arg(long, value_name = "DIR")]
+    pub kustomize_dir: Option<String>,
+    /// Rewrite the metadata and bundle.Dockerfile when the bundle has them; `=false` keeps
+    /// them
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
+          default_missing_value = "true", value_name = "BOOL", action = clap::ArgAction::Set)]
+    pub overwrite: bool,
+    /// Print the manifests on standard output instead of writing <DIR>/manifests (with -q,
+    /// nothing else)
+    #[arg(long)]
+    pub stdout: bool,
+    /// Arguments the command does not take (refused in one line naming the flag meant)
+    #[arg(hide = true)]
+    pub unexpected: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]

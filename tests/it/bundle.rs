@@ -211,3 +211,133 @@ fn invalid_bundles_are_one_line_errors_that_write_nothing() {
     assert!(text.contains("no install mode is supported"), "{text}");
     assert!(read_tree(&root) == written);
 }
+
+/// operator-sdk's flags mean what they mean there: `--manifests` and `--metadata` write one
+/// part each (both without either), `--input-dir` is a folder of manifests, the version
+/// comes from the base CSV when `--version` is left out, `--overwrite=false` keeps the
+/// bundle's metadata, `--kustomize-dir` holds the base, `--stdout` prints the manifests.
+#[needs(kubectl)]
+#[test]
+fn operator_sdk_flags_choose_the_parts_the_input_and_the_base() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project(dir.path());
+    let input = root.join("deploy");
+    std::fs::create_dir(&input).unwrap();
+    std::fs::rename(root.join("manifests.yaml"), input.join("all.yaml")).unwrap();
+    let files = |root: &Path| -> Vec<String> {
+        read_tree(root)
+            .into_keys()
+            .filter(|path| path.starts_with("bundle") || path.starts_with("config/manifests/bases"))
+            .collect()
+    };
+    let run = |args: &str| {
+        let output = rusty(&root)
+            .args(["generate", "bundle", "-q"])
+            .args(args.split_whitespace())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{args}: {}",
+            transcript(&output, &root)
+        );
+        output
+    };
+
+    run("--manifests --version 0.1.0 --input-dir deploy");
+    let written = files(&root);
+    assert!(
+        written
+            .iter()
+            .all(|f| !f.contains("metadata") && f != "bundle.Dockerfile"),
+        "{written:?}"
+    );
+    assert!(
+        written
+            .contains(&"bundle/manifests/bundled-operator.clusterserviceversion.yaml".to_string())
+    );
+
+    // Without --version, the version is the base CSV's (operator-sdk's 0.0.0 in a new
+    // base): the user's edit of it counts.
+    let base = root.join("config/manifests/bases/bundled-operator.clusterserviceversion.yaml");
+    let text = std::fs::read_to_string(&base).unwrap();
+    assert!(text.contains("\n  version: 0.0.0\n"), "{text}");
+    std::fs::write(
+        &base,
+        text.replace("\n  version: 0.0.0\n", "\n  version: 0.3.0\n"),
+    )
+    .unwrap();
+    run("--manifests --input-dir deploy");
+    let csv = yaml_file(&root.join("bundle/manifests/bundled-operator.clusterserviceversion.yaml"));
+    assert_eq!(csv["spec"]["version"], "0.3.0");
+    assert_eq!(csv["metadata"]["name"], "bundled-operator.v0.3.0");
+
+    run("--metadata --channels alpha,stable --default-channel stable");
+    let annotations =
+        std::fs::read_to_string(root.join("bundle/metadata/annotations.yaml")).unwrap();
+    assert!(
+        annotations.contains("channels.v1: alpha,stable"),
+        "{annotations}"
+    );
+    assert!(root.join("bundle.Dockerfile").is_file());
+    run("--metadata --channels beta --overwrite=false");
+    assert_eq!(
+        std::fs::read_to_string(root.join("bundle/metadata/annotations.yaml")).unwrap(),
+        annotations,
+        "--overwrite=false keeps the metadata"
+    );
+
+    std::fs::create_dir_all(root.join("olm/bases")).unwrap();
+    std::fs::copy(
+        &base,
+        root.join("olm/bases/bundled-operator.clusterserviceversion.yaml"),
+    )
+    .unwrap();
+    let before = read_tree(&root);
+    let printed = run("--stdout --manifests --kustomize-dir olm --input-dir deploy");
+    let stdout = String::from_utf8(printed.stdout).unwrap();
+    assert!(stdout.starts_with("---\n"), "{stdout}");
+    assert!(
+        stdout.contains("kind: ClusterServiceVersion")
+            && stdout.contains("name: bundled-operator.v0.3.0"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("kind: CustomResourceDefinition"),
+        "{stdout}"
+    );
+    assert!(
+        read_tree(&root) == before,
+        "--stdout --manifests writes nothing"
+    );
+
+    let before = read_tree(&root);
+    for (args, expected) in [
+        (
+            "--version 0.1.0 deploy/all.yaml",
+            "unexpected argument \"deploy/all.yaml\"",
+        ),
+        ("--manifests=false --metadata=false", "nothing to write"),
+        (
+            "--stdout --output-dir out --input-dir deploy",
+            "--output-dir and --stdout",
+        ),
+        ("--input-dir deploy --deploy-dir deploy", "two spellings"),
+        (
+            "--crds-dir deploy --version 0.1.0",
+            "--crds-dir \"deploy\" needs --deploy-dir",
+        ),
+        (
+            "--kustomize-dir ../x --version 0.1.0 --input-dir deploy",
+            "invalid --kustomize-dir",
+        ),
+        ("--version 0.1.0 --input-dir nowhere", "nowhere not found"),
+    ] {
+        let output = rusty(&root)
+            .args(["generate", "bundle"])
+            .args(args.split_whitespace())
+            .output()
+            .unwrap();
+        assert_refused(&output, &root, expected, &before);
+    }
+}

@@ -1,11 +1,13 @@
-//! `rusty-sdk generate bundle`: an OLM bundle (operator-sdk's `generate bundle`) from the
-//! kustomize output of config/manifests, on stdin (`make bundle` pipes it) or `--manifests`.
+//! `rusty-sdk generate bundle`: an OLM bundle (operator-sdk's `generate bundle`, with its
+//! flags, see `flags`) from the kustomize output of config/manifests, on stdin (`make
+//! bundle` pipes it) or in the folder of `--input-dir`.
 //!
 //! The ClusterServiceVersion starts from the user's base,
 //! `config/manifests/bases/<package>.clusterserviceversion.yaml` (written on the first run,
 //! then never touched), so every field edited there survives regeneration; the install
 //! strategy, permissions, owned CRDs, examples and version are filled in from the manifests.
 mod csv;
+mod flags;
 mod webhooks;
 
 use std::io::IsTerminal;
@@ -29,6 +31,9 @@ pub struct BundleSettings {
 }
 
 pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
+    let parts = flags::Parts::from_args(args)?;
+    let input = flags::input(args)?;
+    let kustomize_dir = flags::kustomize_dir(args)?;
     let project = session.load_project()?;
     let package = args
         .package
@@ -45,11 +50,42 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
             crate::model::names::shown(&package)
         )));
     }
-    let version = args.version.clone().ok_or_else(|| {
-        Error::invalid(
-            "--version is required: the bundle's semantic version (e.g. --version 0.1.0)",
-        )
-    })?;
+    let mut tree = Tree::new(&session.root);
+    let base_path = format!("{kustomize_dir}/bases/{package}.clusterserviceversion.yaml");
+    let base = match tree.read(&base_path)? {
+        Some(text) => yaml::from_str::<yaml::Value>(&text)
+            .map_err(|e| {
+                Error::invalid(format!(
+                    "{base_path}: not valid YAML ({e}); fix it or delete it to start again"
+                ))
+            })
+            .and_then(|v| {
+                serde_json::to_value(v).map_err(|e| Error::invalid(format!("{base_path}: {e}")))
+            })?,
+        None => {
+            let display = heck::ToTitleCase::to_title_case(package.as_str());
+            let base = csv::default_base(&package, &display, project.namespaced);
+            if parts.manifests && !parts.stdout {
+                tree.add(&base_path, print(&base)?, Policy::User);
+            }
+            base
+        }
+    };
+    // As operator-sdk's: the version of the base CSV unless --version sets another.
+    let version = match (
+        &args.version,
+        base.pointer("/spec/version").and_then(Value::as_str),
+    ) {
+        (Some(version), _) => version.clone(),
+        (None, Some(version)) => version.to_string(),
+        (None, None) if parts.manifests => {
+            return Err(Error::invalid(format!(
+                "--version is required: the bundle's semantic version (e.g. --version 0.1.0), as {base_path} has none"
+            )));
+        }
+        // Only the metadata is written, and it holds no version.
+        (None, None) => "0.0.0".to_string(),
+    };
     if semver::Version::parse(&version).is_err() {
         return Err(Error::invalid(format!(
             "invalid --version {:?}: a bundle's version is a semantic version (e.g. 0.1.0)",
@@ -96,8 +132,10 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
             None => "bundle".into(),
         },
     };
-    let objects = match args.input_dir.as_ref().or(args.deploy_dir.as_ref()) {
-        Some(dir) => kustomize_output::read_dir(&session.root.join(dir), dir)?,
+    let objects = match input {
+        // The metadata needs no manifests.
+        _ if !parts.manifests => Vec::new(),
+        Some((dir, crds)) => flags::read_input(&session.root, &dir, crds.as_deref())?,
         None if std::io::stdin().is_terminal() => {
             return Err(Error::invalid(
                 "no manifests: pipe them in (`kubectl kustomize config/manifests | rusty-sdk generate bundle --version 0.1.0`, which `make bundle` does) or pass --input-dir DIR",
@@ -106,47 +144,53 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
         None => kustomize_output::read_stdin("standard input")?,
     };
 
-    let mut tree = Tree::new(&session.root);
-    let base_path = format!(
-        "config/manifests/bases/{}.clusterserviceversion.yaml",
-        settings.package
-    );
-    let base = match tree.read(&base_path)? {
-        Some(text) => yaml::from_str::<yaml::Value>(&text)
-            .map_err(|e| {
-                Error::invalid(format!(
-                    "{base_path}: not valid YAML ({e}); fix it or delete it to start again"
-                ))
-            })
-            .and_then(|v| {
-                serde_json::to_value(v).map_err(|e| Error::invalid(format!("{base_path}: {e}")))
-            })?,
-        None => {
-            let display = heck::ToTitleCase::to_title_case(settings.package.as_str());
-            let base = csv::default_base(&settings.package, &display, project.namespaced);
-            tree.add(&base_path, print(&base)?, Policy::User);
-            base
-        }
-    };
     let csv = csv::build(&base, &objects, &settings);
-    let bundle = stage_bundle(&mut tree, &csv, &objects, &settings)?;
+    let mut whole = Tree::new(&session.root);
+    let bundle = stage_bundle(&mut whole, &csv, &objects, &settings)?;
     // The rules of `bundle validate`, on the files about to be written.
     let findings = bundle_validate::check(&bundle);
     let errors: Vec<String> = findings.errors().map(ToString::to_string).collect();
-    if !errors.is_empty() {
+    if parts.manifests && !errors.is_empty() {
         return Err(Error::invalid(format!(
             "the bundle would not pass OLM's checks: {} (fix {base_path} or config/; nothing was written)",
             errors.join("; ")
         )));
     }
+    let printed = take_parts(&mut tree, &whole, parts, &settings.output_dir);
+    for manifest in printed {
+        session.shell.line(&format!(
+            "---\n{}",
+            String::from_utf8_lossy(&manifest).trim_end()
+        ));
+    }
     session.apply(tree, &project).map(|_| ())?;
-    if !session.dry_run {
+    if parts.manifests && !parts.stdout && !session.dry_run {
         session.shell.note(&format!(
             "Next: edit {base_path} (description, icon, keywords, install modes...), run `make bundle` again, then:\n$ make bundle-build bundle-push BUNDLE_IMG=<registry>/<bundle-image>:v{}",
             settings.version
         ));
     }
     Ok(())
+}
+
+/// Move the parts of the bundle `parts` asks for from `whole` into `tree`; the manifests to
+/// print instead, with `--stdout`. Metadata the bundle has stays with `--overwrite=false`.
+fn take_parts(tree: &mut Tree, whole: &Tree, parts: flags::Parts, out: &str) -> Vec<Vec<u8>> {
+    let keep_metadata = parts.metadata
+        && (parts.overwrite || !tree.exists(&format!("{out}/metadata/annotations.yaml")));
+    let mut printed = Vec::new();
+    for (path, file) in whole.staged() {
+        if flags::is_manifest(path, out) {
+            if parts.stdout {
+                printed.push(file.content.clone());
+            } else if parts.manifests {
+                tree.add(path, file.content.clone(), file.policy);
+            }
+        } else if keep_metadata {
+            tree.add(path, file.content.clone(), file.policy);
+        }
+    }
+    printed
 }
 
 fn print(value: &Value) -> Result<String> {
