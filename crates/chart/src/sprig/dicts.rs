@@ -176,6 +176,9 @@ pub fn deep_copy(v: &Value) -> Value {
             })
         }
         Value::List(items) => Value::List(items.iter().map(deep_copy).collect()),
+        Value::Object(o) if o.type_name() == "*semver.Version" => {
+            super::semver::deep_copied_version()
+        }
         other => other.clone(),
     }
 }

@@ -406,6 +406,19 @@ impl Object for VersionObject {
     }
 }
 
+/// What sprig's `deepCopy` makes of a `*semver.Version`: copystructure copies exported
+/// fields only and a Version has none, so the copy is the zero version (`0.0.0`).
+pub(crate) fn deep_copied_version() -> Value {
+    Value::Object(std::sync::Arc::new(VersionObject(Version {
+        major: 0,
+        minor: 0,
+        patch: 0,
+        pre: String::new(),
+        metadata: String::new(),
+        original: String::new(),
+    })))
+}
+
 /// The `*semver.Version` argument of a comparison method.
 fn other_version(v: &Value) -> Result<Version> {
     match v {

@@ -709,5 +709,14 @@ METHODS = [
     ('method-values-pathvalue-empty', '{{ .Values.PathValue "" }}'),
 ]
 
+# sprig's deepCopy (copystructure) copies exported fields only: a *semver.Version has
+# none and comes out as 0.0.0; time.Time is copied whole.
+COPIES = [
+    ('deepcopy-semver', '{{ $v := semver "1.2.3-pre+m" | deepCopy }}{{ $v }} {{ $v.Original | quote }} {{ $v | toJson }} {{ $v.Major }} {{ $v.Prerelease | quote }} {{ typeOf $v }}'),
+    ('deepcopy-semver-list', '{{ list (semver "1.2.3") | deepCopy }} {{ dict "v" (semver "2.0.0") | deepCopy | toJson }}'),
+    ('deepcopy-semver-cmp', '{{ (semver "1.2.3" | deepCopy).LessThan (semver "0.0.1") }}'),
+    ('deepcopy-time', '{{ now | deepCopy | typeOf }} {{ (toDate "2006-01-02" "2020-05-06") | deepCopy | date "2006-01-02" }}'),
+]
+
 ALL = (SYNTAX + CONTROL + OBJECTS + BUILTINS + PRINTF + SPRIG + SHARED + BYTES + TOML + COMPLEX
-       + ERRORS + KEYS + FROMTOML + METHODS)
+       + ERRORS + KEYS + FROMTOML + METHODS + COPIES)

@@ -116,11 +116,7 @@ pub fn check(
         return Ok(());
     };
     if !named && !rescaffold && !entry.controllers.is_empty() {
-        let names: Vec<&str> = entry
-            .controllers
-            .iter()
-            .map(|c| c.name.as_str())
-            .collect();
+        let names: Vec<&str> = entry.controllers.iter().map(|c| c.name.as_str()).collect();
         return Err(Error::invalid(format!(
             "{} has named controllers ({}); pass --controller-name to add another, or --controller=false",
             shown_kind(entry),
@@ -128,16 +124,9 @@ pub fn check(
         )));
     }
     let has = if controller.default {
-        entry.controller
-            || entry
-                .controllers
-                .iter()
-                .any(|c| c.name == controller.name)
+        entry.controller || entry.controllers.iter().any(|c| c.name == controller.name)
     } else {
-        entry
-            .controllers
-            .iter()
-            .any(|c| c.name == controller.name)
+        entry.controllers.iter().any(|c| c.name == controller.name)
     };
     if named && has && !force {
         return Err(Error::Project(format!(
@@ -274,6 +263,7 @@ mod tests {
             &project,
             &captain,
             &ControllerName::of_kind(&captain),
+            false,
             false,
             false,
         )
