@@ -71,6 +71,9 @@ pub enum Command {
     /// Check an OLM bundle
     #[command(subcommand)]
     Bundle(BundleCommand),
+    /// Experimental: re-scaffold the project, or upgrade it to this rusty-sdk
+    #[command(subcommand)]
+    Alpha(AlphaCommand),
     /// Print rusty-sdk's version
     Version,
     /// Print a shell completion script
@@ -78,6 +81,46 @@ pub enum Command {
         /// The shell to complete for
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Debug, Subcommand)]
+#[command(defer = true)]
+pub enum AlphaCommand {
+    /// Scaffold the project afresh from its PROJECT file with this rusty-sdk: init, then
+    /// every API, webhook and plugin PROJECT records, in order
+    #[command(after_help = "Examples:\n  \
+        rusty-sdk alpha generate --output-dir ../memcached-operator-fresh\n  \
+        rusty-sdk alpha generate --dry-run --diff      # what differs from a fresh scaffold")]
+    Generate(AlphaGenerateArgs),
+    /// Upgrade the project to this rusty-sdk: a three-way merge of your tree with the
+    /// scaffolds of the version that made it and of this one
+    #[command(after_help = "Examples:\n  \
+        rusty-sdk alpha update                         # from PROJECT's cliVersion\n  \
+        rusty-sdk alpha update --from-binary ~/old/rusty-sdk --dry-run --diff\n  \
+        rusty-sdk alpha update --from-version 0.1.0")]
+    Update(AlphaUpdateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AlphaGenerateArgs {
+    /// The project whose PROJECT file is replayed [default: the project directory]
+    #[arg(long, value_name = "DIR")]
+    pub input_dir: Option<PathBuf>,
+    /// Where the fresh scaffold goes [default: the input directory, where files you
+    /// changed are conflicts unless --force]
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct AlphaUpdateArgs {
+    /// The rusty-sdk release that made the project, installed with `cargo install` into
+    /// the cache [default: PROJECT's cliVersion]
+    #[arg(long, value_name = "VERSION", conflicts_with = "from_binary")]
+    pub from_version: Option<String>,
+    /// An older rusty-sdk executable to replay the project with (works offline)
+    #[arg(long, value_name = "PATH")]
+    pub from_binary: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -130,6 +130,12 @@ fn dispatch(session: &Session, command: Command) -> Result<()> {
         Command::Bundle(cli::BundleCommand::Validate(args)) => {
             commands::bundle_validate::run(session, &args)
         }
+        Command::Alpha(cli::AlphaCommand::Generate(args)) => {
+            commands::alpha::generate::run(session, &args)
+        }
+        Command::Alpha(cli::AlphaCommand::Update(args)) => {
+            commands::alpha::update::run(session, &args)
+        }
         Command::Version => print_all(versions::line().as_bytes()),
         Command::Completion { shell } => {
             let mut script = Vec::new();

@@ -22,6 +22,10 @@ const HEADER: &str = "\
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Project {
+    /// The rusty-sdk that last wrote PROJECT (`versions::cli`), as kubebuilder's
+    /// `cliVersion`: `alpha update` regenerates the scaffold it started from with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cli_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
     #[serde(default, deserialize_with = "string_or_list")]
@@ -167,7 +171,35 @@ impl Project {
                 shown(&version)
             )));
         }
-        yaml::from_str(text).map_err(|e| corrupt(&e))
+        let project: Project = yaml::from_str(text).map_err(|e| corrupt(&e))?;
+        project.check_not_newer()?;
+        Ok(project)
+    }
+
+    /// A project last written by a newer rusty-sdk may hold files and PROJECT entries this
+    /// one does not know: refuse it rather than write an older scaffold into it.
+    fn check_not_newer(&self) -> Result<()> {
+        let Some(recorded) = &self.cli_version else {
+            return Ok(());
+        };
+        let ours = semver::Version::parse(env!("CARGO_PKG_VERSION"))
+            .map_err(|e| Error::Internal(e.to_string()))?;
+        // Build metadata (the commit of a development build) does not order versions.
+        match semver::Version::parse(recorded) {
+            Ok(theirs) if theirs.cmp_precedence(&ours).is_gt() => Err(Error::Project(format!(
+                "PROJECT was written by rusty-sdk {}, newer than this rusty-sdk {}; install rusty-sdk {}.{}.{} or newer",
+                shown(recorded),
+                env!("CARGO_PKG_VERSION"),
+                theirs.major,
+                theirs.minor,
+                theirs.patch
+            ))),
+            Ok(_) => Ok(()),
+            Err(_) => Err(corrupt(&format!(
+                "`cliVersion` {} is not a version such as 0.1.0",
+                shown(recorded)
+            ))),
+        }
     }
 
     /// The PROJECT text: header, then keys in sorted order so saves are deterministic.

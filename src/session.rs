@@ -101,8 +101,25 @@ impl Session {
     /// Stage PROJECT, plan every staged change, print it, then write it all (or nothing).
     pub fn apply(&self, mut tree: Tree, project: &Project) -> Result<Plan> {
         self.lock()?;
+        // Every command records which rusty-sdk last wrote the project (`alpha update`
+        // starts from it).
+        let project = Project {
+            cli_version: Some(crate::versions::cli()),
+            ..project.clone()
+        };
         tree.add(project::FILE_NAME, project.render()?, Policy::Tool);
-        let plan = Plan::build(&tree, self.force)?;
+        self.write(&tree, &self.root)
+    }
+
+    /// Plan every staged change of `tree`, which carries its own PROJECT (`alpha generate`
+    /// into another folder, `alpha update`'s merge), print it, then write it all at the
+    /// tree's root (or nothing).
+    pub fn apply_tree(&self, tree: &Tree) -> Result<Plan> {
+        self.write(tree, tree.root())
+    }
+
+    fn write(&self, tree: &Tree, root: &std::path::Path) -> Result<Plan> {
+        let plan = Plan::build(tree, self.force)?;
         // A refused plan prints only its conflicts (in the error), never `create` lines
         // for files that will not be written.
         plan.check()?;
@@ -114,7 +131,7 @@ impl Session {
         if self.dry_run {
             self.shell.note("dry run: nothing was written");
         } else {
-            commit::commit(&self.root, &plan)?;
+            commit::commit(root, &plan)?;
             self.committed.set(true);
         }
         Ok(plan)

@@ -19,6 +19,18 @@ pub const K8S_FEATURE: &str = "v1_33";
 /// images carry no helm binary; the test suites check against this version's CLI).
 pub const HELM: &str = "v4.2.3";
 
+/// The version PROJECT records as `cliVersion`: this crate's version, and for a build from a
+/// git checkout the commit as semver build metadata (`0.1.0+86aa3591c0de`), because every
+/// development build carries the same crate version and `alpha update` needs to know which
+/// scaffold the project started from. A build outside git (a crates.io package) is its
+/// version alone.
+pub fn cli() -> String {
+    match env!("RUSTY_SDK_COMMIT") {
+        "unknown" => env!("CARGO_PKG_VERSION").to_string(),
+        commit => format!("{}+{commit}", env!("CARGO_PKG_VERSION")),
+    }
+}
+
 /// `rusty-sdk version`, in operator-sdk's style: one line of `key: "value"` pairs.
 pub fn line() -> String {
     let kubernetes = K8S_FEATURE.trim_start_matches('v').replace('_', ".");

@@ -1,4 +1,5 @@
 //! One module per command; each validates its flags, stages changes and applies them.
+pub mod alpha;
 pub mod bundle_validate;
 pub mod create_api;
 pub mod create_webhook;

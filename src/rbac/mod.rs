@@ -19,7 +19,7 @@ pub mod chart_source;
 pub mod helm_apis;
 pub mod markers;
 pub mod merge;
-mod objects_cache;
+pub(crate) mod objects_cache;
 pub mod render;
 pub mod resources;
 pub mod rule;

@@ -1,6 +1,8 @@
 //! All integration tests compile into this one binary (faster to build and link).
 mod support;
 
+mod alpha;
+mod alpha_update;
 mod bundle;
 mod bundle_validate;
 mod cli;

@@ -52,6 +52,8 @@ pub fn snapshot_settings() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
+    // The commit of the build is in every PROJECT (`cliVersion: 0.1.0+<commit>`).
+    settings.add_filter(r"(?m)^cliVersion: .*$", "cliVersion: [CLI VERSION]");
     settings
 }
 

@@ -22,7 +22,7 @@ use crate::yaml;
 
 /// The plugin keys `edit --plugins` takes for this: kubebuilder's, short and full.
 pub const PLUGIN_KEYS: [&str; 2] = ["grafana/v1-alpha", "grafana.kubebuilder.io/v1-alpha"];
-const PROJECT_PLUGIN: &str = "grafana.kubebuilder.io/v1-alpha";
+pub(crate) const PROJECT_PLUGIN: &str = "grafana.kubebuilder.io/v1-alpha";
 
 pub const RUNTIME_DASHBOARD: &str = "grafana/controller-runtime-metrics.json";
 pub const RESOURCES_DASHBOARD: &str = "grafana/controller-resources-metrics.json";

@@ -1,0 +1,85 @@
+//! `rusty-sdk alpha`: bringing a scaffolded project to this rusty-sdk, as kubebuilder's
+//! `alpha generate` and `alpha update` do for Go projects.
+//!
+//! Both start from PROJECT, which records every command's outcome: [`replay`] turns it back
+//! into command lines and runs them with some rusty-sdk in a scratch folder. `generate`
+//! replays with this one; `update` replays with the version that made the project too and
+//! merges the two scaffolds into the user's tree file by file ([`merge`]).
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::model::names::shown_path;
+use crate::project::{self, Project};
+
+pub mod generate;
+pub mod merge;
+pub mod notes;
+pub mod replay;
+pub mod update;
+
+/// Folders that are build output or version control, never scaffold.
+const NOT_SCAFFOLD: [&str; 2] = [".git", "target"];
+
+/// Every file under `root` (path relative to it with `/` -> bytes), outside build output
+/// and version control.
+pub fn read_tree(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
+    let mut files = BTreeMap::new();
+    let walk = walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|entry| {
+            entry.depth() != 1
+                || !NOT_SCAFFOLD.contains(&entry.file_name().to_string_lossy().as_ref())
+        });
+    for entry in walk {
+        let entry = entry.map_err(|e| {
+            let path = e.path().unwrap_or(root).to_path_buf();
+            Error::io(path, e.into())
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = entry
+            .path()
+            .strip_prefix(root)
+            .map_err(|e| Error::Internal(e.to_string()))?
+            .to_string_lossy()
+            .replace('\\', "/");
+        let bytes = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+        files.insert(rel, bytes);
+    }
+    Ok(files)
+}
+
+/// The PROJECT file of the project in `dir`, named after the flag that gave it.
+pub fn read_project(dir: &Path, flag: &str) -> Result<Project> {
+    let path = dir.join(project::FILE_NAME);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Project::parse(&text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::invalid(format!(
+            "{flag} {}: no PROJECT file there; pass the folder of a rusty-sdk project",
+            shown_path(dir)
+        ))),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Replay `project` (of the project in `input`) with `binary` in a scratch folder and
+/// return the files it wrote.
+pub fn scaffold_with(
+    binary: &Path,
+    replay: &replay::Replay,
+    input: &Path,
+) -> Result<BTreeMap<String, Vec<u8>>> {
+    let name = input
+        .file_name()
+        .map_or_else(|| "project".into(), ToOwned::to_owned);
+    let (_scratch, root) = replay::scratch(&name)?;
+    replay::run(binary, replay, &root)?;
+    read_tree(&root)
+}
+
+/// This rusty-sdk's executable, to replay with.
+pub fn this_binary() -> Result<std::path::PathBuf> {
+    std::env::current_exe().map_err(|e| Error::io("rusty-sdk", e))
+}

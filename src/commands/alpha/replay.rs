@@ -1,0 +1,302 @@
+//! PROJECT back into the commands that made it, and running them with any rusty-sdk.
+//!
+//! Each thing PROJECT records maps to the command that recorded it: the layout and names to
+//! `init`, each resource to `create api` (Rust, Helm, deploy-image or a built-in kind),
+//! each resource's `webhooks` to `create webhook`, and plugin data to the command that
+//! wrote it. The commands run as a separate process, so the same replay drives this
+//! rusty-sdk (`alpha generate`) and an older one (`alpha update`'s ancestor), which has no
+//! `alpha generate` of its own.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::error::{Error, Result};
+use crate::model::names::{shown, shown_path};
+use crate::project::{Project, Resource};
+use crate::yaml::Value;
+
+/// PROJECT's plugin keys, and what replays each.
+const HELM_APIS: &str = "helm.rusty-sdk.dev/v1";
+const DEPLOY_IMAGE: &str = crate::commands::create_api::rust::image::PLUGIN_KEY;
+const RBAC: &str = crate::rbac::PLUGIN_KEY;
+const OPERATOR_CHART: &str = "helm.kubebuilder.io/v2-alpha";
+const GRAFANA: &str = crate::commands::grafana::PROJECT_PLUGIN;
+const KNOWN_PLUGINS: [&str; 5] = [HELM_APIS, DEPLOY_IMAGE, RBAC, OPERATOR_CHART, GRAFANA];
+
+/// The command lines that make the project again, in the order they ran.
+#[derive(Clone, Debug, Default)]
+pub struct Replay {
+    pub steps: Vec<Vec<String>>,
+    /// What PROJECT records but no command can make again from PROJECT alone (an external
+    /// API's CRD is not kept), each as a sentence naming it.
+    pub not_replayed: Vec<String>,
+}
+
+/// The commands that made the project in `input` (whose PROJECT is `project`).
+pub fn plan(project: &Project, input: &Path) -> Result<Replay> {
+    if let Some(unknown) = project
+        .plugins
+        .keys()
+        .filter_map(Value::as_str)
+        .find(|key| !KNOWN_PLUGINS.contains(key))
+    {
+        return Err(Error::Project(format!(
+            "PROJECT records plugin {}, which this rusty-sdk cannot replay (it knows {}); use the rusty-sdk that added it, or remove its entry from PROJECT",
+            shown(unknown),
+            KNOWN_PLUGINS.join(", ")
+        )));
+    }
+    let layout = project.layout()?;
+    let mut replay = Replay::default();
+    replay.steps.push(init(project, input, layout.short_name()));
+    for resource in &project.resources {
+        match api(project, resource, input, layout.has_helm() && layout.has_rust()) {
+            Some(step) => replay.steps.push(step),
+            None => replay.not_replayed.push(format!(
+                "the external API {} (its CRD is not kept in the project): its files stay as you have them",
+                gvk(resource)
+            )),
+        }
+    }
+    // Conversion webhooks need their spoke versions' APIs: every API first, as
+    // kubebuilder replays them.
+    replay
+        .steps
+        .extend(project.resources.iter().filter_map(webhook));
+    if let Some(namespace) = plugin_str(project, RBAC, "namespace") {
+        replay
+            .steps
+            .push(args(&["generate", "rbac", "--namespace", &namespace]));
+    }
+    if project.plugins.contains_key(OPERATOR_CHART) {
+        // Made from `make build-installer`'s output, which only the user's tree has.
+        let manifests = plugin_str(project, OPERATOR_CHART, "manifests")
+            .unwrap_or_else(|| "dist/install.yaml".into());
+        let output = plugin_str(project, OPERATOR_CHART, "output").unwrap_or_else(|| "dist".into());
+        let source = input.join(&manifests);
+        if source.is_file() {
+            replay.steps.push(vec![
+                "edit".into(),
+                "--plugins=helm/v2-alpha".into(),
+                "--manifests".into(),
+                source.to_string_lossy().into_owned(),
+                "--output-dir".into(),
+                output,
+            ]);
+        } else {
+            replay.not_replayed.push(format!(
+                "the operator's Helm chart (helm/v2-alpha), made from {manifests}, which is missing: run `make build-installer` first"
+            ));
+        }
+    }
+    if project.plugins.contains_key(GRAFANA) {
+        // The custom dashboard comes from grafana/custom-metrics/config.yaml, yours to
+        // edit: the replay makes the default one, and an update keeps yours.
+        replay
+            .steps
+            .push(args(&["edit", "--plugins=grafana/v1-alpha"]));
+    }
+    Ok(replay)
+}
+
+fn args(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| (*s).to_string()).collect()
+}
+
+fn gvk(resource: &Resource) -> String {
+    format!("{}/{} {}", resource.group, resource.version, resource.kind)
+}
+
+/// `--group G --version V --kind K` of `resource`.
+fn gvk_flags(resource: &Resource) -> [String; 6] {
+    [
+        "--group".into(),
+        resource.group.clone(),
+        "--version".into(),
+        resource.version.clone(),
+        "--kind".into(),
+        resource.kind.clone(),
+    ]
+}
+
+fn plugin_str(project: &Project, plugin: &str, key: &str) -> Option<String> {
+    project
+        .plugins
+        .get(plugin)
+        .and_then(|data| data.get(key))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// `init`, with the owner and licence read back from hack/boilerplate.txt (PROJECT does
+/// not record them).
+fn init(project: &Project, input: &Path, layout: &str) -> Vec<String> {
+    let mut step = args(&["init", "--plugins", layout]);
+    let mut flag = |name: &str, value: &Option<String>| {
+        if let Some(value) = value {
+            step.extend([format!("--{name}"), value.clone()]);
+        }
+    };
+    flag("domain", &project.domain);
+    flag("repo", &project.repo);
+    flag("project-name", &project.project_name);
+    if let Ok(boilerplate) = std::fs::read_to_string(input.join("hack/boilerplate.txt")) {
+        let owner = boilerplate
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("// Copyright "))
+            .map(|owner| owner.trim_end().trim_end_matches('.').to_string());
+        flag("owner", &owner);
+        if !boilerplate.contains("Apache License") {
+            step.extend(args(&["--license", "none"]));
+        }
+    }
+    if project.namespaced {
+        step.push("--namespaced".into());
+    }
+    step
+}
+
+/// The Helm plugin's entry for `resource`, if it is a Helm API.
+fn helm_entry<'p>(project: &'p Project, resource: &Resource) -> Option<&'p Value> {
+    let list = project
+        .plugins
+        .get(HELM_APIS)?
+        .get("resources")?
+        .as_sequence()?;
+    list.iter().find(|entry| same_gvk(entry, resource))
+}
+
+fn same_gvk(entry: &Value, resource: &Resource) -> bool {
+    let field = |key: &str| entry.get(key).and_then(Value::as_str);
+    field("group") == Some(&resource.group)
+        && field("version") == Some(&resource.version)
+        && field("kind") == Some(&resource.kind)
+}
+
+/// `create api` for one resource, or `None` for one that cannot be made again.
+fn api(project: &Project, resource: &Resource, input: &Path, hybrid: bool) -> Option<Vec<String>> {
+    let mut step = args(&["create", "api"]);
+    let helm = helm_entry(project, resource);
+    let plugin = if helm.is_some() { "helm" } else { "rust" };
+    if hybrid || helm.is_none() {
+        step.extend(args(&["--plugins", plugin]));
+    }
+    step.extend(gvk_flags(resource));
+    if let Some(plural) = &resource.plural {
+        step.extend(["--plural".into(), plural.clone()]);
+    }
+    if let Some(entry) = helm {
+        // The chart as the project has it now: the replay needs no network, and a chart
+        // from a repository is the same files.
+        let chart = entry.get("chart").and_then(Value::as_str);
+        if let Some(dir) = chart.map(|chart| input.join(chart)).filter(|d| d.is_dir()) {
+            step.extend(["--helm-chart".into(), dir.to_string_lossy().into_owned()]);
+        }
+        return Some(step);
+    }
+    if resource.extra.get("external") == Some(&Value::Bool(true)) {
+        return None;
+    }
+    match &resource.api {
+        Some(api) => {
+            step.push("--resource".into());
+            step.push(format!("--controller={}", resource.controller));
+            if !api.namespaced {
+                step.push("--namespaced=false".into());
+            }
+        }
+        // A controller for a kind Kubernetes defines.
+        None => step.extend(args(&["--resource=false", "--controller"])),
+    }
+    step.extend(deploy_image(project, resource));
+    Some(step)
+}
+
+/// The deploy-image flags recorded for `resource`, if any.
+fn deploy_image(project: &Project, resource: &Resource) -> Vec<String> {
+    let Some(options) = project
+        .plugins
+        .get(DEPLOY_IMAGE)
+        .and_then(|data| data.get("resources"))
+        .and_then(Value::as_sequence)
+        .and_then(|list| list.iter().find(|entry| same_gvk(entry, resource)))
+        .and_then(|entry| entry.get("options"))
+    else {
+        return Vec::new();
+    };
+    let mut flags = Vec::new();
+    for (key, flag) in [
+        ("image", "--image"),
+        ("containerCommand", "--image-container-command"),
+        ("containerPort", "--image-container-port"),
+        ("runAsUser", "--run-as-user"),
+    ] {
+        if let Some(value) = options.get(key).and_then(Value::as_str) {
+            flags.extend([flag.to_string(), value.to_string()]);
+        }
+    }
+    flags
+}
+
+/// `create webhook` for the webhooks PROJECT records on `resource`.
+fn webhook(resource: &Resource) -> Option<Vec<String>> {
+    let hooks = resource.webhooks.as_ref()?;
+    let mut step = args(&["create", "webhook"]);
+    step.extend(gvk_flags(resource));
+    if hooks.defaulting {
+        step.push("--defaulting".into());
+    }
+    if hooks.validation {
+        step.push("--programmatic-validation".into());
+    }
+    if hooks.conversion {
+        step.push("--conversion".into());
+        for spoke in &hooks.spoke {
+            step.extend(["--spoke".into(), spoke.clone()]);
+        }
+    }
+    Some(step)
+}
+
+/// Run `replay` with `binary` into `dir` (created by its `init`). A failing step is an
+/// error naming the binary, the command and the first line of what it said.
+pub fn run(binary: &Path, replay: &Replay, dir: &Path) -> Result<()> {
+    for step in &replay.steps {
+        let output = Command::new(binary)
+            .arg("--no-interactive")
+            .arg("--quiet")
+            .arg("-C")
+            .arg(dir)
+            .args(step)
+            .env("NO_COLOR", "1")
+            .output()
+            .map_err(|e| {
+                Error::invalid(format!(
+                    "cannot run {} ({e}); pass --from-binary <path of a rusty-sdk executable>",
+                    shown_path(binary)
+                ))
+            })?;
+        if !output.status.success() {
+            let said = String::from_utf8_lossy(&output.stderr);
+            let first = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            return Err(Error::Project(format!(
+                "replaying `rusty-sdk {}` with {} failed: {}",
+                step.join(" "),
+                shown_path(binary),
+                first.trim_start_matches("error: ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A scratch folder for one replay: `<tmp>/<name>`, the name the project's folder has, so
+/// that `init` derives the same defaults from it.
+pub fn scratch(name: &std::ffi::OsStr) -> Result<(tempfile::TempDir, PathBuf)> {
+    let dir = tempfile::Builder::new()
+        .prefix("rusty-sdk-replay-")
+        .tempdir()
+        .map_err(|e| Error::io(std::env::temp_dir(), e))?;
+    let root = dir.path().join(name);
+    Ok((dir, root))
+}

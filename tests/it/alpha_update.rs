@@ -1,0 +1,276 @@
+//! `alpha update` from an older commit of this repository (issue 29): the tutorial project
+//! scaffolded by a rusty-sdk from before the runtime took over the controllers' plumbing,
+//! with the user's code where the tutorial says, updated by this rusty-sdk; and a conflict
+//! forced on a line both sides changed.
+//!
+//! The older rusty-sdk is built once from the repository's history (`git archive` of
+//! [`OLD_COMMIT`]) into `target/tmp/old-rusty-sdk/<commit>/` and reused by later runs:
+//! about 6 minutes on 2 cores the first time, nothing after.
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rusty_sdk_test_tools::needs;
+
+use crate::support::{read_tree, rusty, transcript};
+
+/// 2026-11-25, "Nothing is written outside the project": its controllers build their own
+/// kube-runtime Controller with ReconcileMetrics::instrument, before controller::Runner.
+const OLD_COMMIT: &str = "5055528b0122b7a5d6d285339ac255a00436b878";
+
+/// The tutorial's commands (docs/tutorial.md), with its optional webhook step.
+const TUTORIAL: &[&str] = &[
+    "init --plugins=hybrid.helm --domain my.domain --repo=github.com/example/memcached-operator",
+    "create api --plugins helm --group cache --version v1 --kind Memcached",
+    "create api --group=cache --version v1 --kind MemcachedBackup --plugins=rust --resource --controller",
+    "create webhook --group cache --version v1 --kind MemcachedBackup --defaulting --programmatic-validation",
+];
+
+static BUILD: Mutex<()> = Mutex::new(());
+
+/// The rusty-sdk of [`OLD_COMMIT`], built on first use.
+fn old_binary() -> PathBuf {
+    let _guard = BUILD.lock().unwrap_or_else(|p| p.into_inner());
+    let cache = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("old-rusty-sdk")
+        .join(&OLD_COMMIT[..7]);
+    let binary = cache.join("target/debug/rusty-sdk");
+    if binary.is_file() {
+        return binary;
+    }
+    let source = cache.join("src");
+    let _ = std::fs::remove_dir_all(&source);
+    std::fs::create_dir_all(&source).unwrap();
+    let archive = cache.join("source.tar");
+    let mut git = Command::new("git");
+    git.current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["archive", "--format=tar", "-o"])
+        .arg(&archive)
+        .arg(OLD_COMMIT);
+    // A shallow clone lacks the commit: `git fetch --unshallow`.
+    succeed(
+        &mut git,
+        "git archive (in a shallow clone: git fetch --unshallow)",
+    );
+    succeed(
+        Command::new("tar")
+            .arg("-xf")
+            .arg(&archive)
+            .arg("-C")
+            .arg(&source),
+        "tar",
+    );
+    let started = Instant::now();
+    succeed(
+        Command::new("cargo")
+            .current_dir(&source)
+            .args(["build", "--locked", "--quiet", "--bin", "rusty-sdk"])
+            .env("CARGO_TARGET_DIR", cache.join("target"))
+            // Its build script asks git for the commit: an archive has none (`unknown`).
+            .env("GIT_DIR", cache.join("no-git"))
+            .env_remove("RUSTFLAGS")
+            .env_remove("RUSTUP_TOOLCHAIN"),
+        "cargo build",
+    );
+    eprintln!(
+        "built the rusty-sdk of {} in {:.0} s",
+        &OLD_COMMIT[..7],
+        started.elapsed().as_secs_f64()
+    );
+    binary
+}
+
+/// Run `command`, which must succeed.
+fn succeed(command: &mut Command, what: &str) {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{what} for {OLD_COMMIT}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The tutorial project scaffolded in `root` by `binary`.
+fn scaffold_with(binary: &Path, root: &Path) {
+    for args in TUTORIAL {
+        let out = Command::new(binary)
+            .args(["--no-interactive", "-C"])
+            .arg(root)
+            .args(args.split_whitespace())
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args}: {}", transcript(&out, root));
+    }
+}
+
+/// Replace the first `old` in the project's file at `path` with `new`.
+fn edit(root: &Path, path: &str, old: &str, new: &str) {
+    let full = root.join(path);
+    let text = std::fs::read_to_string(&full).unwrap();
+    assert!(text.contains(old), "{path} has no {old:?}:\n{text}");
+    std::fs::write(&full, text.replacen(old, new, 1)).unwrap();
+}
+
+/// The user's code, where the tutorial says it goes: a spec field, a line of reconcile
+/// logic and a validation rule, each as (file, the scaffold's line it goes after, the
+/// user's lines).
+const USER_CODE: [(&str, &str, &str); 3] = [
+    (
+        "api/src/cache/v1/memcached_backup.rs",
+        "    pub foo: Option<String>,\n",
+        "    /// How often to back up, as a cron schedule.\n    #[serde(default, skip_serializing_if = \"Option::is_none\")]\n    pub schedule: Option<String>,\n",
+    ),
+    (
+        "src/controller/memcached_backup.rs",
+        "    // differs, so a new spec (or new code) rolls out. Return an error to retry with backoff.\n",
+        "    // Backups run on the spec's schedule, daily without one.\n    let _schedule = obj.spec.schedule.as_deref().unwrap_or(\"@daily\");\n",
+    ),
+    (
+        "src/webhook/memcached_backup.rs",
+        "fn validate_create(object: &MemcachedBackup) -> Verdict {\n",
+        "    if object.spec.schedule.as_deref() == Some(\"\") {\n        return Err(Denial::new(\n            \"spec.schedule\",\n            \"must not be empty\".to_string(),\n        ));\n    }\n",
+    ),
+];
+
+fn add_user_code(root: &Path) {
+    for (path, after, lines) in USER_CODE {
+        edit(root, path, after, &format!("{after}{lines}"));
+    }
+}
+
+/// `alpha update --from-binary old` with `flags` in `root`: its output and transcript.
+fn update(root: &Path, old: &Path, flags: &[&str]) -> (std::process::Output, String) {
+    let output = rusty(root)
+        .args(["alpha", "update"])
+        .args(flags)
+        .arg("--from-binary")
+        .arg(old)
+        .output()
+        .unwrap();
+    let text = transcript(&output, root);
+    (output, text)
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(root)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+#[needs(e2e, kubectl)]
+#[test]
+fn alpha_update_from_an_older_commit_keeps_user_code_builds_and_tests() {
+    let old = old_binary();
+    let (_dir, root) = crate::e2e::project_dir("e2e-alpha-update");
+    scaffold_with(&old, &root);
+    add_user_code(&root);
+    git(&root, &["init", "-q"]);
+    git(&root, &["add", "-A"]);
+    git(
+        &root,
+        &[
+            "commit",
+            "-qm",
+            "scaffolded by an older rusty-sdk, with user code",
+        ],
+    );
+
+    let (output, text) = update(&root, &old, &[]);
+    assert!(output.status.success(), "{text}");
+    // The scaffold moved: the controller runs on the runtime's Runner now.
+    let controller =
+        std::fs::read_to_string(root.join("src/controller/memcached_backup.rs")).unwrap();
+    assert!(controller.contains("Runner"), "{controller}");
+    assert!(!controller.contains("metrics.instrument("), "{controller}");
+    let project = std::fs::read_to_string(root.join("PROJECT")).unwrap();
+    assert!(project.contains("\ncliVersion: "), "{project}");
+    for (path, _, lines) in USER_CODE {
+        let now = std::fs::read_to_string(root.join(path)).unwrap();
+        assert!(
+            now.contains(lines),
+            "{path} lost the user's lines {lines:?}:\n{now}"
+        );
+    }
+    for (path, bytes) in read_tree(&root) {
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("<<<<<<< ours"),
+            "{path}: conflict markers in a clean update: {text}"
+        );
+    }
+    crate::e2e::check_project(&root);
+}
+
+#[needs(e2e)]
+#[test]
+fn alpha_update_conflicts_are_marked_listed_and_exit_1() {
+    let old = old_binary();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memcached-operator");
+    scaffold_with(&old, &root);
+    let ancestor = read_tree(&root);
+    // What this rusty-sdk makes of the same PROJECT: a line it changed, the user changes too.
+    let theirs_dir = dir.path().join("theirs");
+    let output = rusty(&root)
+        .args(["alpha", "generate", "--output-dir"])
+        .arg(&theirs_dir)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let theirs = read_tree(&theirs_dir);
+    let (path, line) = ancestor
+        .iter()
+        .filter(|(path, _)| path.ends_with(".rs"))
+        .find_map(|(path, bytes)| {
+            let new = String::from_utf8_lossy(theirs.get(path)?).into_owned();
+            let old = String::from_utf8_lossy(bytes).into_owned();
+            let gone = old
+                .lines()
+                .find(|l| l.trim().len() > 10 && !new.lines().any(|n| n == *l))?
+                .to_string();
+            Some((path.clone(), gone))
+        })
+        .expect("the older scaffold has a Rust line this one changed");
+    let mine = "    // the user's own version of this line";
+    edit(&root, &path, &format!("{line}\n"), &format!("{mine}\n"));
+    let before = read_tree(&root);
+
+    let (output, text) = update(&root, &old, &["--dry-run"]);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains(&format!("conflict: {path}")), "{text}");
+    assert!(read_tree(&root) == before, "a dry run wrote files: {text}");
+
+    let (output, text) = update(&root, &old, &[]);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!("warning: conflict: {path}\n")),
+        "{text}"
+    );
+    assert!(
+        text.contains("1 file(s) have conflict markers"),
+        "one file in conflict, listed: {text}"
+    );
+    let merged = std::fs::read_to_string(root.join(&path)).unwrap();
+    let ours = merged
+        .split("<<<<<<< ours\n")
+        .nth(1)
+        .and_then(|rest| rest.split("=======\n").next())
+        .unwrap_or_else(|| panic!("{path} has no conflict markers:\n{merged}"));
+    assert!(ours.contains(mine), "{ours}");
+    assert!(merged.contains(">>>>>>> theirs\n"), "{merged}");
+    // Everything else merged cleanly: the files the user did not touch are the new ones.
+    let after = read_tree(&root);
+    for (other, bytes) in &theirs {
+        if other != &path && ancestor.get(other) == before.get(other) {
+            assert!(
+                after.get(other) == Some(bytes),
+                "{other} is not the new scaffold's"
+            );
+        }
+    }
+}
