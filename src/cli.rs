@@ -218,7 +218,7 @@ pub enum CreateCommand {
         rusty-sdk create api --plugins helm --group cache --version v1 --kind Nginx\n  \
         rusty-sdk create api --plugins helm --helm-chart bitnami/redis \\\n      \
             --helm-chart-repo https://charts.bitnami.com/bitnami")]
-    Api(CreateApiArgs),
+    Api(Box<CreateApiArgs>),
     /// Add admission webhooks (defaulting, validation) for a Rust API of the project
     #[command(after_help = "Examples:\n  \
         rusty-sdk create webhook --group cache --version v1alpha1 --kind Memcached \\\n      \
