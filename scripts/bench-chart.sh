@@ -14,6 +14,12 @@ timings=$(mktemp)
 trap 'rm -f "$timings"' EXIT
 runs=${1:-11}
 shift || true
-"$venv/bin/python" "$corpus/render_oracle.py" --timings "$@" > "$timings"
+# Both engines are timed on a machine others may be using: the load average before and
+# after says how far to trust the figures (the target is an idle 2-core machine).
+load() { echo "load average ($1): $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"; }
 cargo build --quiet --release -p rusty-sdk-chart --example bench_corpus
+load "before Helm"
+"$venv/bin/python" "$corpus/render_oracle.py" --timings "$@" > "$timings"
+load "before ours"
 HELM_TIMINGS="$timings" target/release/examples/bench_corpus "$runs" "$@"
+load "after"
