@@ -83,8 +83,27 @@ fn projects() -> Vec<(&'static str, Vec<&'static str>)> {
         .position(|c| c.starts_with("create webhook"))
         .unwrap();
     in_project_order.swap(at, at + 1);
+    // controllers.rs's kubebuilder commands: named controllers, of an API and of a
+    // built-in kind.
+    let named =
+        ["init --plugins rust --domain testproject.org --repo github.com/example/crew-operator"]
+            .iter()
+            .chain(&crate::controllers::COMMANDS)
+            .copied()
+            .collect();
+    // webhook_kinds.rs's webhooks for built-in kinds, one with a controller and one
+    // without, on custom paths too (its external kind is not replayable).
+    let core_hooks = vec![
+        "init --plugins rust --repo github.com/example/hooks-operator",
+        "create api --plugins rust --group core --version v1 --kind Pod --resource=false --controller",
+        "create webhook --group core --version v1 --kind Pod --defaulting",
+        "create webhook --group core --version v1 --kind Pod --programmatic-validation",
+        "create webhook --group apps --version v1 --kind Deployment --defaulting --defaulting-path /mutate-deployments",
+    ];
     vec![
         ("tutorial-operator", TUTORIAL.to_vec()),
+        ("hooks-operator", core_hooks),
+        ("crew-operator", named),
         ("rust-three-apis", rust),
         ("rust-in-project-order", in_project_order),
         ("hybrid-three-apis", hybrid),

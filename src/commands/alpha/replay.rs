@@ -50,18 +50,22 @@ pub fn plan(project: &Project, input: &Path) -> Result<Replay> {
     replay.steps.push(init(project, input, layout.short_name()));
     for resource in &project.resources {
         match api(project, resource, input, layout.has_helm() && layout.has_rust()) {
-            Some(step) => replay.steps.push(step),
+            Some(steps) => replay.steps.extend(steps),
             None => replay.not_replayed.push(format!(
-                "the external API {} (its CRD is not kept in the project): its files stay as you have them",
+                "the external API {} and its webhooks (its CRD is not kept in the project): their files stay as you have them",
                 gvk(resource)
             )),
         }
     }
     // Conversion webhooks need their spoke versions' APIs: every API first, as
     // kubebuilder replays them.
-    replay
-        .steps
-        .extend(project.resources.iter().filter_map(webhook));
+    replay.steps.extend(
+        project
+            .resources
+            .iter()
+            .filter(|resource| !resource.is_external())
+            .filter_map(webhook),
+    );
     if let Some(namespace) = plugin_str(project, RBAC, "namespace") {
         replay
             .steps
@@ -174,7 +178,12 @@ fn same_gvk(entry: &Value, resource: &Resource) -> bool {
 }
 
 /// `create api` for one resource, or `None` for one that cannot be made again.
-fn api(project: &Project, resource: &Resource, input: &Path, hybrid: bool) -> Option<Vec<String>> {
+fn api(
+    project: &Project,
+    resource: &Resource,
+    input: &Path,
+    hybrid: bool,
+) -> Option<Vec<Vec<String>>> {
     let mut step = args(&["create", "api"]);
     let helm = helm_entry(project, resource);
     let plugin = if helm.is_some() { "helm" } else { "rust" };
@@ -185,6 +194,8 @@ fn api(project: &Project, resource: &Resource, input: &Path, hybrid: bool) -> Op
     if let Some(plural) = &resource.plural {
         step.extend(["--plural".into(), plural.clone()]);
     }
+    // What names the kind: each further controller of it starts so.
+    let kind_flags = step.clone();
     if let Some(entry) = helm {
         // The chart as the project has it now: the replay needs no network, and a chart
         // from a repository is the same files.
@@ -192,15 +203,20 @@ fn api(project: &Project, resource: &Resource, input: &Path, hybrid: bool) -> Op
         if let Some(dir) = chart.map(|chart| input.join(chart)).filter(|d| d.is_dir()) {
             step.extend(["--helm-chart".into(), dir.to_string_lossy().into_owned()]);
         }
-        return Some(step);
+        return Some(vec![step]);
     }
-    if resource.extra.get("external") == Some(&Value::Bool(true)) {
+    if resource.is_external() {
         return None;
     }
+    if resource.api.is_none() && !resource.has_controller() {
+        // Webhooks only, for a kind Kubernetes defines: `create webhook` makes it all.
+        return Some(Vec::new());
+    }
+    let mut named = resource.controllers.iter().map(|c| c.name.as_str());
     match &resource.api {
         Some(api) => {
             step.push("--resource".into());
-            step.push(format!("--controller={}", resource.controller));
+            step.push(format!("--controller={}", resource.has_controller()));
             if !api.namespaced {
                 step.push("--namespaced=false".into());
             }
@@ -208,8 +224,21 @@ fn api(project: &Project, resource: &Resource, input: &Path, hybrid: bool) -> Op
         // A controller for a kind Kubernetes defines.
         None => step.extend(args(&["--resource=false", "--controller"])),
     }
+    // Named controllers (`--controller-name`): the first with the API, each other one a
+    // controller more for the kind.
+    let mut steps = Vec::new();
+    if let Some(first) = named.next() {
+        step.push(format!("--controller-name={first}"));
+    }
     step.extend(deploy_image(project, resource));
-    Some(step)
+    steps.push(step);
+    for name in named {
+        let mut step = kind_flags.clone();
+        step.extend(args(&["--resource=false", "--controller"]));
+        step.push(format!("--controller-name={name}"));
+        steps.push(step);
+    }
+    Some(steps)
 }
 
 /// The deploy-image flags recorded for `resource`, if any.
@@ -248,6 +277,15 @@ fn webhook(resource: &Resource) -> Option<Vec<String>> {
     }
     if hooks.validation {
         step.push("--programmatic-validation".into());
+    }
+    // Custom paths, where the API server already sends the requests.
+    for (key, flag) in [
+        ("defaultingPath", "--defaulting-path"),
+        ("validationPath", "--validation-path"),
+    ] {
+        if let Some(path) = hooks.extra.get(key).and_then(Value::as_str) {
+            step.extend([flag.to_string(), path.to_string()]);
+        }
     }
     if hooks.conversion {
         step.push("--conversion".into());
