@@ -144,8 +144,10 @@ pub struct EditArgs {
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
-    /// Project layout: hybrid.helm, helm or rust (operator-sdk's plugin keys are accepted)
-    #[arg(long, value_name = "PLUGIN")]
+    /// Project layout: hybrid.helm, helm or rust (operator-sdk's plugin keys are accepted);
+    /// without it, rust, as kubebuilder's and operator-sdk's `init` default to their
+    /// language's plugin
+    #[arg(long, value_name = "PLUGIN", default_value = "rust")]
     pub plugins: String,
     /// Domain of the API groups (<group>.<domain>)
     #[arg(long, default_value = "my.domain")]

@@ -28,16 +28,18 @@ enum Then {
     },
 }
 
-/// One line of generate.sh.
+/// One line of generate.sh, or of kubebuilder's book.
 enum Step {
     /// `$kb <command>`.
     Kb(&'static str, Then),
+    /// A command that asks (the book's `create api`), with the answers the book gives.
+    Answered(&'static str, &'static str),
     /// `make <target>`: `all` is the end-to-end build; `build-installer` writes what the
     /// quick replays need of it, dist/install.yaml, with kustomize.
     Make(&'static str),
 }
 
-use Step::{Kb, Make};
+use Step::{Answered, Kb, Make};
 use Then::{Refused, Works};
 
 /// `init --plugins=go/v4` is kubebuilder's Go layout: refused, naming rusty-sdk's.
@@ -333,6 +335,52 @@ fn project_v4_with_plugins() -> Vec<Step> {
     steps
 }
 
+/// kubebuilder's book, docs/book/src at the same commit: the getting-started guide, then the
+/// CronJob tutorial (cronjob-tutorial.md, new-api.md, webhook-implementation.md) and its
+/// multi-version sequel (api-changes.md, conversion.md), each `kubebuilder` command in order.
+fn getting_started() -> Vec<Step> {
+    vec![
+        Kb("init --domain=example.com", Works),
+        Answered(
+            "create api --group cache --version v1alpha1 --kind Memcached",
+            "y\ny\n",
+        ),
+        Kb(
+            r#"edit --plugins="autoupdate/v1-alpha""#,
+            Refused {
+                why: "run `rusty-sdk alpha update`",
+                instead: &[],
+            },
+        ),
+    ]
+}
+
+fn cronjob_tutorial() -> Vec<Step> {
+    vec![
+        Kb(
+            "init --domain tutorial.kubebuilder.io --repo tutorial.kubebuilder.io/project",
+            Works,
+        ),
+        Answered(
+            "create api --group batch --version v1 --kind CronJob",
+            "y\ny\n",
+        ),
+        Kb(
+            "create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation",
+            Works,
+        ),
+        // api-changes.md answers yes to the resource and no to a second controller.
+        Answered(
+            "create api --group batch --version v2 --kind CronJob",
+            "y\nn\n",
+        ),
+        Kb(
+            "create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2",
+            Works,
+        ),
+    ]
+}
+
 /// A command line split as the shell does for these: on spaces, with `"..."` quoting.
 fn words(line: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -369,10 +417,15 @@ fn crds() -> PathBuf {
 
 /// Run `line` with rusty-sdk in `root`, no answers on stdin.
 fn run(root: &Path, line: &str) -> std::process::Output {
+    answer(root, line, "")
+}
+
+/// Run `line` with rusty-sdk in `root`, with `answers` on stdin.
+fn answer(root: &Path, line: &str, answers: &str) -> std::process::Output {
     let line = line.replace("{crds}", &crds().display().to_string());
     rusty(root)
         .args(words(&line))
-        .write_stdin("")
+        .write_stdin(answers)
         .output()
         .unwrap()
 }
@@ -390,6 +443,15 @@ fn replay(root: &Path, steps: &[Step]) -> Vec<String> {
                 std::fs::write(root.join("dist/install.yaml"), install).unwrap();
             }
             Make(other) => panic!("no replay for make {other}"),
+            Answered(line, answers) => {
+                let output = answer(root, line, answers);
+                if !output.status.success() {
+                    wrong.push(format!(
+                        "`{line}` answering {answers:?} should work:\n{}",
+                        transcript(&output, root)
+                    ));
+                }
+            }
             Kb(line, Works) => {
                 let output = run(root, line);
                 if !output.status.success() {
@@ -515,6 +577,19 @@ fn project_v4_with_plugins_replays_up_to_its_helm_chart() {
     let (_dir, root) = e2e::project_dir("project-v4-with-plugins");
     assert_replayed(&replay(&root, &project_v4_with_plugins()));
     assert!(root.join("dist/chart/Chart.yaml").is_file());
+}
+
+/// The book's commands as a reader types them: `init` without `--plugins` is a Rust
+/// project, the y/n questions of `create api` as the book answers them.
+#[test]
+fn the_getting_started_guide_and_the_cronjob_tutorials_replay() {
+    let (_dir, root) = e2e::project_dir("project");
+    assert_replayed(&replay(&root, &getting_started()));
+    assert!(text(&root, "PROJECT").contains("- rust.rusty-sdk.dev/v1"));
+    let (_dir, root) = e2e::project_dir("cronjob");
+    assert_replayed(&replay(&root, &cronjob_tutorial()));
+    let project = text(&root, "PROJECT");
+    assert!(project.contains("spoke:\n    - v2"), "{project}");
 }
 
 /// A second group whose Rust module is a dotted group's (`foo-policy` and `foo.policy`
