@@ -6,29 +6,18 @@
 //! of a 2048-bit `p` and a 256-bit `q` (SHA-256 for moduli of 2048 bits) from a random
 //! seed, and a private key drawn from its random generator, so every call makes new
 //! primes and a new key as Go's does. aws-lc-rs has no DSA API, so this module calls the
-//! C library directly (as [`super::rsa_gen`] does for what aws-lc-rs leaves out).
+//! C library directly (see [`super::lc`]).
 use aws_lc_sys as ffi;
+
+use super::lc::{Owned, der};
 
 /// The modulus size Go's sprig asks for (dsa.L2048N256).
 const MODULUS_BITS: u32 = 2048;
 
-/// Owns a `DSA` from AWS-LC and frees it when dropped.
-struct Dsa(*mut ffi::DSA);
-
-impl Drop for Dsa {
-    fn drop(&mut self) {
-        // SAFETY: the pointer came from DSA_new, is not null and is freed only here.
-        unsafe { ffi::DSA_free(self.0) }
-    }
-}
-
 /// The DER of a new DSA private key in the OpenSSL layout Go's sprig writes.
 pub fn private_key_der() -> Result<Vec<u8>, String> {
-    // SAFETY: DSA_new returns an owned object or null; ownership moves to `Dsa`.
-    let dsa = Dsa(unsafe { ffi::DSA_new() });
-    if dsa.0.is_null() {
-        return Err("dsa: out of memory".into());
-    }
+    // SAFETY: DSA_new returns an owned object or null.
+    let dsa = Owned::new(unsafe { ffi::DSA_new() }, ffi::DSA_free).ok_or("dsa: out of memory")?;
     let null = std::ptr::null_mut();
     // SAFETY: `dsa.0` is a valid DSA; no seed (a random one is drawn), no counter, no
     // callback.
@@ -47,31 +36,9 @@ pub fn private_key_der() -> Result<Vec<u8>, String> {
     if generated != 1 || unsafe { ffi::DSA_generate_key(dsa.0) } != 1 {
         return Err("dsa: generating the parameters or the key failed".into());
     }
-    marshal(&dsa)
-}
-
-fn marshal(dsa: &Dsa) -> Result<Vec<u8>, String> {
-    let mut cbb = std::mem::MaybeUninit::<ffi::CBB>::uninit();
-    // SAFETY: CBB_init initialises the builder it is given; it is cleaned up below on
-    // every path after a successful init.
-    if unsafe { ffi::CBB_init(cbb.as_mut_ptr(), 1024) } != 1 {
-        return Err("dsa: out of memory".into());
-    }
-    let cbb = cbb.as_mut_ptr();
-    let (mut data, mut len) = (std::ptr::null_mut::<u8>(), 0usize);
-    // SAFETY: `cbb` was initialised; `dsa.0` holds a whole key. CBB_finish hands over
-    // a buffer of `len` bytes that we copy and free with OPENSSL_free.
-    unsafe {
-        if ffi::DSA_marshal_private_key(cbb, dsa.0) != 1
-            || ffi::CBB_finish(cbb, &mut data, &mut len) != 1
-        {
-            ffi::CBB_cleanup(cbb);
-            return Err("dsa: encoding the key failed".into());
-        }
-        let der = std::slice::from_raw_parts(data, len).to_vec();
-        ffi::OPENSSL_free(data.cast());
-        Ok(der)
-    }
+    // SAFETY: `dsa.0` holds a whole key; the builder is valid while `der` runs.
+    der(|cbb| unsafe { ffi::DSA_marshal_private_key(cbb, dsa.0) })
+        .ok_or_else(|| "dsa: encoding the key failed".into())
 }
 
 #[cfg(test)]

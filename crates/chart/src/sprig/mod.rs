@@ -27,6 +27,7 @@ mod duration;
 mod encoding;
 pub(crate) mod gotime;
 mod layout;
+mod lc;
 mod lists;
 mod math;
 mod paths;

@@ -6,10 +6,12 @@
 //! takes a core from whatever runs next. AWS-LC's generator asks a callback between
 //! candidates, and stops when it says so; aws-lc-rs does not expose that, so this module
 //! calls the same C function aws-lc-rs uses (RSA_generate_key_ex, public exponent 65537,
-//! the same prime search and checks) with a callback of ours.
+//! the same prime search and checks) with a callback of ours (see [`super::lc`]).
 use std::os::raw::{c_int, c_void};
 
 use aws_lc_sys as ffi;
+
+use super::lc::{Owned, der};
 
 /// Why no key came out.
 #[derive(Debug, PartialEq)]
@@ -29,18 +31,6 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// Frees an AWS-LC object when dropped.
-struct Owned<T>(*mut T, unsafe extern "C" fn(*mut T));
-
-impl<T> Drop for Owned<T> {
-    fn drop(&mut self) {
-        if !self.0.is_null() {
-            // SAFETY: the pointer came from the matching constructor and is freed once.
-            unsafe { (self.1)(self.0) }
-        }
-    }
-}
-
 /// The callback AWS-LC calls between prime candidates: 1 to go on, 0 to stop.
 unsafe extern "C" fn progress(_event: c_int, _n: c_int, cb: *mut ffi::BN_GENCB) -> c_int {
     // SAFETY: the argument is the `&mut dyn FnMut` that `generate` set and that outlives
@@ -53,23 +43,21 @@ unsafe extern "C" fn progress(_event: c_int, _n: c_int, cb: *mut ffi::BN_GENCB) 
 /// `keep_going` returns false (it is asked once per prime candidate).
 pub fn generate(bits: u32, mut keep_going: impl FnMut() -> bool) -> Result<Vec<u8>, Failure> {
     let bits = c_int::try_from(bits).map_err(|_| Failure::Failed("key size out of range"))?;
-    // SAFETY: each constructor returns an owned object or null; `Owned` frees it.
+    const OUT_OF_MEMORY: Failure = Failure::Failed("out of memory");
+    // SAFETY: each constructor returns an owned object or null.
     let (rsa, e, cb) = unsafe {
         (
-            Owned(ffi::RSA_new(), ffi::RSA_free),
-            Owned(ffi::BN_new(), ffi::BN_free),
-            Owned(ffi::BN_GENCB_new(), ffi::BN_GENCB_free),
+            Owned::new(ffi::RSA_new(), ffi::RSA_free).ok_or(OUT_OF_MEMORY)?,
+            Owned::new(ffi::BN_new(), ffi::BN_free).ok_or(OUT_OF_MEMORY)?,
+            Owned::new(ffi::BN_GENCB_new(), ffi::BN_GENCB_free).ok_or(OUT_OF_MEMORY)?,
         )
     };
-    if rsa.0.is_null() || e.0.is_null() || cb.0.is_null() {
-        return Err(Failure::Failed("out of memory"));
-    }
     let mut keep_going: &mut dyn FnMut() -> bool = &mut keep_going;
     // SAFETY: the objects are valid; the callback's argument points at `keep_going`,
     // which lives until the end of this function, after the generation returns.
     let generated = unsafe {
         if ffi::BN_set_word(e.0, 65537) != 1 {
-            return Err(Failure::Failed("out of memory"));
+            return Err(OUT_OF_MEMORY);
         }
         ffi::BN_GENCB_set(cb.0, Some(progress), (&raw mut keep_going).cast::<c_void>());
         ffi::RSA_generate_key_ex(rsa.0, bits, e.0, cb.0)
@@ -88,32 +76,20 @@ pub fn generate(bits: u32, mut keep_going: impl FnMut() -> bool) -> Result<Vec<u
 
 /// The key as PKCS#8 DER (what rcgen's KeyPair reads).
 fn pkcs8(rsa: Owned<ffi::RSA>) -> Result<Vec<u8>, Failure> {
-    // SAFETY: EVP_PKEY_new returns an owned object or null; assigning the RSA key moves
-    // its ownership into the EVP_PKEY on success.
-    let pkey = unsafe { Owned(ffi::EVP_PKEY_new(), ffi::EVP_PKEY_free) };
-    if pkey.0.is_null() || unsafe { ffi::EVP_PKEY_assign_RSA(pkey.0, rsa.0) } != 1 {
+    // SAFETY: EVP_PKEY_new returns an owned object or null.
+    let pkey = Owned::new(unsafe { ffi::EVP_PKEY_new() }, ffi::EVP_PKEY_free)
+        .ok_or(Failure::Failed("out of memory"))?;
+    // SAFETY: on success the EVP_PKEY takes ownership of the RSA key; on failure it is
+    // freed here.
+    let rsa = rsa.into_raw();
+    if unsafe { ffi::EVP_PKEY_assign_RSA(pkey.0, rsa) } != 1 {
+        // SAFETY: not taken by the EVP_PKEY, so still ours.
+        unsafe { ffi::RSA_free(rsa) };
         return Err(Failure::Failed("out of memory"));
     }
-    std::mem::forget(rsa);
-    let mut cbb = std::mem::MaybeUninit::<ffi::CBB>::uninit();
-    // SAFETY: CBB_init initialises the builder; after it succeeds the builder is either
-    // finished (its buffer handed to us, copied, then freed) or cleaned up.
-    unsafe {
-        if ffi::CBB_init(cbb.as_mut_ptr(), 2048) != 1 {
-            return Err(Failure::Failed("out of memory"));
-        }
-        let cbb = cbb.as_mut_ptr();
-        let (mut data, mut len) = (std::ptr::null_mut::<u8>(), 0usize);
-        if ffi::EVP_marshal_private_key(cbb, pkey.0) != 1
-            || ffi::CBB_finish(cbb, &mut data, &mut len) != 1
-        {
-            ffi::CBB_cleanup(cbb);
-            return Err(Failure::Failed("encoding the key failed"));
-        }
-        let der = std::slice::from_raw_parts(data, len).to_vec();
-        ffi::OPENSSL_free(data.cast());
-        Ok(der)
-    }
+    // SAFETY: `pkey.0` holds a whole key; the builder is valid while `der` runs.
+    der(|cbb| unsafe { ffi::EVP_marshal_private_key(cbb, pkey.0) })
+        .ok_or(Failure::Failed("encoding the key failed"))
 }
 
 #[cfg(test)]
