@@ -25,19 +25,29 @@ pub fn run(session: &Session, args: &CreateApiArgs) -> Result<()> {
     }
 }
 
-/// kubebuilder's flags for an external kind name its Go package; a Rust controller gets
-/// its types from the kind's CRD instead, so each is refused naming `--external-api-crd`.
+/// The first of kubebuilder's flags that name an external kind's Go package
+/// (`--external-api-path`, `--external-api-module`) given, with its value: a Rust
+/// controller or webhook gets the kind's types from its CRD instead.
+pub fn go_package_flag<'a>(
+    path: &'a Option<String>,
+    module: &'a Option<String>,
+) -> Option<(&'static str, &'a str)> {
+    [
+        ("--external-api-path", path),
+        ("--external-api-module", module),
+    ]
+    .into_iter()
+    .find_map(|(flag, value)| value.as_deref().map(|value| (flag, value)))
+}
+
+/// kubebuilder's Go-package flags are refused naming `--external-api-crd`.
 fn refuse_go_flags(args: &CreateApiArgs) -> Result<()> {
-    for (flag, value) in [
-        ("--external-api-path", &args.external_api_path),
-        ("--external-api-module", &args.external_api_module),
-    ] {
-        if let Some(value) = value {
-            return Err(Error::invalid(format!(
-                "{flag} {} names a Go package, but a Rust controller gets the kind's types from its CRD: pass --external-api-crd <CRD file> instead (e.g. cert-manager's cert-manager.io_certificates.yaml)",
-                shown(value)
-            )));
-        }
+    if let Some((flag, value)) = go_package_flag(&args.external_api_path, &args.external_api_module)
+    {
+        return Err(Error::invalid(format!(
+            "{flag} {} names a Go package, but a Rust controller gets the kind's types from its CRD: pass --external-api-crd <CRD file> instead (e.g. cert-manager's cert-manager.io_certificates.yaml)",
+            shown(value)
+        )));
     }
     if let Some(domain) = &args.external_api_domain
         && args.external_api_crd.is_none()

@@ -33,16 +33,15 @@ pub fn refuse_go_flags(
     version: &Version,
     kind: &Kind,
 ) -> Result<()> {
-    for (flag, value) in [
-        ("--external-api-path", &args.external_api_path),
-        ("--external-api-module", &args.external_api_module),
-    ] {
-        if let Some(value) = value {
-            return Err(Error::invalid(format!(
-                "{flag} {} names a Go package, but Rust types come from the kind's CRD: run `rusty-sdk create api --plugins rust --group {group} --version {version} --kind {kind} --external-api-crd <CRD file>` once, then `create webhook` without {flag}",
-                shown(value)
-            )));
-        }
+    let go_package = crate::commands::create_api::go_package_flag(
+        &args.external_api_path,
+        &args.external_api_module,
+    );
+    if let Some((flag, value)) = go_package {
+        return Err(Error::invalid(format!(
+            "{flag} {} names a Go package, but Rust types come from the kind's CRD: run `rusty-sdk create api --plugins rust --group {group} --version {version} --kind {kind} --external-api-crd <CRD file>` once, then `create webhook` without {flag}",
+            shown(value)
+        )));
     }
     Ok(())
 }
