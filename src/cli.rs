@@ -140,6 +140,11 @@ pub struct EditArgs {
     /// With --plugins=helm/v2-alpha: the folder the chart goes in (as <DIR>/chart)
     #[arg(long, value_name = "DIR", requires = "plugins")]
     pub output_dir: Option<String>,
+    /// kubebuilder's multi-group layout: a Rust project always has it (api/src/<group>),
+    /// so this changes nothing, and `=false` is refused
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
+          value_name = "BOOL")]
+    pub multigroup: Option<bool>,
 }
 
 #[derive(Debug, Args)]

@@ -37,6 +37,20 @@ const BINDING_CLUSTER: [&str; 2] = ["kind: ClusterRoleBinding\n", "  kind: Clust
 const BINDING_OWN: [&str; 2] = ["kind: RoleBinding\n", "  kind: Role\n"];
 
 pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
+    if let Some(multigroup) = args.multigroup {
+        if !multigroup {
+            return Err(Error::invalid(
+                "--multigroup=false asks for kubebuilder's single-group layout, and a Rust project has none: each group is its own module (api/src/<group>/<version>); drop the flag",
+            ));
+        }
+        if args.namespaced.is_none() && args.plugins.is_none() {
+            session.load_project()?;
+            session.shell.note(
+                "Nothing to change: a Rust project always keeps each group in its own module (api/src/<group>/<version>), as kubebuilder's multi-group layout does",
+            );
+            return Ok(());
+        }
+    }
     if let Some(plugin) = args.plugins.as_deref() {
         if matches!(
             plugin,

@@ -649,3 +649,23 @@ fn the_replayed_projects_build_test_and_lint() {
     );
     assert_replayed(&wrong);
 }
+
+/// kubebuilder's `edit --multigroup` changes nothing in a Rust project, which always keeps
+/// each group in its own module; `--multigroup=false` (its single-group layout) is refused.
+#[test]
+fn edit_multigroup_changes_nothing_and_its_opposite_is_refused() {
+    let (_dir, root) = e2e::project_dir("multigroup-edit");
+    let output = run(&root, "init --domain testproject.org");
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let before = read_tree(&root);
+    let output = run(&root, "edit --multigroup");
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    assert!(read_tree(&root) == before, "edit --multigroup wrote files");
+    let output = run(&root, "edit --multigroup=false");
+    crate::support::assert_refused(
+        &output,
+        &root,
+        "has none: each group is its own module",
+        &before,
+    );
+}
