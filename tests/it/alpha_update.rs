@@ -238,6 +238,13 @@ fn alpha_update_conflicts_are_marked_listed_and_exit_1() {
         .expect("the older scaffold has a Rust line this one changed");
     let mine = "    // the user's own version of this line";
     edit(&root, &path, &format!("{line}\n"), &format!("{mine}\n"));
+    // A controller of the user's own in the older style, which a migration note is about.
+    let own = "src/controller/audit.rs";
+    std::fs::write(
+        root.join(own),
+        "async fn run() {\n    metrics.instrument(CONTROLLER, work).await\n}\n",
+    )
+    .unwrap();
     let before = read_tree(&root);
 
     let (output, text) = update(&root, &old, &["--dry-run"]);
@@ -263,6 +270,16 @@ fn alpha_update_conflicts_are_marked_listed_and_exit_1() {
         .unwrap_or_else(|| panic!("{path} has no conflict markers:\n{merged}"));
     assert!(ours.contains(mine), "{ours}");
     assert!(merged.contains(">>>>>>> theirs\n"), "{merged}");
+    assert!(
+        text.contains(&format!(
+            "migration note: `ReconcileMetrics::instrument` is deprecated (rusty-sdk 0.1.0, since commit 1c2a167) ({own})"
+        )),
+        "the note about the user's controller: {text}"
+    );
+    assert!(
+        !text.contains("Controllers' plumbing moved"),
+        "a note for code the project no longer has: {text}"
+    );
     // Everything else merged cleanly: the files the user did not touch are the new ones.
     let after = read_tree(&root);
     for (other, bytes) in &theirs {
