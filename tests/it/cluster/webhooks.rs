@@ -531,6 +531,45 @@ async fn webhooks_answer(admin: &kube::Client, ns: &str, operator: &Operator) {
     );
 }
 
+/// The operator serving its webhooks for namespace `ns` on a free port, in cert-manager's
+/// layout: cert-manager issues the manifests' `Certificate` into the Secret the manager
+/// mounts; here, into the folder `--webhook-cert-path` reads (with 127.0.0.1 among its
+/// names, as the API server calls the operator on loopback).
+struct Served {
+    operator: Operator,
+    /// The CA that signed the serving certificate (PEM), for the `caBundle`s.
+    ca: String,
+    port: u16,
+    _certs: tempfile::TempDir,
+}
+
+impl Served {
+    fn with_issued_certificate(project: &Project, ns: &str) -> Served {
+        let certificate = document(&project.default, "Certificate", None);
+        let dns_names: Vec<String> =
+            serde_json::from_value(certificate["spec"]["dnsNames"].clone()).unwrap();
+        let (ca, cert, key) = issue(dns_names);
+        let certs = tempfile::tempdir().unwrap();
+        std::fs::write(certs.path().join("tls.crt"), cert).unwrap();
+        std::fs::write(certs.path().join("tls.key"), key).unwrap();
+        let port = free_port();
+        let operator = Operator::start(
+            &project.installed,
+            &[
+                &format!("--namespace={ns}"),
+                &format!("--webhook-port={port}"),
+                &format!("--webhook-cert-path={}", certs.path().display()),
+            ],
+        );
+        Served {
+            operator,
+            ca,
+            port,
+            _certs: certs,
+        }
+    }
+}
+
 /// A CA and a serving certificate it signs for `names` and 127.0.0.1, as PEM:
 /// (CA, certificate, key).
 fn issue(names: Vec<String>) -> (String, String, String) {
@@ -563,30 +602,16 @@ async fn cert_manager_layout_webhooks_are_called_by_the_api_server() {
         .await
         .unwrap();
 
-    // cert-manager issues the Certificate of the manifests into the Secret the manager
-    // mounts; here, into the folder --webhook-cert-path reads.
     let certificate = document(docs, "Certificate", None);
-    let dns_names: Vec<String> =
-        serde_json::from_value(certificate["spec"]["dnsNames"].clone()).unwrap();
+    let dns_names = &certificate["spec"]["dnsNames"];
     let service = webhook_service(docs);
+    let service_name = format!("{}.{}.svc", service.0, service.1);
     assert!(
-        dns_names.contains(&format!("{}.{}.svc", service.0, service.1)),
-        "{dns_names:?}"
+        dns_names.as_array().unwrap().contains(&json!(service_name)),
+        "{dns_names}"
     );
-    let (ca, cert, key) = issue(dns_names);
-    let certs = tempfile::tempdir().unwrap();
-    std::fs::write(certs.path().join("tls.crt"), cert).unwrap();
-    std::fs::write(certs.path().join("tls.key"), key).unwrap();
-
-    let port = free_port();
-    let operator = Operator::start(
-        &project.installed,
-        &[
-            &format!("--namespace={ns}"),
-            &format!("--webhook-port={port}"),
-            &format!("--webhook-cert-path={}", certs.path().display()),
-        ],
-    );
+    let served = Served::with_issued_certificate(project, &ns);
+    let (operator, ca, port) = (&served.operator, &served.ca, served.port);
 
     // cert-manager's CA injector: the CA of the Certificate `inject-ca-from` names goes into
     // the caBundle of every webhook of the annotated objects.
@@ -607,13 +632,13 @@ async fn cert_manager_layout_webhooks_are_called_by_the_api_server() {
     annotated(document(docs, "CustomResourceDefinition", Some(CRD)));
     let point = |generated: &Value| {
         let path = generated["service"]["path"].as_str().unwrap();
-        json!({"url": format!("https://127.0.0.1:{port}{path}"), "caBundle": ca_bundle(&ca)})
+        json!({"url": format!("https://127.0.0.1:{port}{path}"), "caBundle": ca_bundle(ca)})
     };
     let registered = Registered::new(&admin, docs, &ns, &point).await;
     point_conversion(&admin, docs, &point).await;
 
-    webhooks_answer(&admin, &ns, &operator).await;
-    operator.stop();
+    webhooks_answer(&admin, &ns, operator).await;
+    served.operator.stop();
     registered.remove(&admin).await;
 }
 
@@ -780,26 +805,11 @@ async fn webhooks_on_core_and_external_kinds_are_called_by_the_api_server() {
         json!(["externaldns.k8s.io"])
     );
 
-    // Served with the certificate cert-manager would issue, as in the cert-manager test.
-    let certificate = document(docs, "Certificate", None);
-    let dns_names: Vec<String> =
-        serde_json::from_value(certificate["spec"]["dnsNames"].clone()).unwrap();
-    let (ca, cert, key) = issue(dns_names);
-    let certs = tempfile::tempdir().unwrap();
-    std::fs::write(certs.path().join("tls.crt"), cert).unwrap();
-    std::fs::write(certs.path().join("tls.key"), key).unwrap();
-    let port = free_port();
-    let operator = Operator::start(
-        &project.installed,
-        &[
-            &format!("--namespace={ns}"),
-            &format!("--webhook-port={port}"),
-            &format!("--webhook-cert-path={}", certs.path().display()),
-        ],
-    );
+    let served = Served::with_issued_certificate(project, &ns);
+    let (operator, ca, port) = (&served.operator, &served.ca, served.port);
     let point = |generated: &Value| {
         let path = generated["service"]["path"].as_str().unwrap();
-        json!({"url": format!("https://127.0.0.1:{port}{path}"), "caBundle": ca_bundle(&ca)})
+        json!({"url": format!("https://127.0.0.1:{port}{path}"), "caBundle": ca_bundle(ca)})
     };
     let registered = Registered::new(&admin, docs, &ns, &point).await;
 
@@ -814,7 +824,7 @@ async fn webhooks_on_core_and_external_kinds_are_called_by_the_api_server() {
     poll(
         "the API server calls both webhooks",
         SETTLE,
-        Some(&operator),
+        Some(operator),
         || async {
             let probe = pods
                 .create(&dry_run, &pod("probe", json!({})))
@@ -865,6 +875,6 @@ async fn webhooks_on_core_and_external_kinds_are_called_by_the_api_server() {
         .await
         .unwrap_or_else(|e| panic!("{e}\noperator log:\n{}", operator.log()));
 
-    operator.stop();
+    served.operator.stop();
     registered.remove(&admin).await;
 }
