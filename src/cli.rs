@@ -121,6 +121,13 @@ pub struct AlphaUpdateArgs {
     /// An older rusty-sdk executable to replay the project with (works offline)
     #[arg(long, value_name = "PATH")]
     pub from_binary: Option<PathBuf>,
+    /// The rusty-sdk release to update to, installed with `cargo install` into the cache
+    /// [default: this rusty-sdk]
+    #[arg(long, value_name = "VERSION", conflicts_with = "to_binary")]
+    pub to_version: Option<String>,
+    /// The rusty-sdk executable to update to [default: this rusty-sdk]
+    #[arg(long, value_name = "PATH")]
+    pub to_binary: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -230,13 +230,16 @@ fn alpha_update_from_this_rusty_sdk_changes_nothing() {
     std::fs::write(&main, &edited).unwrap();
     let before = read_tree(&root);
     let binary = this_binary();
-    let output = alpha(
-        &root,
-        &["update", "--from-binary", binary.to_str().unwrap()],
-    );
-    let text = transcript(&output, &root);
-    assert!(output.status.success(), "{text}");
-    assert!(read_tree(&root) == before, "{text}");
+    let binary = binary.to_str().unwrap();
+    for to in [&[][..], &["--to-binary", binary]] {
+        let output = alpha(
+            &root,
+            &[&["update", "--from-binary", binary][..], to].concat(),
+        );
+        let text = transcript(&output, &root);
+        assert!(output.status.success(), "{text}");
+        assert!(read_tree(&root) == before, "{text}");
+    }
 }
 
 /// Replace `from` with `to` in the project's PROJECT file.
@@ -298,6 +301,17 @@ fn bad_input_is_one_line_and_writes_nothing() {
     assert_refused(&output, &root, "--from-binary", &before);
     let output = alpha(&root, &["update", "--from-version", "0.x"]);
     assert_refused(&output, &root, "not a version", &before);
+    let output = alpha(
+        &root,
+        &[
+            "update",
+            "--from-binary",
+            binary,
+            "--to-binary",
+            "/nonexistent/rusty-sdk",
+        ],
+    );
+    assert_refused(&output, &root, "--to-binary", &before);
     let output = alpha(&root, &["update"]);
     let expected = if env!("CARGO_PKG_VERSION") == recorded {
         "cannot install rusty-sdk"

@@ -1,7 +1,8 @@
 //! `rusty-sdk alpha update`: a three-way merge that brings the project to this rusty-sdk.
 //! The ancestor is what the rusty-sdk that made the project scaffolds from its PROJECT
 //! (an older executable given with `--from-binary`, or a release `cargo install`ed into the
-//! cache), "theirs" is what this one scaffolds, "ours" is the project as it is. Clean merges
+//! cache), "theirs" is what this one (or `--to-binary`, `--to-version`) scaffolds, "ours"
+//! is the project as it is. Clean merges
 //! are written; conflicts are written with git's markers and listed, and the command then
 //! exits with 1. In a git repository the tree must be clean first, so that `git diff` shows
 //! exactly what the update did (and `git checkout` undoes it); no branch is made.
@@ -22,12 +23,12 @@ pub fn run(session: &Session, args: &AlphaUpdateArgs) -> Result<()> {
     let project = session.load_project()?;
     let root = session.root.clone();
     let replay = super::replay::plan(&project, &root)?;
-    let old = older_binary(args, &project, &session.root)?;
+    let old = older_binary(args, &project, &root)?;
     if !session.dry_run {
         git_tree_is_clean(&root)?;
     }
     let mut ancestor = super::scaffold_with(&old, &linked_as_now(&replay, &root), &root)?;
-    let theirs = super::scaffold_with(&super::this_binary()?, &replay, &root)?;
+    let theirs = super::scaffold_with(&newer_binary(args, &root)?, &replay, &root)?;
     let mut ours = super::read_tree(&root)?;
     // The runtime source the project links is gone, so the older rusty-sdk wrote no link:
     // the link as it is now is what it wrote then.
@@ -69,7 +70,12 @@ pub fn run(session: &Session, args: &AlphaUpdateArgs) -> Result<()> {
     for (path, staged) in tree_files(&tree) {
         ours.insert(path, staged);
     }
-    print_notes(session, &project, &ours);
+    let to = theirs
+        .get(crate::project::FILE_NAME)
+        .and_then(|text| Project::parse(&String::from_utf8_lossy(text)).ok())
+        .and_then(|p| p.cli_version)
+        .unwrap_or_else(crate::versions::cli);
+    print_notes(session, &project, &to, &ours);
     if conflicts.is_empty() {
         return Ok(());
     }
@@ -125,12 +131,11 @@ fn tree_files(tree: &Tree) -> Vec<(String, Vec<u8>)> {
 }
 
 /// The version that made the project and the notes its code needs.
-fn print_notes(session: &Session, project: &Project, files: &BTreeMap<String, Vec<u8>>) {
+fn print_notes(session: &Session, project: &Project, to: &str, files: &BTreeMap<String, Vec<u8>>) {
     let from = project.cli_version.as_deref().unwrap_or("(not recorded)");
-    session.shell.note(&format!(
-        "updated from rusty-sdk {from} to {}",
-        crate::versions::cli()
-    ));
+    session
+        .shell
+        .note(&format!("updated from rusty-sdk {from} to {to}"));
     let notes = super::notes::applying(files);
     if notes.is_empty() {
         session
@@ -149,18 +154,7 @@ fn print_notes(session: &Session, project: &Project, files: &BTreeMap<String, Ve
 /// (else PROJECT's `cliVersion`) installed into the cache.
 fn older_binary(args: &AlphaUpdateArgs, project: &Project, root: &Path) -> Result<PathBuf> {
     if let Some(path) = &args.from_binary {
-        let path = if path.is_absolute() {
-            path.clone()
-        } else {
-            root.join(path)
-        };
-        if !path.is_file() {
-            return Err(Error::invalid(format!(
-                "--from-binary {}: no such file; pass the path of the rusty-sdk executable that made the project",
-                shown_path(&path)
-            )));
-        }
-        return Ok(path);
+        return given_binary("--from-binary", path, root);
     }
     let version = match (&args.from_version, &project.cli_version) {
         (Some(version), _) => version.trim_start_matches('v').to_string(),
@@ -181,13 +175,44 @@ fn older_binary(args: &AlphaUpdateArgs, project: &Project, root: &Path) -> Resul
             None => recorded.clone(),
         },
     };
-    if semver::Version::parse(&version).is_err() {
+    release("--from-version", &version)
+}
+
+/// The rusty-sdk to update to: `--to-binary`, the release of `--to-version`, or this one.
+fn newer_binary(args: &AlphaUpdateArgs, root: &Path) -> Result<PathBuf> {
+    match (&args.to_binary, &args.to_version) {
+        (Some(path), _) => given_binary("--to-binary", path, root),
+        (None, Some(version)) => release("--to-version", version.trim_start_matches('v')),
+        (None, None) => super::this_binary(),
+    }
+}
+
+/// The executable a `flag` names, which must exist.
+fn given_binary(flag: &str, path: &Path, root: &Path) -> Result<PathBuf> {
+    let path = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        root.join(path)
+    };
+    if path.is_file() {
+        Ok(path)
+    } else {
+        Err(Error::invalid(format!(
+            "{flag} {}: no such file; pass the path of a rusty-sdk executable",
+            shown_path(&path)
+        )))
+    }
+}
+
+/// The release `version` (from `flag`), installed into the cache.
+fn release(flag: &str, version: &str) -> Result<PathBuf> {
+    if semver::Version::parse(version).is_err() {
         return Err(Error::invalid(format!(
-            "--from-version {}: not a version such as 0.1.0",
-            shown(&version)
+            "{flag} {}: not a version such as 0.1.0",
+            shown(version)
         )));
     }
-    install(&version)
+    install(version)
 }
 
 /// `cargo install rusty-sdk --version =<version>` into the cache, once per version.
