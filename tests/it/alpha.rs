@@ -39,6 +39,12 @@ const THREE_APIS_WEBHOOKS: &[&str] = &[
 
 const HYBRID_EXTRA: &[&str] = &[
     "create api --plugins helm --group web --version v1 --kind Nginx",
+    // rust_api.rs's APIs whose names clash with Rust's or with each other's.
+    "create api --plugins rust --group fn --version v1 --kind Type --resource --controller",
+    "create api --plugins rust --group cache --version v1 --kind Client --resource --controller",
+    "create api --plugins rust --group cache --version v1 --kind Condition --resource --controller",
+    "create api --plugins rust --group web --version v1 --kind MemcachedBackup --resource --controller",
+    "create api --plugins rust --group apps --version v1 --kind Deployment --resource --controller --image memcached:1.6.26-alpine",
     "create api --plugins rust --group apps --version v1 --kind StatefulSet --resource=false --controller",
     "create api --plugins rust --group core --version v1 --kind Node --resource=false --controller",
     "create api --plugins rust --group core --version v1 --kind ConfigMap --resource=false --controller",
