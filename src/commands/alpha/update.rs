@@ -2,10 +2,10 @@
 //! The ancestor is what the rusty-sdk that made the project scaffolds from its PROJECT
 //! (an older executable given with `--from-binary`, or a release `cargo install`ed into the
 //! cache), "theirs" is what this one (or `--to-binary`, `--to-version`) scaffolds, "ours"
-//! is the project as it is. Clean merges
-//! are written; conflicts are written with git's markers and listed, and the command then
-//! exits with 1. In a git repository the tree must be clean first, so that `git diff` shows
-//! exactly what the update did (and `git checkout` undoes it); no branch is made.
+//! is the project as it is. Clean merges are written; conflicts are written with git's
+//! markers and listed, and the command then exits with 1. In a git repository the tree
+//! must be clean first, so that `git diff` shows exactly what the update did (and
+//! `git checkout` undoes it); no branch is made.
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,10 +23,10 @@ pub fn run(session: &Session, args: &AlphaUpdateArgs) -> Result<()> {
     let project = session.load_project()?;
     let root = session.root.clone();
     let replay = super::replay::plan(&project, &root)?;
-    let old = older_binary(args, &project, &root)?;
     if !session.dry_run {
         git_tree_is_clean(&root)?;
     }
+    let old = older_binary(args, &project, &root)?;
     let mut ancestor = super::scaffold_with(&old, &linked_as_now(&replay, &root), &root)?;
     let theirs = super::scaffold_with(&newer_binary(args, &root)?, &replay, &root)?;
     let mut ours = super::read_tree(&root)?;
