@@ -251,6 +251,10 @@ fn helm_lints_the_chart_and_renders_it_as_our_engine_does() {
             json!({"manager": {"image": {"repository": "r.io/x", "tag": "v2"}, "replicas": 2}}),
             "elsewhere",
         ),
+        (
+            json!({"networkPolicy": {"enable": true}, "fullnameOverride": "mine"}),
+            "hc-operator-system",
+        ),
     ] {
         let helm = helm_render(&root, &values, namespace);
         let ours = render(&root, &values, namespace);
@@ -324,5 +328,127 @@ fn regenerating_keeps_values_edits_and_a_missing_install_file_is_an_error() {
     assert_eq!(
         std::fs::read(&manager).unwrap(),
         first["dist/chart/templates/manager/controller-manager.yaml"]
+    );
+}
+
+/// What a later run does to a chart the user has worked on: templates changed by hand, and
+/// values.yaml, stay as they are (with a warning naming each template kept), what is new in
+/// install.yaml is added, values.yaml gets the keys it lacks, the Makefile the targets it
+/// lacks; `--force` rewrites the changed templates but never the values.
+#[needs(kubectl)]
+#[test]
+fn a_rerun_keeps_changed_templates_and_values_and_adds_what_is_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project_with_installer(dir.path());
+    // A Makefile with the targets of an earlier version.
+    let makefile = root.join("Makefile");
+    let old_targets = "\n##@ Helm\n\nHELM ?= helm\nHELM_RELEASE ?= hc-operator\nHELM_NAMESPACE ?= hc-operator-system\n\n.PHONY: helm-deploy\nhelm-deploy: ## mine\n\t$(HELM) upgrade --install mine\n";
+    let mut text = std::fs::read_to_string(&makefile).unwrap();
+    text.push_str(old_targets);
+    std::fs::write(&makefile, &text).unwrap();
+    let output = edit(&root, &[]);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let makefile_text = std::fs::read_to_string(&makefile).unwrap();
+    assert!(makefile_text.contains(old_targets), "{makefile_text}");
+    for target in [
+        "helm-uninstall",
+        "helm-status",
+        "helm-history",
+        "helm-rollback",
+    ] {
+        assert_eq!(
+            makefile_text.matches(&format!("\n{target}:")).count(),
+            1,
+            "{makefile_text}"
+        );
+    }
+    assert_eq!(makefile_text.matches("\nhelm-deploy:").count(), 1);
+
+    // The user changes a template and trims values.yaml to the keys they care about; the
+    // install file gains a Role, and changes the manager's resources and its template.
+    let chart = root.join("dist/chart");
+    let manager = chart.join("templates/manager/controller-manager.yaml");
+    let mine = std::fs::read_to_string(&manager)
+        .unwrap()
+        .replace("  replicas:", "  # mine\n  replicas:");
+    std::fs::write(&manager, &mine).unwrap();
+    let values = "# my values\nmanager:\n  replicas: 3 # three\n";
+    std::fs::write(chart.join("values.yaml"), values).unwrap();
+    let install = std::fs::read_to_string(root.join("dist/install.yaml"))
+        .unwrap()
+        .replace("memory: 128Mi", "memory: 256Mi")
+        .replace("initialDelaySeconds: 15", "initialDelaySeconds: 16")
+        + "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: hc-operator-extra\n  namespace: hc-operator-system\nrules: []\n";
+    std::fs::write(root.join("dist/install.yaml"), install).unwrap();
+
+    let output = edit(&root, &[]);
+    let text = transcript(&output, &root);
+    assert!(output.status.success(), "{text}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("dist/chart/templates/manager/controller-manager.yaml was changed by hand and is left as it is")
+            && stderr.contains("pass --force to rewrite it"),
+        "{text}"
+    );
+    assert_eq!(std::fs::read_to_string(&manager).unwrap(), mine);
+    let extra = std::fs::read_to_string(chart.join("templates/rbac/extra.yaml")).unwrap();
+    assert!(extra.contains("{{- if .Values.rbac.enable }}"), "{extra}");
+    let merged = std::fs::read_to_string(chart.join("values.yaml")).unwrap();
+    assert!(
+        merged.starts_with("# my values\nmanager:\n  replicas: 3 # three\n  image:\n"),
+        "{merged}"
+    );
+    let parsed: Value = serde_yaml::from_str(&merged).unwrap();
+    assert_eq!(parsed["manager"]["replicas"], 3);
+    assert_eq!(
+        parsed["manager"]["resources"]["requests"]["memory"],
+        "256Mi"
+    );
+    for key in ["crd", "rbac", "metrics", "prometheus", "networkPolicy"] {
+        assert!(parsed[key]["enable"].is_boolean(), "{key} in {merged}");
+    }
+    // The kept template and the merged values render: the user's replicas, the new Role.
+    let mut objects = render(&root, &json!({}), "hc-operator-system");
+    let deployment = objects
+        .remove("Deployment/hc-operator-controller-manager")
+        .unwrap();
+    assert_eq!(deployment["spec"]["replicas"], 3);
+    assert!(objects.contains_key("Role/hc-operator-extra"));
+
+    // Again: nothing changes.
+    let before = read_tree(&root);
+    assert!(edit(&root, &[]).status.success());
+    assert!(read_tree(&root) == before);
+    // --force rewrites the changed template, not the values.
+    let output = edit(&root, &["--force"]);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let rewritten = std::fs::read_to_string(&manager).unwrap();
+    assert!(
+        !rewritten.contains("# mine")
+            && rewritten.contains("replicas: {{ .Values.manager.replicas }}")
+    );
+    assert_eq!(
+        std::fs::read_to_string(chart.join("values.yaml")).unwrap(),
+        merged
+    );
+    // Once rewritten it is the tool's again: updated without --force.
+    let install = std::fs::read_to_string(root.join("dist/install.yaml"))
+        .unwrap()
+        .replace(
+            "terminationGracePeriodSeconds: 30",
+            "terminationGracePeriodSeconds: 40",
+        );
+    std::fs::write(root.join("dist/install.yaml"), install).unwrap();
+    let output = edit(&root, &[]);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("changed by hand"));
+    // Below its first line, the record of what was written.
+    let body = |text: &str| text.split_once('\n').unwrap().1.to_string();
+    assert_eq!(
+        body(&std::fs::read_to_string(&manager).unwrap()),
+        body(&rewritten).replace(
+            "terminationGracePeriodSeconds: 30",
+            "terminationGracePeriodSeconds: 40"
+        )
     );
 }

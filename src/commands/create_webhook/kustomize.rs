@@ -3,8 +3,10 @@
 //! Certificate), and in config/default the two bases, the patch that mounts the certificate
 //! in the manager, and the replacements that name the Service in the Certificate and have
 //! cert-manager inject its CA into the configurations; and config/self-signed, the same
-//! without cert-manager (`--webhook-cert-mode=self-signed`). Each file is written once and each
-//! entry added once; what the user changed is kept.
+//! without cert-manager (`--webhook-cert-mode=self-signed`); and the NetworkPolicy that admits
+//! webhook calls, in config/network-policy. config/certmanager's base (the Issuer, the
+//! metrics Certificate) is `init`'s, written here for projects made before it had one. Each
+//! file is written once and each entry added once; what the user changed is kept.
 use tera::Context;
 
 use crate::error::Result;
@@ -13,16 +15,31 @@ use crate::templates::Renderer;
 
 const DEFAULT: &str = "config/default/kustomization.yaml";
 
-const FILES: [&str; 9] = [
+const FILES: [&str; 7] = [
     "config/webhook/kustomization.yaml",
     "config/webhook/service.yaml",
-    "config/certmanager/issuer.yaml",
     "config/certmanager/certificate.yaml",
-    "config/certmanager/kustomization.yaml",
-    "config/certmanager/kustomizeconfig.yaml",
     "config/default/manager_webhook_patch.yaml",
     "config/self-signed/kustomization.yaml",
     "config/self-signed/role.yaml",
+    "config/network-policy/allow-webhook-traffic.yaml",
+];
+
+/// config/certmanager as `init` writes it.
+const CERT_MANAGER_BASE: [&str; 4] = [
+    "config/certmanager/issuer.yaml",
+    "config/certmanager/certificate-metrics.yaml",
+    "config/certmanager/kustomization.yaml",
+    "config/certmanager/kustomizeconfig.yaml",
+];
+
+/// The kustomizations that list a file of this command, and that file.
+const LISTED: [(&str, &str); 2] = [
+    ("config/certmanager/kustomization.yaml", "certificate.yaml"),
+    (
+        "config/network-policy/kustomization.yaml",
+        "allow-webhook-traffic.yaml",
+    ),
 ];
 
 const PATCH: &str = "\
@@ -56,17 +73,16 @@ fn inject_ca(kind: &str, field: &str, index: u8) -> String {
     )
 }
 
-/// The Service's name and namespace into the Certificate's DNS names, then the CA
-/// injection of both kinds of configuration.
-fn replacements() -> String {
-    let mut out = String::from(
-        "\
+const REPLACEMENTS_HEADER: &str = "\
 # [CERTMANAGER] `rusty-sdk create webhook` added these: the webhook Service's name and
 # namespace into the serving Certificate's DNS names, and the Certificate into the
 # webhook configurations' cert-manager.io/inject-ca-from annotation.
-replacements:
-",
-    );
+";
+
+/// The Service's name and namespace into the Certificate's DNS names, then the CA
+/// injection of both kinds of configuration: the entries of `replacements:`.
+fn replacements() -> String {
+    let mut out = String::new();
     for (field, index) in [("name", 0), ("namespace", 1)] {
         out.push_str(&format!(
             "\
@@ -151,11 +167,26 @@ fn crd_ca_injection(crd: &str) -> String {
 }
 
 pub fn stage(tree: &mut Tree, renderer: &mut Renderer, context: &Context) -> Result<()> {
-    for path in FILES {
+    let templates = FILES
+        .iter()
+        .map(|path| (*path, format!("webhook/{path}.tera")))
+        .chain(
+            CERT_MANAGER_BASE
+                .iter()
+                .map(|path| (*path, format!("init/base/{path}.tera"))),
+        );
+    for (path, template) in templates {
         if !tree.exists(path) {
-            let template = format!("webhook/{path}.tera");
             let text = renderer.render(&template, context)?;
             tree.add(path, text, Policy::User);
+        }
+    }
+    for (kustomization, file) in LISTED {
+        if let Some(text) = tree.read(kustomization)? {
+            let listed = list_resource(&text, file);
+            if listed != text {
+                tree.edit(kustomization, |_| Ok(listed))?;
+            }
         }
     }
     let Some(text) = tree.read(DEFAULT)? else {
@@ -199,12 +230,57 @@ fn enable(text: &str) -> String {
             }
         }
     }
+    let entries = replacements();
+    let first_entry = entries.lines().take(5).collect::<Vec<_>>().join("\n");
+    if !lines.join("\n").contains(&first_entry) {
+        // After the key the user (or init, commented out) wrote, else a new key at the end.
+        let key = lines
+            .iter()
+            .position(|line| line.trim_end() == "replacements:");
+        let commented = lines
+            .iter()
+            .position(|line| line.trim_end() == "#replacements:");
+        match (key, commented) {
+            (Some(_), _) => {
+                let at = block_end(&lines, "replacements:").unwrap_or(lines.len());
+                lines.splice(at..at, entries.lines().map(str::to_string));
+            }
+            (None, Some(at)) => {
+                lines[at] = "replacements:".to_string();
+                let block: Vec<String> = REPLACEMENTS_HEADER
+                    .lines()
+                    .chain(entries.lines())
+                    .map(str::to_string)
+                    .collect();
+                lines.splice(at + 1..at + 1, block);
+            }
+            (None, None) => {
+                lines.push(String::new());
+                lines.extend(REPLACEMENTS_HEADER.lines().map(str::to_string));
+                lines.push("replacements:".to_string());
+                lines.extend(entries.lines().map(str::to_string));
+            }
+        }
+    }
     let mut out = lines.join("\n");
     out.push('\n');
-    if !lines.iter().any(|line| line.starts_with("replacements:")) {
-        out.push('\n');
-        out.push_str(&replacements());
+    out
+}
+
+/// `text` (a kustomization) with `file` in its `resources:`, after the last entry.
+fn list_resource(text: &str, file: &str) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let entry = format!("- {file}");
+    if lines.iter().any(|line| line.trim_end() == entry) {
+        return text.to_string();
     }
+    let at = block_end(&lines, "resources:").unwrap_or_else(|| {
+        lines.push("resources:".into());
+        lines.len()
+    });
+    lines.insert(at, entry);
+    let mut out = lines.join("\n");
+    out.push('\n');
     out
 }
 
@@ -259,5 +335,47 @@ mod tests {
             once.starts_with("resources:\n- ../manager\n- ../webhook\n- ../certmanager\n"),
             "{once}"
         );
+    }
+
+    #[test]
+    fn replacements_join_a_key_the_user_or_init_wrote() {
+        let metrics = "- source:\n    name: controller-manager-metrics-service\n";
+        // init's commented key: uncommented, the entries after it, the metrics ones kept.
+        let hidden: String = metrics.lines().map(|line| format!("#{line}\n")).collect();
+        let commented = format!(
+            "resources:\n- ../manager\npatches:\n- path: a.yaml\n\n#replacements:\n{hidden}"
+        );
+        let once = enable(&commented);
+        assert_eq!(once.matches("replacements:\n").count(), 1, "{once}");
+        assert!(once.contains("\nreplacements:\n# [CERTMANAGER]"), "{once}");
+        assert!(
+            once.ends_with(&format!("      create: true\n{hidden}")),
+            "{once}"
+        );
+        assert_eq!(enable(&once), once);
+        // The user's key, metrics entries uncommented: the webhook's entries follow them.
+        let users = format!(
+            "resources:\n- ../manager\npatches:\n- path: a.yaml\n\nreplacements:\n{metrics}"
+        );
+        let once = enable(&users);
+        assert_eq!(once.matches("replacements:\n").count(), 1, "{once}");
+        assert!(
+            once.contains(&format!(
+                "replacements:\n{metrics}- source:\n    kind: Service"
+            )),
+            "{once}"
+        );
+        assert_eq!(enable(&once), once);
+    }
+
+    #[test]
+    fn resources_are_listed_once_after_the_last_entry() {
+        let text = "resources:\n- issuer.yaml\n#- certificate-metrics.yaml\n\nconfigurations:\n- kustomizeconfig.yaml\n";
+        let once = list_resource(text, "certificate.yaml");
+        assert_eq!(
+            once,
+            "resources:\n- issuer.yaml\n- certificate.yaml\n#- certificate-metrics.yaml\n\nconfigurations:\n- kustomizeconfig.yaml\n"
+        );
+        assert_eq!(list_resource(&once, "certificate.yaml"), once);
     }
 }

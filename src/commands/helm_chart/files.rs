@@ -7,7 +7,6 @@ use serde_json::{Value, json};
 use super::template::Templated;
 use crate::error::{Error, Result};
 use crate::scaffold::{Policy, Tree};
-use crate::yaml;
 
 /// The switches the chart has and the manager values install.yaml holds.
 #[derive(Default)]
@@ -17,6 +16,8 @@ pub struct Switches {
     pub metrics: bool,
     pub webhook: bool,
     pub network_policy: bool,
+    /// The chart's own network policies were added (install.yaml has none).
+    pub network_policy_fallback: bool,
     pub cert_manager: bool,
     /// `Some(default)` when the chart has a ServiceMonitor.
     pub prometheus: Option<bool>,
@@ -227,7 +228,8 @@ pub fn service_monitor(service: &Value) -> Result<String> {
     templated.render(Some(".Values.prometheus.enable"))
 }
 
-/// Chart.yaml and values.yaml (written once, then the user's), NOTES.txt and .helmignore.
+/// Chart.yaml and .helmignore (written once, then the user's), and values.yaml (written
+/// once, then given the keys it lacks).
 pub fn stage_chart_files(
     tree: &mut Tree,
     chart: &str,
@@ -248,7 +250,6 @@ pub fn stage_chart_files(
                 app_version
             ),
         ),
-        ("values.yaml", values_yaml(name, switches)?),
         (
             ".helmignore",
             ".DS_Store\n.git/\n*.swp\n*.bak\n*.tmp\n*~\n".to_string(),
@@ -260,85 +261,19 @@ pub fn stage_chart_files(
             tree.add(&path, text, Policy::User);
         }
     }
-    tree.add(
-        &format!("{chart}/templates/NOTES.txt"),
-        format!(
-            "The {name} operator runs in namespace {{{{ .Release.Namespace }}}} as release {{{{ .Release.Name }}}}.\n\
-             Check it with: kubectl get deployment -n {{{{ .Release.Namespace }}}}\n"
-        ),
-        Policy::Tool,
-    );
-    Ok(())
+    super::values::stage(tree, &format!("{chart}/values.yaml"), name, switches)
 }
 
-fn values_yaml(name: &str, s: &Switches) -> Result<String> {
-    let manager = yaml::to_string(&Value::Object(s.manager.clone()))
-        .map_err(|e| Error::Internal(format!("cannot print the manager values: {e}")))?;
-    let mut out = format!(
-        "# Values of the {name} chart. The defaults render the objects of dist/install.yaml,\n\
-         # in the release's namespace.\n\n\
-         # The manager Deployment: its image, replicas, command-line flags, environment and\n\
-         # resources. More than one replica needs --leader-elect in args.\n\
-         manager:\n"
-    );
-    for line in manager.lines() {
-        out.push_str(&format!("  {line}\n"));
-    }
-    let keep = "  # Keep them when the release is uninstalled: deleting a CRD deletes every object\n  # of its kind.\n  keep: true\n";
-    let switches = [
-        (s.crd, "crd", true, "Install the CRDs with the chart.", keep),
-        (
-            s.rbac,
-            "rbac",
-            true,
-            "The manager's roles and bindings, and the admin/editor/viewer roles of each API.",
-            "",
-        ),
-        (
-            s.metrics,
-            "metrics",
-            true,
-            "The Service in front of the manager's metrics endpoint.",
-            "",
-        ),
-        (
-            s.prometheus.is_some(),
-            "prometheus",
-            s.prometheus.unwrap_or(false),
-            "A ServiceMonitor for the metrics (needs the Prometheus operator).",
-            "",
-        ),
-        (
-            s.webhook,
-            "webhook",
-            true,
-            "The webhook configurations and their Service.",
-            "",
-        ),
-        (
-            s.cert_manager,
-            "certManager",
-            true,
-            "cert-manager's Issuer and Certificates.",
-            "",
-        ),
-        (
-            s.network_policy,
-            "networkPolicy",
-            true,
-            "The network policies that guard the manager's endpoints.",
-            "",
-        ),
-    ];
-    for (present, key, on, why, more) in switches {
-        if present {
-            out.push_str(&format!("\n# {why}\n{key}:\n  enable: {on}\n{more}"));
-        }
-    }
-    Ok(out)
+/// NOTES.txt, printed after an install or upgrade.
+pub fn notes(name: &str) -> String {
+    format!(
+        "The {name} operator runs in namespace {{{{ .Release.Namespace }}}} as release {{{{ .Release.Name }}}}.\n\
+         Check it with: kubectl get deployment -n {{{{ .Release.Namespace }}}}\n"
+    )
 }
 
-/// `make helm-deploy` and `make helm-uninstall`, added once to the Makefile.
+/// The Helm targets of the Makefile (kubebuilder's names): each added once, so that a
+/// Makefile of an earlier chart gets the ones it lacks and keeps the user's.
 pub fn stage_make_targets(
     tree: &mut Tree,
     chart: &str,
@@ -348,29 +283,67 @@ pub fn stage_make_targets(
     let Some(makefile) = tree.read("Makefile")? else {
         return Ok(());
     };
-    if makefile.contains("\nhelm-deploy:") {
+    let targets = [
+        (
+            "helm-deploy",
+            format!(
+                "helm-deploy: ## Install or upgrade the operator from {chart} with Helm, with the image IMG.\n\
+                 \t@img=\"$(IMG)\"; case \"$${{img##*/}}\" in *:*) repo=\"$${{img%:*}}\"; tag=\"$${{img##*:}}\";; *) repo=\"$$img\"; tag=latest;; esac; \\\n\
+                 \t$(HELM) upgrade --install $(HELM_RELEASE) {chart} --namespace $(HELM_NAMESPACE) --create-namespace \\\n\
+                 \t\t--set manager.image.repository=\"$$repo\" --set manager.image.tag=\"$$tag\" $(HELM_EXTRA_ARGS)\n"
+            ),
+        ),
+        (
+            "helm-uninstall",
+            "helm-uninstall: ## Uninstall the operator's Helm release (its CRDs stay, see crd.keep).\n\
+             \t$(HELM) uninstall $(HELM_RELEASE) --namespace $(HELM_NAMESPACE)\n"
+                .to_string(),
+        ),
+        (
+            "helm-status",
+            "helm-status: ## Show the status of the operator's Helm release.\n\
+             \t$(HELM) status $(HELM_RELEASE) --namespace $(HELM_NAMESPACE)\n"
+                .to_string(),
+        ),
+        (
+            "helm-history",
+            "helm-history: ## Show the revisions of the operator's Helm release.\n\
+             \t$(HELM) history $(HELM_RELEASE) --namespace $(HELM_NAMESPACE)\n"
+                .to_string(),
+        ),
+        (
+            "helm-rollback",
+            "helm-rollback: ## Roll the operator's Helm release back to its previous revision (or REVISION).\n\
+             \t$(HELM) rollback $(HELM_RELEASE) $(REVISION) --namespace $(HELM_NAMESPACE)\n"
+                .to_string(),
+        ),
+    ];
+    let mut added = String::new();
+    if !makefile.contains("\nHELM ?=") {
+        added.push_str(&format!(
+            "\n##@ Helm\n\n\
+             HELM ?= helm\n\
+             HELM_RELEASE ?= {release}\n\
+             HELM_NAMESPACE ?= {namespace}\n"
+        ));
+    }
+    if !makefile.contains("\nHELM_EXTRA_ARGS ?=") {
+        added.push_str("# More arguments for helm upgrade, e.g. --set networkPolicy.enable=true.\nHELM_EXTRA_ARGS ?=\n");
+    }
+    for (target, text) in targets {
+        if !makefile.contains(&format!("\n{target}:")) {
+            added.push_str(&format!("\n.PHONY: {target}\n{text}"));
+        }
+    }
+    if added.is_empty() {
         return Ok(());
     }
-    let targets = format!(
-        "\n##@ Helm\n\n\
-         HELM ?= helm\n\
-         HELM_RELEASE ?= {release}\n\
-         HELM_NAMESPACE ?= {namespace}\n\n\
-         .PHONY: helm-deploy\n\
-         helm-deploy: ## Install or upgrade the operator from {chart} with Helm, with the image IMG.\n\
-         \t@img=\"$(IMG)\"; case \"$${{img##*/}}\" in *:*) repo=\"$${{img%:*}}\"; tag=\"$${{img##*:}}\";; *) repo=\"$$img\"; tag=latest;; esac; \\\n\
-         \t$(HELM) upgrade --install $(HELM_RELEASE) {chart} --namespace $(HELM_NAMESPACE) --create-namespace \\\n\
-         \t\t--set manager.image.repository=\"$$repo\" --set manager.image.tag=\"$$tag\"\n\n\
-         .PHONY: helm-uninstall\n\
-         helm-uninstall: ## Uninstall the operator's Helm release (its CRDs stay, see crd.keep).\n\
-         \t$(HELM) uninstall $(HELM_RELEASE) --namespace $(HELM_NAMESPACE)\n"
-    );
     tree.edit("Makefile", |text| {
         let mut text = text.to_string();
         if !text.ends_with('\n') {
             text.push('\n');
         }
-        text.push_str(&targets);
+        text.push_str(&added);
         Ok(text)
     })
 }

@@ -6,10 +6,18 @@
 //! object of install.yaml (only the namespace becomes the release's, and CRDs may carry
 //! `helm.sh/resource-policy: keep`). Groups of objects can be switched off in values.yaml,
 //! which mirrors what install.yaml holds: the image, replicas, args, env and resources of the
-//! manager. values.yaml and Chart.yaml are the user's once written; the templates are
-//! rewritten by `--force`.
+//! manager. Beside them: `_helpers.tpl`, network policies for the metrics and webhook
+//! endpoints (off by default) and a ServiceMonitor, when install.yaml has none of its own.
+//!
+//! Run again (after `make build-installer` picked up new APIs, say), it keeps the user's
+//! work: Chart.yaml and .helmignore are the user's once written; values.yaml gets the keys
+//! it lacks and keeps everything else as written; a template is brought up to date only
+//! while it is as the tool wrote it (see `owned`), `--force` rewrites changed ones too.
+mod extras;
 mod files;
+mod owned;
 mod template;
+mod values;
 
 use serde_json::Value;
 
@@ -17,7 +25,7 @@ use super::kustomize_output;
 use crate::cli::EditArgs;
 use crate::error::{Error, Result};
 use crate::project::Project;
-use crate::scaffold::{Policy, Tree};
+use crate::scaffold::Tree;
 use crate::session::Session;
 use crate::yaml;
 use template::Templated;
@@ -63,6 +71,7 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     let chart = format!("{output}/chart");
     let mut switches = files::Switches::default();
     let mut used = std::collections::BTreeSet::new();
+    let mut templates = Vec::new();
     for placed in &objects {
         let Some((dir, condition)) = files::place(&placed.kind, &placed.name, &mut switches) else {
             continue;
@@ -77,33 +86,108 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
             text = files::keep_crd(&text);
         }
         let file = files::file_name(dir, &placed.name, &placed.kind, &name, &mut used);
-        tree.add(&format!("{chart}/templates/{file}"), text, Policy::Tool);
+        templates.push((format!("templates/{file}"), text));
     }
     let has_monitor = objects.iter().any(|o| o.kind == "ServiceMonitor");
-    let monitor = objects
+    let metrics_service = objects
         .iter()
-        .filter(|_| !has_monitor)
-        .find(|o| files::is_metrics_service(&o.kind, &o.name))
-        .map(|service| files::service_monitor(&service.object))
-        .transpose()?;
-    if let Some(monitor) = monitor {
+        .find(|o| files::is_metrics_service(&o.kind, &o.name));
+    if let Some(service) = metrics_service.filter(|_| !has_monitor) {
         switches.prometheus = Some(false);
-        tree.add(
-            &format!("{chart}/templates/prometheus/monitor.yaml"),
-            monitor,
-            Policy::Tool,
-        );
+        templates.push((
+            "templates/prometheus/monitor.yaml".into(),
+            files::service_monitor(&service.object)?,
+        ));
+    }
+    templates.extend(added_templates(&objects, &name, &mut switches)?);
+    let mut kept = Vec::new();
+    for (file, text) in &templates {
+        let path = format!("{chart}/{file}");
+        if owned::stage(&mut tree, &path, text, session.force)? == owned::Outcome::Kept {
+            kept.push(path);
+        }
     }
     files::stage_chart_files(&mut tree, &chart, &name, &switches)?;
     files::stage_make_targets(&mut tree, &chart, &name, &namespace)?;
     record(&mut project, manifests, &output);
+    for path in &kept {
+        session.shell.warn(&format!(
+            "{path} was changed by hand and is left as it is, though the chart made from {manifests} differs there; pass --force to rewrite it (see the differences with --force --dry-run --diff)"
+        ));
+    }
     session.apply(tree, &project).map(|_| ())?;
     if !session.dry_run {
         session.shell.note(&format!(
-            "Next: install the operator with Helm (the chart renders dist/install.yaml's objects):\n$ make helm-deploy IMG=<registry>/<image>:<tag>\nAfter `make build-installer` picks up new APIs, run this command again with --force; {chart}/values.yaml and Chart.yaml stay as you edited them."
+            "Next: install the operator with Helm (the chart renders dist/install.yaml's objects):\n$ make helm-deploy IMG=<registry>/<image>:<tag>\nAfter `make build-installer` picks up new APIs, run this command again: the templates of {chart} you changed, Chart.yaml and your values stay as you edited them (values.yaml gets the keys it lacks)."
         ));
     }
     Ok(())
+}
+
+/// `_helpers.tpl` and the network policies for the manager's metrics and webhook ports
+/// (when install.yaml has no NetworkPolicy), under `networkPolicy.enable`, off by default.
+fn added_templates(
+    objects: &[kustomize_output::Object],
+    chart: &str,
+    switches: &mut files::Switches,
+) -> Result<Vec<(String, String)>> {
+    let selector = objects
+        .iter()
+        .find(|o| o.kind == "Deployment")
+        .and_then(|o| o.object.pointer("/spec/selector/matchLabels"))
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({}));
+    let mut out = vec![
+        (
+            "templates/_helpers.tpl".to_string(),
+            extras::helpers(chart, &selector)?,
+        ),
+        ("templates/NOTES.txt".to_string(), files::notes(chart)),
+    ];
+    if objects.iter().any(|o| o.kind == "NetworkPolicy") {
+        return Ok(out);
+    }
+    let port_behind = |is: &dyn Fn(&kustomize_output::Object) -> bool| {
+        objects
+            .iter()
+            .filter(|o| o.kind == "Service")
+            .find(|o| is(o))
+            .and_then(|o| extras::target_port(&o.object))
+    };
+    let metrics = port_behind(&|o| files::is_metrics_service(&o.kind, &o.name));
+    let webhook = port_behind(&|o| o.name.contains("webhook"));
+    let policies = [
+        (
+            metrics,
+            extras::Policy {
+                file: "allow-metrics-traffic",
+                condition: ".Values.networkPolicy.enable",
+                why: "Only pods in namespaces labelled metrics=enabled (Prometheus', say) may scrape the manager's metrics.",
+                label: "metrics",
+                port: 0,
+            },
+        ),
+        (
+            webhook,
+            extras::Policy {
+                file: "allow-webhook-traffic",
+                condition: "and .Values.networkPolicy.enable .Values.webhook.enable",
+                why: "Webhook calls reach the manager only from namespaces labelled webhook=enabled (where the API server's calls come from).",
+                label: "webhook",
+                port: 0,
+            },
+        ),
+    ];
+    for (port, policy) in policies {
+        if let Some(port) = port {
+            switches.network_policy_fallback = true;
+            out.push((
+                format!("templates/network-policy/{}.yaml", policy.file),
+                extras::network_policy(chart, &extras::Policy { port, ..policy }),
+            ));
+        }
+    }
+    Ok(out)
 }
 
 /// PROJECT records the plugin and its settings, as kubebuilder does.
