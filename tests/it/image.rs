@@ -261,14 +261,16 @@ fn the_builder_stage_builds_a_fresh_scaffold_from_its_build_context() {
     assert!(dockerfile.contains("COPY --from=builder /workspace/manager /manager"));
 }
 
+/// A manifest of this repository, parsed.
+fn read(path: String) -> toml_edit::DocumentMut {
+    std::fs::read_to_string(path).unwrap().parse().unwrap()
+}
+
 /// The library crates spell out the workspace's package fields (see their Cargo.toml);
 /// they must not drift from the workspace's.
 #[test]
 fn library_crates_declare_the_workspace_package_fields() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let read = |path: String| -> toml_edit::DocumentMut {
-        std::fs::read_to_string(path).unwrap().parse().unwrap()
-    };
     let workspace = read(format!("{root}/Cargo.toml"));
     let fields = &workspace["workspace"]["package"];
     for krate in ["runtime", "chart", "gotemplate"] {
@@ -287,4 +289,24 @@ fn library_crates_declare_the_workspace_package_fields() {
             );
         }
     }
+}
+
+/// The runtime spells out the workspace's lint floor (`lints.workspace = true` cannot be
+/// read where the image build copies only crates/); it must not drift from the root's.
+#[test]
+fn runtime_declares_the_workspace_lints() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let workspace = read(format!("{root}/Cargo.toml"));
+    let runtime = read(format!("{root}/crates/runtime/Cargo.toml"));
+    let lints = |table: &toml_edit::Item| -> Vec<String> {
+        let table = table.as_table_like().expect("a lints table");
+        table
+            .iter()
+            .map(|(name, level)| format!("{name} = {}", level.to_string().trim()))
+            .collect()
+    };
+    assert_eq!(
+        lints(&runtime["lints"]["clippy"]),
+        lints(&workspace["workspace"]["lints"]["clippy"])
+    );
 }

@@ -1,4 +1,4 @@
-//! A minimal operator on the runtime: one ConfigMap controller, the manager's flags.
+//! A minimal operator on the runtime: one `ConfigMap` controller, the manager's flags.
 //! Used by the smoke test (unreachable API server: serves /healthz, exits 0 on SIGTERM)
 //! and by scripts/measure-smoke.sh for binary size and idle memory.
 use std::sync::Arc;

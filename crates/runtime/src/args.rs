@@ -3,8 +3,6 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::Context as _;
-
 use crate::WatchScope;
 use crate::helm::duration::parse_go_duration;
 use crate::leader::LeaseTimings;
@@ -40,8 +38,8 @@ pub struct ManagerArgs {
     #[arg(long, default_value = ":8443")]
     pub metrics_bind_address: String,
 
-    /// Serve metrics over HTTPS, allowed only to callers that pass a TokenReview and a
-    /// SubjectAccessReview for `get /metrics`; `--metrics-secure=false` serves plain HTTP.
+    /// Serve metrics over HTTPS, allowed only to callers that pass a `TokenReview` and a
+    /// `SubjectAccessReview` for `get /metrics`; `--metrics-secure=false` serves plain HTTP.
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set,
           num_args = 0..=1, require_equals = true, default_missing_value = "true")]
     pub metrics_secure: bool,
@@ -120,7 +118,7 @@ pub struct ManagerArgs {
     #[arg(long, default_value = "")]
     pub leader_election_id: String,
 
-    /// Namespace of the leader-election Lease; defaults to POD_NAMESPACE, then the
+    /// Namespace of the leader-election Lease; defaults to `POD_NAMESPACE`, then the
     /// kubeconfig's namespace.
     #[arg(long)]
     pub leader_election_namespace: Option<String>,
@@ -248,9 +246,37 @@ fn parse_concurrency(text: &str) -> Result<usize, String> {
     }
 }
 
+/// A `--*-bind-address` flag whose value is not a bind address.
+#[derive(Debug, thiserror::Error)]
+#[error("--{flag}={value:?} is not a bind address: use `:PORT`, `IP:PORT` or `0` to disable")]
+pub struct BindAddressError {
+    /// The flag, without its dashes (`metrics-bind-address`).
+    pub flag: String,
+    /// The value as given.
+    pub value: String,
+    #[source]
+    source: std::net::AddrParseError,
+}
+
 /// Parse a Go-style bind address: `0` disables the server, `:8080` means every
 /// interface, `host:port` binds that address.
-pub fn parse_bind_address(flag: &str, value: &str) -> anyhow::Result<Option<SocketAddr>> {
+///
+/// # Errors
+///
+/// [`BindAddressError`], naming `flag` and `value`, when `value` is none of those forms.
+///
+/// # Examples
+///
+/// ```
+/// use rusty_sdk_runtime::args::parse_bind_address;
+///
+/// assert_eq!(parse_bind_address("metrics-bind-address", "0")?, None);
+/// let any = parse_bind_address("metrics-bind-address", ":8443")?;
+/// assert_eq!(any, Some("0.0.0.0:8443".parse()?));
+/// assert!(parse_bind_address("metrics-bind-address", "localhost").is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn parse_bind_address(flag: &str, value: &str) -> Result<Option<SocketAddr>, BindAddressError> {
     let value = value.trim();
     if value == "0" {
         return Ok(None);
@@ -259,11 +285,13 @@ pub fn parse_bind_address(flag: &str, value: &str) -> anyhow::Result<Option<Sock
         Some(port) => format!("0.0.0.0:{port}"),
         None => value.to_string(),
     };
-    let addr = full.parse::<SocketAddr>().with_context(|| {
-        format!(
-            "--{flag}={value:?} is not a bind address: use `:PORT`, `IP:PORT` or `0` to disable"
-        )
-    })?;
+    let addr = full
+        .parse::<SocketAddr>()
+        .map_err(|source| BindAddressError {
+            flag: flag.to_string(),
+            value: value.to_string(),
+            source,
+        })?;
     Ok(Some(addr))
 }
 

@@ -1,6 +1,6 @@
 //! Who may read `/metrics`: kubebuilder v4's secure-metrics check. The bearer token is
-//! authenticated with a TokenReview, then the user is authorized with a
-//! SubjectAccessReview for the non-resource URL `/metrics`, verb `get`.
+//! authenticated with a `TokenReview`, then the user is authorized with a
+//! `SubjectAccessReview` for the non-resource URL `/metrics`, verb `get`.
 use futures::future::BoxFuture;
 use k8s_openapi::api::authentication::v1::{TokenReview, TokenReviewSpec, UserInfo};
 use k8s_openapi::api::authorization::v1::{

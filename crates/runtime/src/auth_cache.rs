@@ -1,5 +1,5 @@
-//! Caches metrics authorization decisions so each scrape does not cost a TokenReview and
-//! a SubjectAccessReview (controller-runtime caches them too).
+//! Caches metrics authorization decisions so each scrape does not cost a `TokenReview` and
+//! a `SubjectAccessReview` (controller-runtime caches them too).
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

@@ -2,10 +2,10 @@
 //!
 //! A kube-runtime controller caches every object it watches, whole, for as long as it runs.
 //! For a kind of this operator's own that is a few objects; for one of Kubernetes' kinds
-//! (ConfigMaps, Secrets, Pods) it is every object of the cluster, each with its
+//! (`ConfigMaps`, Secrets, Pods) it is every object of the cluster, each with its
 //! `managedFields` (often larger than the rest of the metadata) and, when it was created by
 //! `kubectl apply`, a second copy of itself in the `last-applied-configuration` annotation:
-//! 10,000 ConfigMaps of 10 KB are over 100 MB. [`controller`] is `Controller::new` with a
+//! 10,000 `ConfigMaps` of 10 KB are over 100 MB. [`controller`] is `Controller::new` with a
 //! cache that keeps neither; watch `PartialObjectMeta<K>` instead of `K` and the cache holds
 //! metadata alone (kube then asks the API server for metadata only), for controllers that
 //! read the rest of an object, when they need it, with a `get`.

@@ -81,6 +81,7 @@ impl ConditionUpdate {
     }
 
     /// Record the generation the condition reflects.
+    #[must_use]
     pub fn observed_generation(mut self, generation: Option<i64>) -> Self {
         self.observed_generation = generation;
         self
@@ -168,6 +169,11 @@ pub fn owned_conditions<'a>(
 /// Send every status field the controller sets in this one patch: server-side apply
 /// removes the fields a manager stops applying. Conditions belong in it as
 /// [`owned_conditions`] gives them.
+///
+/// # Errors
+///
+/// The API server's error when it refuses the patch (a field manager conflict, RBAC, a
+/// schema violation) or cannot be reached.
 pub async fn apply_status<K>(
     api: &Api<K>,
     name: &str,
@@ -191,6 +197,10 @@ where
 /// in one apply), with server-side apply as `field_manager` ([`apply_status`]). `current` is
 /// the object's `status.conditions` as read. Returns whether anything changed: nothing is
 /// sent when nothing did.
+///
+/// # Errors
+///
+/// As [`apply_status`], when there is something to send.
 pub async fn apply_owned<'a, K, S>(
     api: &Api<K>,
     obj: &K,

@@ -151,6 +151,10 @@ impl ControllerContext {
     /// cannot span chosen namespaces, and one store fed by several watches would lose
     /// objects whenever one of them relists; separate controllers keep each correct.
     /// Returns the first error; the others keep running until shutdown.
+    ///
+    /// # Errors
+    ///
+    /// The first error a controller returns; the others run on until shutdown.
     pub async fn per_namespace<F, Fut>(&self, controller: F) -> anyhow::Result<()>
     where
         F: Fn(ControllerContext) -> Fut,
@@ -306,7 +310,7 @@ mod tests {
             request.uri().path().to_string()
         });
         let api: Api<Deployment> = scope.namespaced_api(client);
-        api.list(&Default::default()).await.unwrap();
+        api.list(&kube::api::ListParams::default()).await.unwrap();
         server.await.unwrap()
     }
 

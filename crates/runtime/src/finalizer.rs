@@ -30,6 +30,11 @@ use serde::de::DeserializeOwned;
 /// deleted (what it owns goes by owner reference). A finalizer `name` still on the object
 /// (left by a version of the controller that had cleanup on) is removed, so that the
 /// object does not wait for a cleanup nobody will run.
+///
+/// # Errors
+///
+/// [`Error::ApplyFailed`] or [`Error::CleanupFailed`] with `reconcile`'s error, and
+/// kube-runtime's other [`Error`]s when the finalizer cannot be added or removed.
 pub async fn reconcile<K, ReconcileFut>(
     api: &Api<K>,
     name: &str,

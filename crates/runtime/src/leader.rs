@@ -48,32 +48,68 @@ impl Default for LeaseTimings {
     }
 }
 
+/// Which of client-go's rules a [`LeaseTimings`] breaks (see [`LeaseTimings::validate`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LeaseTimingsError {
+    /// The lease is not a whole number of seconds (the Lease API keeps seconds), or is 0.
+    #[error("--leader-elect-lease-duration={0:?} must be a whole number of seconds, at least 1s")]
+    LeaseDuration(Duration),
+    /// Candidates would retry without pause.
+    #[error("--leader-elect-retry-period must be more than 0")]
+    RetryPeriod,
+    /// The lease could expire while its holder still renews it.
+    #[error(
+        "--leader-elect-lease-duration ({lease_duration:?}) must be longer than --leader-elect-renew-deadline ({renew_deadline:?}), or another replica could lead while this one still does"
+    )]
+    LeaseWithinRenewDeadline {
+        /// `--leader-elect-lease-duration`.
+        lease_duration: Duration,
+        /// `--leader-elect-renew-deadline`.
+        renew_deadline: Duration,
+    },
+    /// One retry, with its jitter, could outlast the renew deadline.
+    #[error(
+        "--leader-elect-renew-deadline ({renew_deadline:?}) must be longer than 1.2 × --leader-elect-retry-period ({retry_period:?})"
+    )]
+    RenewDeadlineWithinRetry {
+        /// `--leader-elect-renew-deadline`.
+        renew_deadline: Duration,
+        /// `--leader-elect-retry-period`.
+        retry_period: Duration,
+    },
+}
+
 impl LeaseTimings {
     /// client-go's rules: the lease outlasts the renew deadline, which outlasts a retry
     /// period with its jitter.
-    pub fn validate(&self) -> anyhow::Result<()> {
+    ///
+    /// # Errors
+    ///
+    /// The [`LeaseTimingsError`] of the first rule broken, naming the flags to change.
+    pub fn validate(&self) -> Result<(), LeaseTimingsError> {
         let LeaseTimings {
             lease_duration,
             renew_deadline,
             retry_period,
         } = *self;
         if lease_duration < Duration::from_secs(1) || lease_duration.subsec_nanos() != 0 {
-            anyhow::bail!(
-                "--leader-elect-lease-duration={lease_duration:?} must be a whole number of seconds, at least 1s"
-            );
+            return Err(LeaseTimingsError::LeaseDuration(lease_duration));
         }
         if retry_period.is_zero() {
-            anyhow::bail!("--leader-elect-retry-period must be more than 0");
+            return Err(LeaseTimingsError::RetryPeriod);
         }
         if lease_duration <= renew_deadline {
-            anyhow::bail!(
-                "--leader-elect-lease-duration ({lease_duration:?}) must be longer than --leader-elect-renew-deadline ({renew_deadline:?}), or another replica could lead while this one still does"
-            );
+            return Err(LeaseTimingsError::LeaseWithinRenewDeadline {
+                lease_duration,
+                renew_deadline,
+            });
         }
         if renew_deadline <= retry_period.mul_f64(1.2) {
-            anyhow::bail!(
-                "--leader-elect-renew-deadline ({renew_deadline:?}) must be longer than 1.2 × --leader-elect-retry-period ({retry_period:?})"
-            );
+            return Err(LeaseTimingsError::RenewDeadlineWithinRetry {
+                renew_deadline,
+                retry_period,
+            });
         }
         Ok(())
     }
@@ -94,7 +130,7 @@ pub struct LeaderElectionConfig {
 
 impl LeaderElectionConfig {
     /// Lease `<id>` (default `<manager>-leader`) in the flag's namespace, else
-    /// POD_NAMESPACE, else the client's default namespace; identity POD_NAME, else the
+    /// `POD_NAMESPACE`, else the client's default namespace; identity `POD_NAME`, else the
     /// host name (which is the pod name in a pod).
     pub fn resolve(
         manager_name: &str,
@@ -237,7 +273,7 @@ impl Leadership {
             Ok(Ok(true)) => tracing::info!("released the leader Lease"),
             Ok(Ok(false)) => {}
             Ok(Err(err)) => {
-                tracing::warn!(error = %format!("{err:#}"), "could not release the leader Lease")
+                tracing::warn!(error = %format!("{err:#}"), "could not release the leader Lease");
             }
             Err(_) => tracing::warn!("timed out releasing the leader Lease"),
         }

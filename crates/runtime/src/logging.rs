@@ -1,19 +1,41 @@
 //! Process-wide tracing subscriber configured from the manager's flags.
 use std::io::IsTerminal as _;
 
-use anyhow::Context as _;
 use tracing_subscriber::EnvFilter;
 
 use crate::args::{LogFormat, ManagerArgs};
 
+/// Why the logger could not be installed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// `--log-level` (or `RUST_LOG`) is not a filter `tracing_subscriber` reads.
+    #[error(
+        "--log-level={level:?} is not a valid filter: use a level such as `info` or directives such as `info,kube=debug`"
+    )]
+    Filter {
+        /// The filter as given.
+        level: String,
+        /// What the filter parser said.
+        #[source]
+        source: tracing_subscriber::filter::ParseError,
+    },
+    /// A global subscriber was already set: `init` runs once per process.
+    #[error("could not install the logger (is one already set?)")]
+    Install(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
 /// Install the global tracing subscriber: text or JSON lines on stderr, filtered by
 /// `--log-level` (which falls back to `RUST_LOG`, then `info`).
-pub fn init(args: &ManagerArgs) -> anyhow::Result<()> {
-    let filter = EnvFilter::try_new(&args.log_level).with_context(|| {
-        format!(
-            "--log-level={:?} is not a valid filter: use a level such as `info` or directives such as `info,kube=debug`",
-            args.log_level
-        )
+///
+/// # Errors
+///
+/// [`Error::Filter`] when `--log-level` is not a filter; [`Error::Install`] when a global
+/// subscriber is already set.
+pub fn init(args: &ManagerArgs) -> Result<(), Error> {
+    let filter = EnvFilter::try_new(&args.log_level).map_err(|source| Error::Filter {
+        level: args.log_level.clone(),
+        source,
     })?;
     // Colours only on a terminal: `kubectl logs` should not show escape codes.
     let builder = tracing_subscriber::fmt()
@@ -24,8 +46,7 @@ pub fn init(args: &ManagerArgs) -> anyhow::Result<()> {
         LogFormat::Text => builder.try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
     };
-    installed
-        .map_err(|err| anyhow::anyhow!("could not install the logger (is one already set?): {err}"))
+    installed.map_err(Error::Install)
 }
 
 #[cfg(test)]

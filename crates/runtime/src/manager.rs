@@ -52,6 +52,29 @@ use crate::webhook::self_signed::{self, SelfSignedConfig};
 use crate::webhook::{self, CertReloader, WebhookMetrics, Webhooks};
 use crate::{metrics_server, process_metrics, tls};
 
+/// Why a [`Manager`] could not be made: each names the flag, file or value to fix.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No Kubernetes config: no `KUBECONFIG`, no `~/.kube/config`, not in a pod.
+    #[error(
+        "cannot load a Kubernetes config: set KUBECONFIG, create ~/.kube/config, or run in a pod"
+    )]
+    Config(#[source] kube::config::InferConfigError),
+    /// A config was found, but no client could be built from it (a bad certificate, say).
+    #[error("cannot build a Kubernetes client")]
+    Client(#[source] kube::Error),
+    /// The manager's name (its Lease, event reporter and logs) is empty.
+    #[error("the manager needs a name, e.g. the operator's project name")]
+    EmptyName,
+    /// `--health-probe-bind-address` or `--metrics-bind-address`.
+    #[error(transparent)]
+    BindAddress(#[from] crate::args::BindAddressError),
+    /// The `--leader-elect-*` timings, checked when `--leader-elect` is on.
+    #[error(transparent)]
+    LeaseTimings(#[from] crate::leader::LeaseTimingsError),
+}
+
 type MetricsSecurity = (
     Option<Arc<rustls::ServerConfig>>,
     Option<Arc<dyn MetricsAuthorizer>>,
@@ -97,15 +120,18 @@ const CERT_CHECK_INTERVAL: Duration = Duration::from_secs(5);
 impl Manager {
     /// Load the kube config (KUBECONFIG, ~/.kube/config or in-cluster) and build a client.
     /// Nothing is sent to the API server until `run`.
-    pub async fn new(name: &str, args: ManagerArgs) -> anyhow::Result<Manager> {
-        let config = kube::Config::infer().await.context(
-            "cannot load a Kubernetes config: set KUBECONFIG, create ~/.kube/config, or run in a pod",
-        )?;
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when no Kubernetes config is found, [`Error::Client`] when no client
+    /// can be built from it, and as [`Manager::with_client`].
+    pub async fn new(name: &str, args: ManagerArgs) -> Result<Manager, Error> {
+        let config = kube::Config::infer().await.map_err(Error::Config)?;
         let api_server = config.cluster_url.to_string();
         let mut registry = Registry::default();
         let requests = ClientMetricsLayer::new(&mut registry, host_label(&config.cluster_url));
         let client = kube::client::ClientBuilder::try_from(config)
-            .context("cannot build a Kubernetes client")?
+            .map_err(Error::Client)?
             .with_layer(&requests)
             .build();
         let mut manager = Manager::build(name, args, client, registry)?;
@@ -116,7 +142,12 @@ impl Manager {
     /// A manager on a client the caller built (tests, custom transports). Its requests are
     /// not in the `rest_client_*` metrics unless the caller adds a
     /// [`ClientMetricsLayer`] to it.
-    pub fn with_client(name: &str, args: ManagerArgs, client: Client) -> anyhow::Result<Manager> {
+    ///
+    /// # Errors
+    ///
+    /// [`Error::EmptyName`], or the [`Error`] of a flag in `args` that is not valid (a bind
+    /// address, the leader-election timings).
+    pub fn with_client(name: &str, args: ManagerArgs, client: Client) -> Result<Manager, Error> {
         Manager::build(name, args, client, Registry::default())
     }
 
@@ -125,9 +156,9 @@ impl Manager {
         args: ManagerArgs,
         client: Client,
         mut registry: Registry,
-    ) -> anyhow::Result<Manager> {
+    ) -> Result<Manager, Error> {
         if name.trim().is_empty() {
-            anyhow::bail!("the manager needs a name, e.g. the operator's project name");
+            return Err(Error::EmptyName);
         }
         let health_address =
             parse_bind_address("health-probe-bind-address", &args.health_probe_bind_address)?;
@@ -201,6 +232,12 @@ impl Manager {
     /// Serve probes and metrics, wait for leadership when `--leader-elect`, start every
     /// controller, and run until SIGTERM/SIGINT (then Ok once controllers stopped) or
     /// until a controller fails or leadership is lost (then Err).
+    ///
+    /// # Errors
+    ///
+    /// When a server cannot bind its address or webhooks cannot be served, when leadership is
+    /// lost, or when a controller fails or panics: the error says which. (An `anyhow::Error`:
+    /// generated `main`s return it as their own result.)
     pub async fn run(mut self) -> anyhow::Result<()> {
         let webhook_metrics =
             (!self.webhooks.is_empty()).then(|| WebhookMetrics::new(&mut self.registry));

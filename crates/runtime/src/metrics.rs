@@ -136,6 +136,10 @@ impl ReconcileMetrics {
     /// result labels: `requeue_after` when it asks to come back after a delay, `requeue`
     /// when at once (`Action::requeue(Duration::ZERO)`), `success` when it waits for
     /// changes, `error` on failure.
+    ///
+    /// # Errors
+    ///
+    /// `reconcile`'s own error, recorded and passed on.
     pub async fn instrument_action<E, F>(
         &self,
         controller: &str,
@@ -172,6 +176,10 @@ impl ReconcileMetrics {
     }
 
     /// Run one reconcile and record its outcome and duration, as `success` or `error`.
+    ///
+    /// # Errors
+    ///
+    /// `reconcile`'s own error, recorded and passed on.
     #[deprecated(
         since = "0.1.0",
         note = "labels every requeue `success`: run the controller with `controller::Runner`, or instrument a reconcile returning an `Action` with `instrument_action`"

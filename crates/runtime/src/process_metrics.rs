@@ -45,6 +45,10 @@ struct Reading {
 }
 
 impl ProcessCollector {
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "Prometheus samples are f64, as in client_golang; these counts stay far below 2^52"
+    )]
     fn read(&self) -> Reading {
         let process = self.proc.join(&self.pid);
         let stat = std::fs::read_to_string(process.join("stat")).ok();
@@ -124,6 +128,10 @@ fn open_fds(process: &Path) -> Option<i64> {
 }
 
 impl Collector for ProcessCollector {
+    #[expect(
+        clippy::cast_precision_loss,
+        reason = "Prometheus samples are f64, as in client_golang; these counts stay far below 2^52"
+    )]
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let reading = self.read();
         if let Some(seconds) = reading.cpu_seconds {

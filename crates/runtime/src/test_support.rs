@@ -62,6 +62,10 @@ impl ApiServer {
     }
 
     /// A client on which any request fails the test: for code that should make none.
+    ///
+    /// # Panics
+    ///
+    /// The task serving the client panics at the first request, failing the test.
     pub fn silent(default_namespace: &str) -> Client {
         let (client, mut server) = ApiServer::mock(default_namespace);
         tokio::spawn(async move {
@@ -164,7 +168,7 @@ mod tests {
         let work = async move {
             let api: Api<ConfigMap> = Api::default_namespaced(client);
             let cm: ConfigMap = serde_json::from_value(json!({"metadata": {"name": "a"}}))?;
-            api.create(&Default::default(), &cm).await?;
+            api.create(&kube::api::PostParams::default(), &cm).await?;
             anyhow::Ok(())
         };
         server

@@ -11,6 +11,11 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 /// TLS for the metrics server: `cert_name` and `key_name` in `cert_dir`, or a self-signed
 /// certificate for `localhost` and this host without a directory. ALPN offers HTTP/2 only
 /// when `http2` is set (`--enable-http2`); the server follows what ALPN offers.
+///
+/// # Errors
+///
+/// When the certificate or key cannot be read or parsed, or no self-signed pair can be
+/// made; the error names the files.
 pub fn server_config(
     cert_dir: Option<&Path>,
     cert_name: &str,
@@ -45,7 +50,7 @@ type CertAndKey = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);
 
 fn load_pem_pair(cert_path: &Path, key_path: &Path) -> anyhow::Result<CertAndKey> {
     let certs = CertificateDer::pem_file_iter(cert_path)
-        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .and_then(std::iter::Iterator::collect::<Result<Vec<_>, _>>)
         .with_context(|| {
             format!(
                 "--metrics-cert-path: cannot read PEM certificates from {} (mount the certificate there, name it with --metrics-cert-name, or drop the flag to use a self-signed certificate)",

@@ -179,18 +179,15 @@ impl WorkQueue {
     pub fn start(&self, key: &str) {
         let now = Instant::now();
         let mut state = lock(&self.state);
-        let waited = match state.waiting.remove(key) {
-            Some(waiting) => {
-                if !waiting.counted {
-                    self.adds.inc();
-                }
-                now.saturating_duration_since(waiting.ready_at)
-            }
-            // A trigger this queue did not see (kube-runtime's own): an add taken at once.
-            None => {
+        let waited = if let Some(waiting) = state.waiting.remove(key) {
+            if !waiting.counted {
                 self.adds.inc();
-                Duration::ZERO
             }
+            now.saturating_duration_since(waiting.ready_at)
+        } else {
+            // A trigger this queue did not see (kube-runtime's own): an add taken at once.
+            self.adds.inc();
+            Duration::ZERO
         };
         self.queue_duration.observe(waited.as_secs_f64());
         state.processing.insert(key.to_string(), now);
@@ -353,6 +350,10 @@ fn gauge<L: EncodeLabelSet, M: EncodeMetric>(
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::float_cmp,
+    reason = "the samples are counts and sums of exact durations"
+)]
 pub(crate) mod tests {
     use super::*;
 

@@ -1,4 +1,4 @@
-//! ManagerArgs defaults and environment fallbacks. One test, because environment
+//! `ManagerArgs` defaults and environment fallbacks. One test, because environment
 //! variables are process-wide.
 use clap::Parser;
 use rusty_sdk_runtime::{LogFormat, ManagerArgs, WatchScope};

@@ -3,6 +3,10 @@
 //! a graceful stop releases it. tests/it/cluster/leader.rs runs two replicas against the
 //! real Lease API. A test binary of its own, because it
 //! sends SIGTERM to its own process.
+#![expect(
+    clippy::unwrap_used,
+    reason = "a test binary: helpers fail the test as its tests do (clippy.toml)"
+)]
 use std::sync::{Arc, Mutex};
 
 use http::{Request, Response, StatusCode};

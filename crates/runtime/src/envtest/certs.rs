@@ -1,7 +1,7 @@
 //! The control plane's keys, made fresh for every start: one CA signs the API server's
 //! serving certificate and the admin's client certificate (so clients verify the server and
 //! the server authenticates the admin as a real cluster does), and a key pair signs
-//! ServiceAccount tokens.
+//! `ServiceAccount` tokens.
 use std::path::Path;
 
 use anyhow::Context as _;

@@ -1,10 +1,10 @@
 //! A real Kubernetes control plane for tests, as controller-runtime's envtest starts one:
 //! etcd and kube-apiserver from a folder of binaries (`KUBEBUILDER_ASSETS`), plus
 //! kube-controller-manager when that folder has it (namespace deletion, garbage collection
-//! and the deletion of PersistentVolumeClaims need it; envtest's own binaries lack it).
+//! and the deletion of `PersistentVolumeClaims` need it; envtest's own binaries lack it).
 //!
 //! The API server runs as on a cluster: TLS with a CA of its own, client certificates and
-//! ServiceAccount tokens for authentication, and the RBAC authorizer, so a test can run an
+//! `ServiceAccount` tokens for authentication, and the RBAC authorizer, so a test can run an
 //! operator with exactly the permissions its generated role grants.
 //!
 //! ```no_run
@@ -122,6 +122,10 @@ static SHARED: OnceLock<Result<ControlPlane, String>> = OnceLock::new();
 
 impl ControlPlane {
     /// The folder `KUBEBUILDER_ASSETS` names, or an error that says how to get one.
+    ///
+    /// # Errors
+    ///
+    /// When `KUBEBUILDER_ASSETS` is not set; the message says how to get the binaries.
     pub fn assets() -> anyhow::Result<PathBuf> {
         match std::env::var_os(ASSETS_ENV) {
             Some(dir) if !dir.is_empty() => Ok(PathBuf::from(dir)),
@@ -133,6 +137,10 @@ impl ControlPlane {
 
     /// The control plane every test of this test binary shares, started on first use from
     /// [`ControlPlane::assets`]. Tests keep apart by working in namespaces of their own.
+    ///
+    /// # Errors
+    ///
+    /// When the shared control plane did not start: the first start's error, for every test.
     pub fn shared() -> anyhow::Result<&'static ControlPlane> {
         SHARED
             .get_or_init(|| {
@@ -146,6 +154,11 @@ impl ControlPlane {
 
     /// Start etcd, kube-apiserver and, when `assets` has it, kube-controller-manager, and
     /// wait until the API server is ready. Blocks; callable from async code.
+    ///
+    /// # Errors
+    ///
+    /// When a binary is missing from `assets`, a process cannot start, or the API server is
+    /// not ready in time.
     pub fn start(assets: &Path) -> anyhow::Result<ControlPlane> {
         for binary in ["etcd", "kube-apiserver"] {
             anyhow::ensure!(
@@ -259,13 +272,22 @@ impl ControlPlane {
     }
 
     /// A client authenticated as the admin, for the calling async runtime.
+    ///
+    /// # Errors
+    ///
+    /// When the admin kubeconfig cannot be read or no client can be built from it.
     pub async fn client(&self) -> anyhow::Result<kube::Client> {
         client_from_file(&self.admin_kubeconfig).await
     }
 
-    /// A kubeconfig authenticated as ServiceAccount `namespace/name` with a token from the
-    /// TokenRequest API, as a pod of that ServiceAccount would be: RBAC applies in full.
+    /// A kubeconfig authenticated as `ServiceAccount` `namespace/name` with a token from the
+    /// `TokenRequest` API, as a pod of that `ServiceAccount` would be: RBAC applies in full.
     /// The account must exist. Returns the file's path.
+    ///
+    /// # Errors
+    ///
+    /// When the API server refuses the token request (the account must exist) or the file
+    /// cannot be written.
     pub async fn service_account_kubeconfig(
         &self,
         namespace: &str,
@@ -304,8 +326,12 @@ impl ControlPlane {
         Ok(path)
     }
 
-    /// A client authenticated as ServiceAccount `namespace/name` (see
+    /// A client authenticated as `ServiceAccount` `namespace/name` (see
     /// [`ControlPlane::service_account_kubeconfig`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ControlPlane::service_account_kubeconfig`], or when no client can be built.
     pub async fn service_account_client(
         &self,
         namespace: &str,
@@ -317,6 +343,10 @@ impl ControlPlane {
 
     /// Create a namespace named `<prefix>-<n>`, unique in this test process, and return its
     /// name.
+    ///
+    /// # Errors
+    ///
+    /// When the API server refuses the namespace.
     pub async fn create_namespace(
         &self,
         client: &kube::Client,
@@ -336,6 +366,10 @@ impl ControlPlane {
 
     /// Install the CRDs of the `.yaml` files in `dir` (a project's `config/crd/bases`, see
     /// [`crds_in`]) and wait until each is established. Returns how many there were.
+    ///
+    /// # Errors
+    ///
+    /// As [`crds_in`] for `dir`, then as [`ControlPlane::install_crds`].
     pub async fn install_crds_from(
         &self,
         client: &kube::Client,
@@ -347,6 +381,10 @@ impl ControlPlane {
     }
 
     /// Apply `crds` (server-side, as their owner) and wait until each is established.
+    ///
+    /// # Errors
+    ///
+    /// When the API server refuses a CRD, or one is not established in time.
     pub async fn install_crds(
         &self,
         client: &kube::Client,

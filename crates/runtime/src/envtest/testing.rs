@@ -28,6 +28,11 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 /// subfolders), in file-name order, as envtest's `CRDDirectoryPaths` reads them: a
 /// project's `config/crd/bases`. A file may hold several documents; empty ones are skipped,
 /// and anything that is not a CRD is an error naming its file.
+///
+/// # Errors
+///
+/// When `dir` cannot be read, or a file is not YAML or holds anything but a CRD; the
+/// error names the file.
 pub fn crds_in(dir: &Path) -> anyhow::Result<Vec<CustomResourceDefinition>> {
     let entries = std::fs::read_dir(dir)
         .with_context(|| format!("cannot read CRD folder {}", dir.display()))?;
@@ -105,6 +110,10 @@ impl RunningController {
 
     /// Signal shutdown, as the manager does on SIGTERM, and wait for the controller to
     /// return: its result, or an error when it did not return within 30 seconds.
+    ///
+    /// # Errors
+    ///
+    /// The controller's own error, or one saying it did not return within 30 seconds.
     pub async fn stop(mut self) -> anyhow::Result<()> {
         let _ = self.stop.send(true);
         let Some(task) = self.task.take() else {
@@ -137,6 +146,10 @@ impl Drop for RunningController {
 /// Call `check` every 200 ms until it returns `Some`, and return that; an error saying
 /// `what` was not so once `timeout` has passed. `check` reads the cluster, so this waits
 /// for what a controller does without sleeping for a guessed time.
+///
+/// # Errors
+///
+/// When `timeout` passes before `check` returns `Some`; the error names `what`.
 pub async fn eventually<T, F, Fut>(what: &str, timeout: Duration, mut check: F) -> anyhow::Result<T>
 where
     F: FnMut() -> Fut,

@@ -60,6 +60,10 @@ pub enum BuildError {
 /// Releases are made in process by the release engine (feature `chart-engine`, on in
 /// generated Helm and hybrid projects): there is no `helm` binary to fall back to.
 #[cfg(feature = "chart-engine")]
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "the same signature as without `chart-engine`, where it fails"
+)]
 fn default_helm_client(_: &str) -> Result<Arc<dyn HelmClient>, BuildError> {
     Ok(Arc::new(super::engine::ReleaseEngine::new()))
 }
@@ -270,6 +274,10 @@ impl ReconcilerBuilder {
     }
 
     /// Check the options and build the reconciler.
+    ///
+    /// # Errors
+    ///
+    /// The [`BuildError`] of the first option that is not valid, naming the watched kind.
     pub fn build(self) -> Result<Reconciler, BuildError> {
         let gvk = format!(
             "{}/{}, Kind={}",
@@ -327,9 +335,9 @@ impl ReconcilerBuilder {
             dry_run: self.dry_run,
             rollback_on_failure: self.rollback_on_failure,
             uninstall_wait_timeout: self.uninstall_wait_timeout,
-            chart_defaults: Default::default(),
+            chart_defaults: Arc::default(),
             #[cfg(feature = "chart-engine")]
-            in_process: Default::default(),
+            in_process: Arc::default(),
             install_annotations: self.install_annotations,
             upgrade_annotations: self.upgrade_annotations,
             uninstall_annotations: self.uninstall_annotations,

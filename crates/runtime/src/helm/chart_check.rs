@@ -24,9 +24,10 @@ pub(crate) fn check_chart(path: &Path) -> Result<(), ChartProblem> {
         _ => ChartProblem::Unreadable(e),
     })?;
     if metadata.is_dir() {
-        return match path.join("Chart.yaml").is_file() {
-            true => Ok(()),
-            false => Err(ChartProblem::NoChartYaml),
+        return if path.join("Chart.yaml").is_file() {
+            Ok(())
+        } else {
+            Err(ChartProblem::NoChartYaml)
         };
     }
     match archive_has_chart_yaml(path) {

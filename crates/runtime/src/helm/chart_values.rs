@@ -26,9 +26,10 @@ pub(crate) fn chart_defaults(chart: &Path) -> Result<Value, ChartValuesError> {
         chart: chart.display().to_string(),
         reason,
     };
-    let text = match chart.is_dir() {
-        true => read_dir_values(chart),
-        false => read_archive_values(chart),
+    let text = if chart.is_dir() {
+        read_dir_values(chart)
+    } else {
+        read_archive_values(chart)
     }
     .map_err(|e| error(e.to_string()))?;
     let Some(text) = text else {
@@ -127,7 +128,7 @@ mod tests {
     #[test]
     fn a_long_commented_out_block_is_read_past() {
         let dir = tempfile::tempdir().unwrap();
-        let comments: String = (0..300).map(|i| format!("#    line {i}\n")).collect();
+        let comments = "#    line\n".repeat(300);
         std::fs::write(
             dir.path().join("values.yaml"),
             format!("controller:\n  image: jenkins\n{comments}  tag: lts\nagent:\n{comments}  enabled: true\n"),

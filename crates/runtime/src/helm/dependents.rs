@@ -206,7 +206,7 @@ mod tests {
                 generation,
                 ..ObjectMeta::default()
             },
-            _phantom: Default::default(),
+            _phantom: std::marker::PhantomData,
         };
         object.metadata.owner_references = Some(vec![OwnerReference {
             api_version: "cache.example.com/v1".into(),

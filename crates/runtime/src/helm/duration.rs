@@ -20,6 +20,10 @@ pub enum DurationError {
 }
 
 /// Parse a Go duration. Negative values are refused: every duration rusty-sdk reads is a period.
+///
+/// # Errors
+///
+/// The [`DurationError`] that says why `text` is not a non-negative Go duration.
 pub fn parse_go_duration(text: &str) -> Result<Duration, DurationError> {
     let mut rest = text.trim();
     if rest.is_empty() {

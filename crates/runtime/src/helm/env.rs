@@ -46,7 +46,7 @@ fn shell_name(text: &str) -> (&str, usize) {
         }
         return match text[1..].find('}') {
             Some(0) => ("", 2),
-            Some(close) => (&text[1..close + 1], close + 2),
+            Some(close) => (&text[1..=close], close + 2),
             None => ("", 1),
         };
     }

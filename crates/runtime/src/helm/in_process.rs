@@ -61,9 +61,10 @@ impl InProcess {
             .get_or_init(|| {
                 let chart =
                     Chart::load(chart_path).map_err(|e| format!("cannot load chart: {e}"))?;
-                match uses_lookup(&chart) {
-                    true => Err("the chart calls lookup, which needs the cluster".into()),
-                    false => Ok(chart),
+                if uses_lookup(&chart) {
+                    Err("the chart calls lookup, which needs the cluster".into())
+                } else {
+                    Ok(chart)
                 }
             })
             .as_ref()

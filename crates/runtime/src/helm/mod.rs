@@ -54,7 +54,7 @@
 //! unchanged object is logged at debug only.
 //!
 //! Helm: releases are made in process by the release engine ([`ReleaseEngine`], module
-//! `engine`), with Helm 4.2's semantics and storage format (Secrets, or ConfigMaps when
+//! `engine`), with Helm 4.2's semantics and storage format (Secrets, or `ConfigMaps` when
 //! `HELM_DRIVER=configmap`): the `helm` CLI and the operator can take turns on a release.
 //! Each release's labels name its resource's kind (`rusty-sdk.io/owner-kind`,
 //! `rusty-sdk.io/owner-group`); a resource of another kind with the same name is refused.

@@ -238,9 +238,10 @@ impl Flow<'_> {
         // Objects the release engine applied a moment ago cannot have drifted yet: they only
         // need their owner reference.
         let objects = self.objects();
-        let repaired = match just_applied {
-            true => objects.own_all(&release.manifest).await,
-            false => objects.repair(&release.manifest).await,
+        let repaired = if just_applied {
+            objects.own_all(&release.manifest).await
+        } else {
+            objects.repair(&release.manifest).await
         };
         let kinds = repaired.inspect_err(|e| {
             status.set_error(kind::IRRECONCILABLE, reason::RECONCILE_ERROR, e);

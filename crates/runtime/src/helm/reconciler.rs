@@ -30,6 +30,10 @@ pub struct Reconciler {
 
 impl Reconciler {
     /// Options preloaded from a watches.yaml entry.
+    ///
+    /// # Errors
+    ///
+    /// [`BuildError::InvalidGvk`] when the entry has no version or kind.
     pub fn builder(watch: &Watch) -> Result<ReconcilerBuilder, BuildError> {
         if watch.version.is_empty() || watch.kind.is_empty() {
             return Err(BuildError::InvalidGvk {
@@ -107,6 +111,10 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
     }
 }
 
+#[expect(
+    clippy::too_many_lines,
+    reason = "the Helm controller's wiring, each step used once"
+)]
 async fn run_scoped(
     mut settings: Settings,
     ctx: ControllerContext,
@@ -233,6 +241,10 @@ pub struct Standalone(Arc<ReconcileContext>);
 
 impl Standalone {
     /// One reconcile of `cr`, as the controller would run it.
+    ///
+    /// # Errors
+    ///
+    /// The [`ReconcileError`] the controller would log before retrying.
     pub async fn reconcile(&self, cr: DynamicObject) -> Result<Action, ReconcileError> {
         reconcile(Arc::new(cr), self.0.clone())
             .await

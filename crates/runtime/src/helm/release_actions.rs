@@ -98,9 +98,10 @@ impl Flow<'_> {
                 current.status,
                 ReleaseStatus::Failed | ReleaseStatus::Superseded
             );
-        Ok(match needs_upgrade {
-            true => ReleaseState::NeedsUpgrade(current),
-            false => ReleaseState::Unchanged(current),
+        Ok(if needs_upgrade {
+            ReleaseState::NeedsUpgrade(current)
+        } else {
+            ReleaseState::Unchanged(current)
         })
     }
 

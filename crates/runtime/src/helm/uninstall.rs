@@ -108,6 +108,10 @@ impl Flow<'_> {
         Duration::try_from(elapsed).unwrap_or(Duration::ZERO)
     }
 
+    #[expect(
+        clippy::unused_self,
+        reason = "one of the reconcile's outcomes, called as the others are"
+    )]
     pub(super) fn uninstalled(&self, status: &mut HelmStatus) -> Outcome {
         status.set(kind::RELEASE_FAILED, Status::False, "", "");
         status.set(

@@ -55,6 +55,11 @@ struct Files {
 
 impl CertReloader {
     /// Read `cert_name` and `key_name` in `dir`; an error names the files and the flags.
+    ///
+    /// # Errors
+    ///
+    /// When either file cannot be read or they do not hold a PEM certificate and its key; the
+    /// error names the files and the flags that chose them.
     pub fn load(dir: &Path, cert_name: &str, key_name: &str) -> anyhow::Result<CertReloader> {
         let cert_path = dir.join(cert_name);
         let key_path = dir.join(key_name);
@@ -73,6 +78,10 @@ impl CertReloader {
     }
 
     /// Serve the PEM pair `cert` and `key`, held in memory.
+    ///
+    /// # Errors
+    ///
+    /// When `cert` and `key` are not a PEM certificate and its key.
     pub fn from_pem(cert: &str, key: &str) -> anyhow::Result<CertReloader> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let key = pem_pair(cert, key, &provider)?;
@@ -85,6 +94,10 @@ impl CertReloader {
 
     /// A throwaway certificate for `localhost` and 127.0.0.1, held in memory; returns it
     /// with its PEM (which a local client can trust).
+    ///
+    /// # Errors
+    ///
+    /// When the certificate cannot be made.
     pub fn local() -> anyhow::Result<(CertReloader, String)> {
         let names = vec!["localhost".to_string(), "127.0.0.1".to_string()];
         let pair = rcgen::generate_simple_self_signed(names)
@@ -95,6 +108,10 @@ impl CertReloader {
     }
 
     /// Serve the PEM pair `cert` and `key` from the next handshake on.
+    ///
+    /// # Errors
+    ///
+    /// As [`CertReloader::from_pem`]; the pair served then stays as it was.
     pub fn set_pem(&self, cert: &str, key: &str) -> anyhow::Result<()> {
         let key = pem_pair(cert, key, &self.provider)?;
         *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(key);
@@ -112,6 +129,10 @@ impl CertReloader {
     /// Read the files again if they changed since the last read. `Ok(true)` when a new
     /// pair is served; on error (a half-written pair, say) the previous pair stays.
     /// A pair held in memory never changes here.
+    ///
+    /// # Errors
+    ///
+    /// When the files cannot be read or do not hold a pair; the previous pair stays served.
     pub fn reload_if_changed(&self) -> anyhow::Result<bool> {
         let Some(files) = &self.files else {
             return Ok(false);
@@ -184,7 +205,7 @@ fn certified_key(
     provider: &CryptoProvider,
 ) -> anyhow::Result<CertifiedKey> {
     let certs = CertificateDer::pem_file_iter(cert_path)
-        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .and_then(std::iter::Iterator::collect::<Result<Vec<_>, _>>)
         .with_context(|| {
             format!(
                 "--webhook-cert-path: {} holds no readable PEM certificate",

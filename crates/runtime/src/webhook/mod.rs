@@ -170,6 +170,10 @@ impl Webhooks {
     }
 
     /// Every path starts with `/` and is registered once.
+    ///
+    /// # Errors
+    ///
+    /// When a path does not start with `/` or is registered twice; the error names the path.
     pub fn check(&self) -> anyhow::Result<()> {
         let mut seen = BTreeSet::new();
         for path in self.paths() {
@@ -198,6 +202,14 @@ impl Webhooks {
     }
 
     /// The HTTP routes: one POST route per webhook, instrumented with `metrics`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Webhooks::check`].
+    #[expect(
+        clippy::needless_pass_by_value,
+        reason = "each route keeps a clone; taken by value since 0.1"
+    )]
     pub fn router(&self, metrics: WebhookMetrics) -> anyhow::Result<Router> {
         self.check()?;
         let mut router = Router::new();
@@ -219,6 +231,10 @@ impl Webhooks {
 }
 
 /// TLS for the webhook server: the pair `certs` serves now, HTTP/2 only with `http2`.
+///
+/// # Errors
+///
+/// When rustls refuses the configuration (no protocol version in common with its provider).
 pub fn server_config(
     certs: Arc<CertReloader>,
     http2: bool,

@@ -18,7 +18,7 @@ use tower::ServiceExt;
 
 use super::*;
 
-/// Defaults the label `tier` and refuses ConfigMaps named `forbidden-*`.
+/// Defaults the label `tier` and refuses `ConfigMaps` named `forbidden-*`.
 async fn admit(request: AdmissionRequest<ConfigMap>) -> AdmissionResponse {
     let response = AdmissionResponse::from(&request);
     let Some(config_map) = request.object else {

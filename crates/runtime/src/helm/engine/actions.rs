@@ -91,12 +91,19 @@ impl Context {
     }
 
     /// Hooks are created as Helm 4 creates them: by server-side apply.
+    #[expect(
+        clippy::unused_self,
+        reason = "asked of the context, as the other steps' methods are"
+    )]
     pub fn method_for_hooks(&self) -> ApplyMethod {
         ApplyMethod::ServerSide
     }
 
     pub fn chart(&self, path: &Path) -> Result<Arc<LoadedChart>, EngineError> {
-        let mut charts = self.charts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut charts = self
+            .charts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(loaded) = charts.get(path) {
             return Ok(loaded.clone());
         }

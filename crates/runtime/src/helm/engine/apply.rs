@@ -360,7 +360,7 @@ fn from_body(body: &Value) -> DynamicObject {
     // manifest was sorted); the fallback only guards the type conversion.
     serde_json::from_value(body.clone()).unwrap_or_else(|_| DynamicObject {
         types: None,
-        metadata: Default::default(),
+        metadata: kube::api::ObjectMeta::default(),
         data: body.clone(),
     })
 }

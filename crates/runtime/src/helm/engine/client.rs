@@ -35,6 +35,10 @@ impl ReleaseEngine {
 
     /// An engine bound to a cluster that keeps its records with the storage driver
     /// `helm_driver` names, as `HELM_DRIVER` does for the CLI (`secret`, `configmap`).
+    ///
+    /// # Errors
+    ///
+    /// [`HelmError::Other`] when `helm_driver` names no storage driver.
     pub fn with_driver(client: &kube::Client, helm_driver: &str) -> Result<Self, HelmError> {
         let driver = Driver::parse(helm_driver).map_err(|e| HelmError::Other(e.to_string()))?;
         let engine = ReleaseEngine::new();

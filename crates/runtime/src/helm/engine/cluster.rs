@@ -131,6 +131,10 @@ impl Cluster {
     /// every served group version followed by every `<group version>/<Kind>` (the kinds
     /// of subresources included). Helm's order is a Go map's, random on every run; this
     /// one is discovery's, so that renders of the same chart are stable.
+    ///
+    /// # Errors
+    ///
+    /// [`ClusterError`] when discovery fails.
     pub async fn capabilities(&self) -> Result<Capabilities, ClusterError> {
         Ok(self.snapshot().await?.capabilities.clone())
     }
@@ -220,6 +224,11 @@ impl Cluster {
 
     /// Render `chart` with this cluster's `lookup` (and whatever else `options` says) on
     /// the blocking pool, where `lookup` may wait for the API server.
+    ///
+    /// # Errors
+    ///
+    /// [`ClusterError`] when the chart does not render (its templates' own errors included)
+    /// or a `lookup` fails.
     pub async fn render(
         &self,
         chart: Arc<Chart>,
@@ -500,7 +509,7 @@ fn kind_of(kind: Option<&kube::client::DiscoveryGroupVersionKind>) -> Option<&st
         .filter(|k| !k.is_empty())
 }
 
-/// Go's schema.ParseGroupVersion as FromAPIVersionAndKind uses it: `v1` is the core
+/// Go's schema.ParseGroupVersion as `FromAPIVersionAndKind` uses it: `v1` is the core
 /// group, `g/v` a group version, anything else the empty group version.
 fn parse_group_version(api_version: &str) -> (&str, &str) {
     match api_version.split_once('/') {
@@ -548,7 +557,7 @@ mod tests {
 
     use super::*;
 
-    /// A fake API server serving the version and aggregated discovery: ConfigMaps
+    /// A fake API server serving the version and aggregated discovery: `ConfigMaps`
     /// (namespaced) and Namespaces (cluster-scoped) in v1, plus `example.com/v1` Widgets
     /// once `widgets` is set. Counts discoveries, answers a little late so that callers
     /// overlap.

@@ -5,7 +5,7 @@
 //!
 //! One job per module:
 //! - [`record`]: a release as Helm stores it (JSON, gzip, base64), chart included;
-//! - [`storage`]: the Secret and ConfigMap drivers, history and pruning;
+//! - [`storage`]: the Secret and `ConfigMap` drivers, history and pruning;
 //! - [`sort`]: a render split into CRDs, hooks and the manifest, in Helm's kind order;
 //! - [`cluster`]: `.Capabilities` and `lookup` from the live cluster, kinds resolved;
 //! - [`wait`]: readiness and hook completion, as Helm 4 waits;

@@ -456,7 +456,7 @@ impl ChartRecord {
                 // The template engine parsed it as Helm does; only the key order differs,
                 // and encoding sorts keys as Go does.
                 "values.yaml" => {
-                    record.values = Some(chart.values().as_object().cloned().unwrap_or_default())
+                    record.values = Some(chart.values().as_object().cloned().unwrap_or_default());
                 }
                 "values.schema.json" => {
                     record.schema = file.data;
@@ -468,8 +468,12 @@ impl ChartRecord {
                     }
                 }
                 name if name.starts_with("templates/") => {
-                    record.templates.get_or_insert_default().push(file)
+                    record.templates.get_or_insert_default().push(file);
                 }
+                #[expect(
+                    clippy::case_sensitive_file_extension_comparisons,
+                    reason = "as Helm compares"
+                )]
                 name if name.starts_with("charts/") && !name.ends_with(".prov") => {}
                 _ => record.files.get_or_insert_default().push(file),
             }
@@ -521,7 +525,8 @@ fn archive_files(path: &Path) -> Result<Vec<FileRecord>, RecordError> {
         rusty_sdk_chart::archive::read_archive(path, &bytes).map_err(|e| error(e.to_string()))?;
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes.as_slice()));
     // Name -> (position in the archive, time); the first entry of a name wins.
-    let mut headers: std::collections::HashMap<String, (usize, GoTime)> = Default::default();
+    let mut headers: std::collections::HashMap<String, (usize, GoTime)> =
+        std::collections::HashMap::new();
     for (at, entry) in archive
         .entries()
         .map_err(|e| error(e.to_string()))?
@@ -771,7 +776,7 @@ impl Serialize for GoTime {
 }
 
 impl<'de> Deserialize<'de> for GoTime {
-    /// `null` and `""` (which Helm's Info and HookExecution accept) are the zero time.
+    /// `null` and `""` (which Helm's Info and `HookExecution` accept) are the zero time.
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         match Option::<String>::deserialize(deserializer)?.as_deref() {
             None | Some("") => Ok(GoTime::ZERO),
@@ -783,14 +788,26 @@ impl<'de> Deserialize<'de> for GoTime {
 // ---------------------------------------------------------------------------------------
 // Go's encoding/json, where it differs from serde_json.
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's `skip_serializing_if` passes a reference"
+)]
 fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's `skip_serializing_if` passes a reference"
+)]
 fn is_zero_i64(n: &i64) -> bool {
     *n == 0
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's `skip_serializing_if` passes a reference"
+)]
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -831,6 +848,10 @@ fn sorted_map<S: Serializer>(map: &Map<String, Value>, serializer: S) -> Result<
     SortedMap(map).serialize(serializer)
 }
 
+#[expect(
+    clippy::ref_option,
+    reason = "serde's `serialize_with` passes `&Option`"
+)]
 fn sorted_option_map<S: Serializer>(
     map: &Option<Map<String, Value>>,
     serializer: S,
@@ -838,6 +859,10 @@ fn sorted_option_map<S: Serializer>(
     map.as_ref().map(SortedMap).serialize(serializer)
 }
 
+#[expect(
+    clippy::ref_option,
+    reason = "serde's `serialize_with` passes `&Option`"
+)]
 fn sorted_option<S: Serializer>(value: &Option<Value>, serializer: S) -> Result<S::Ok, S::Error> {
     value.as_ref().map(Sorted).serialize(serializer)
 }
@@ -851,6 +876,10 @@ mod bytes_option {
     use base64::Engine;
     use serde::{Deserialize, Deserializer, Serializer};
 
+    #[expect(
+        clippy::ref_option,
+        reason = "serde's `serialize_with` passes `&Option`"
+    )]
     pub fn serialize<S: Serializer>(bytes: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
         match bytes {
             Some(bytes) => {
@@ -871,7 +900,7 @@ mod bytes_option {
     }
 }
 
-/// serde_json's compact output with Go's differences: `<`, `>`, `&`, U+2028 and U+2029
+/// `serde_json`'s compact output with Go's differences: `<`, `>`, `&`, U+2028 and U+2029
 /// escaped as `\u003c`..., and floats in `strconv.FormatFloat(f, 'f' or 'e', -1, 64)`.
 struct GoFormatter;
 
@@ -927,13 +956,13 @@ fn go_float(value: f64) -> String {
             "{sign}0.{}{digits}",
             "0".repeat(point.unsigned_abs() as usize)
         )
-    } else if point as usize >= digits.len() {
+    } else if point.unsigned_abs() as usize >= digits.len() {
         format!(
             "{sign}{digits}{}",
-            "0".repeat(point as usize - digits.len())
+            "0".repeat(point.unsigned_abs() as usize - digits.len())
         )
     } else {
-        let (int, frac) = digits.split_at(point as usize);
+        let (int, frac) = digits.split_at(point.unsigned_abs() as usize);
         format!("{sign}{int}.{frac}")
     }
 }
@@ -1130,11 +1159,11 @@ mod tests {
             (1.0, "1"),
             (-0.25, "-0.25"),
             (1e-7, "1e-7"),
-            (0.000001, "0.000001"),
+            (0.000_001, "0.000001"),
             (1e21, "1e+21"),
             (1e20, "100000000000000000000"),
-            (1.2345678901234569e23, "1.2345678901234569e+23"),
-            (123456.789, "123456.789"),
+            (1.234_567_890_123_456_9e23, "1.2345678901234569e+23"),
+            (123_456.789, "123456.789"),
             (-1.5e-300, "-1.5e-300"),
             (1e100, "1e+100"),
             (0.0, "0"),

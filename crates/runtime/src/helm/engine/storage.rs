@@ -1,5 +1,5 @@
 //! Release history kept as Helm 4 keeps it (pkg/storage and pkg/storage/driver): one
-//! Secret (or ConfigMap, when `HELM_DRIVER` selects that driver) per revision, named
+//! Secret (or `ConfigMap`, when `HELM_DRIVER` selects that driver) per revision, named
 //! `sh.helm.release.v1.<name>.v<version>`, labelled `name`, `owner=helm`, `status`,
 //! `version` (plus `createdAt` or `modifiedAt` and the release's own labels), holding the
 //! encoded record under `release`. The `helm` CLI and this engine read and write the same
@@ -71,7 +71,7 @@ pub(crate) enum Driver {
 
 impl Driver {
     /// The driver `HELM_DRIVER` selects, as Helm chooses it: unset, empty, `secret` or
-    /// `secrets` for Secrets, `configmap` or `configmaps` for ConfigMaps. Helm's memory
+    /// `secrets` for Secrets, `configmap` or `configmaps` for `ConfigMaps`. Helm's memory
     /// and SQL drivers keep nothing a cluster can share, so they are refused by name.
     pub fn from_env() -> Result<Driver, StorageError> {
         Driver::parse(std::env::var("HELM_DRIVER").as_deref().unwrap_or(""))

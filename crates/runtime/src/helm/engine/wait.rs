@@ -210,10 +210,18 @@ fn kind_rules(group: &str, kind: &str) -> Option<Rule> {
     })
 }
 
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "a `Rule`: the table takes one signature"
+)]
 fn always_ready(_: &Value) -> Result<Computed, String> {
     Ok(Computed::current("Resource is always ready"))
 }
 
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "a `Rule`: the table takes one signature"
+)]
 fn stateful_set(obj: &Value) -> Result<Computed, String> {
     if str_field(obj, &["spec", "updateStrategy", "type"], "") == "OnDelete" {
         return Ok(Computed::current(
@@ -452,6 +460,10 @@ fn daemon_set(obj: &Value) -> Result<Computed, String> {
     )))
 }
 
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "a `Rule`: the table takes one signature"
+)]
 fn pvc(obj: &Value) -> Result<Computed, String> {
     let phase = str_field(obj, &["status", "phase"], "unknown");
     if phase != "Bound" {
@@ -537,6 +549,10 @@ fn crash_looping_containers(obj: &Value) -> Vec<&str> {
         .collect()
 }
 
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "a `Rule`: the table takes one signature"
+)]
 fn pdb(_: &Value) -> Result<Computed, String> {
     Ok(Computed::current("AllowedDisruptions has been computed."))
 }
@@ -583,6 +599,10 @@ fn finished_job(obj: &Value) -> Result<Option<Computed>, String> {
     Ok(None)
 }
 
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "a `Rule`: the table takes one signature"
+)]
 fn service(obj: &Value) -> Result<Computed, String> {
     if str_field(obj, &["spec", "type"], "ClusterIP") == "LoadBalancer"
         && str_field(obj, &["spec", "clusterIP"], "").is_empty()
@@ -1093,8 +1113,8 @@ fn api_code(e: &watcher::Error) -> Option<u16> {
     match e {
         watcher::Error::InitialListFailed(kube::Error::Api(s))
         | watcher::Error::WatchStartFailed(kube::Error::Api(s))
-        | watcher::Error::WatchFailed(kube::Error::Api(s)) => Some(s.code),
-        watcher::Error::WatchError(s) => Some(s.code),
+        | watcher::Error::WatchFailed(kube::Error::Api(s))
+        | watcher::Error::WatchError(s) => Some(s.code),
         _ => None,
     }
 }
@@ -1207,10 +1227,8 @@ mod tests {
             "kind": kind,
             "metadata": { "name": "test", "namespace": "qual", "generation": 1 },
         });
-        if let (Some(obj), Some(rest)) = (obj.as_object_mut(), rest.as_object()) {
-            for (key, value) in rest {
-                obj.insert(key.clone(), value.clone());
-            }
+        if let (Some(obj), Value::Object(rest)) = (obj.as_object_mut(), rest) {
+            obj.extend(rest);
         }
         obj
     }
@@ -1227,7 +1245,11 @@ mod tests {
         })
     }
 
-    /// kstatus' own test cases (status_compute_test.go): object, status, reason.
+    /// kstatus' own test cases (`status_compute_test.go`): object, status, reason.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "kstatus' table of cases, kept whole to read beside the Go file"
+    )]
     fn kstatus_cases() -> Vec<(&'static str, Value, Status, &'static str)> {
         use Status::*;
         let now = time::OffsetDateTime::now_utc()

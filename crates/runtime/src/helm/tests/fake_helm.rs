@@ -62,12 +62,10 @@ impl FakeHelm {
             &ReleaseTarget::new("mc", "default"),
             "release target of {call:?}"
         );
-        self.calls.lock().unwrap().push(call.clone());
-        self.replies
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or_else(|| panic!("unexpected helm call {call:?}"))
+        let reply = self.replies.lock().unwrap().pop_front();
+        let reply = reply.unwrap_or_else(|| panic!("unexpected helm call {call:?}"));
+        self.calls.lock().unwrap().push(call);
+        reply
     }
 }
 

@@ -130,8 +130,8 @@ pub fn cr_json(spec: Value, finalizer: bool, status: Option<Value>) -> Value {
         "apiVersion": "cache.example.com/v1",
         "kind": "Memcached",
         "metadata": {"name": "mc", "namespace": "default", "uid": "cr-uid", "generation": 1, "resourceVersion": "10"},
-        "spec": spec,
     });
+    cr["spec"] = spec;
     if finalizer {
         cr["metadata"]["finalizers"] = json!(["uninstall-helm-release"]);
     }
@@ -170,7 +170,7 @@ pub fn release(version: u32, status: ReleaseStatus, replicas: u32) -> Release {
         chart: "memcached-0.1.0".into(),
         app_version: "1.6.29".into(),
         last_changed: None,
-        labels: Default::default(),
+        labels: BTreeMap::default(),
     }
 }
 
@@ -281,7 +281,9 @@ pub fn installed_status_of(manifest: &str) -> Value {
 }
 
 pub fn status_patch(status: Value) -> Value {
-    json!({"status": status})
+    let mut patch = json!({});
+    patch["status"] = status;
+    patch
 }
 
 /// The owner labels the reconciler gives every release it makes.

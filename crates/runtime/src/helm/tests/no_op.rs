@@ -1,6 +1,7 @@
 //! A deployed starter-chart release that nothing changed: the reconcile reads the release
 //! from its Secret, renders the chart in process and checks the objects; no helm process
 //! (the binary does not exist) and no write request (the mock refuses anything unscripted).
+use std::fmt::Write;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -48,9 +49,11 @@ pub fn installed_manifest(chart: &Path) -> String {
             .replace("release-name", "mc")
             .replace("mychart", "memcached");
         assert!(!text.is_empty() && !text.contains("helm.sh/hook"), "{path}");
-        manifest.push_str(&format!(
-            "---\n# Source: memcached/templates/{name}\n{text}\n"
-        ));
+        writeln!(
+            manifest,
+            "---\n# Source: memcached/templates/{name}\n{text}"
+        )
+        .unwrap();
     }
     manifest
 }

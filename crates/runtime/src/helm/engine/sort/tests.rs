@@ -10,6 +10,7 @@
 //! ```
 //!
 //! Errors were checked with one-template charts and `helm install --dry-run=client`.
+use std::fmt::Write;
 use std::path::PathBuf;
 
 use rusty_sdk_chart::{Chart, RenderOptions};
@@ -161,17 +162,14 @@ fn crds_come_from_enabled_charts_in_helms_order_and_print_as_helm_template_does(
     // What `helm template --include-crds` prints: the CRDs' sources, then the manifest,
     // trimmed, then the hooks.
     let sorted = sort_render(&chart, &render(&chart, &json!({})), &SortOptions::default()).unwrap();
-    let mut manifest: String = crds
-        .iter()
-        .map(|c| format!("---\n# Source: {}\n{}\n", c.filename, c.text))
-        .collect();
+    let mut manifest = String::new();
+    for c in &crds {
+        writeln!(manifest, "---\n# Source: {}\n{}", c.filename, c.text).unwrap();
+    }
     manifest.push_str(&sorted.manifest);
     let mut printed = format!("{}\n", manifest.trim());
     for hook in &sorted.hooks {
-        printed.push_str(&format!(
-            "---\n# Source: {}\n{}\n",
-            hook.path, hook.manifest
-        ));
+        writeln!(printed, "---\n# Source: {}\n{}", hook.path, hook.manifest).unwrap();
     }
     let helm = std::fs::read_to_string(testdata().join("sorty-template-crds.yaml")).unwrap();
     assert_eq!(printed, helm);
@@ -286,13 +284,14 @@ fn uninstall_deletes_in_helms_uninstall_order_and_keeps_what_the_policy_keeps() 
 fn uninstall_breaks_ties_in_the_text_order_of_helms_document_keys() {
     // Helm keys the documents `manifest-0`, `manifest-1`, ... and sorts the keys as
     // strings, so among equal kinds the 11th document goes before the 3rd.
-    let manifest: String = (0..12)
-        .map(|i| {
-            format!(
-                "---\n# Source: c/templates/t.yaml\nkind: ConfigMap\nmetadata:\n  name: cm{i}\n"
-            )
-        })
-        .collect();
+    let mut manifest = String::new();
+    for i in 0..12 {
+        writeln!(
+            manifest,
+            "---\n# Source: c/templates/t.yaml\nkind: ConfigMap\nmetadata:\n  name: cm{i}"
+        )
+        .unwrap();
+    }
     let plan = uninstall_plan(&manifest).unwrap();
     let names: Vec<&str> = plan.delete.iter().map(|m| m.name.as_str()).collect();
     assert_eq!(

@@ -207,6 +207,11 @@ where
     /// Run `reconcile` for every change until the manager shuts down. A reconcile that
     /// fails is logged and retried after the object's [`Backoff`]; one that succeeds resets
     /// it and comes back as its [`Action`] says.
+    ///
+    /// # Errors
+    ///
+    /// None today: failed reconciles and watch errors are logged and retried. The `Result`
+    /// lets a controller's `run` return this as its own result.
     pub async fn run<Ctx, Fut, E>(
         self,
         mut reconcile: impl FnMut(Arc<K>, Arc<Ctx>) -> Fut + Send + 'static,
@@ -408,5 +413,4 @@ impl Backoff {
 }
 
 #[cfg(test)]
-#[path = "controller_tests.rs"]
 mod tests;

@@ -1,3 +1,6 @@
+//! The controller wrapper against a scripted API server: metrics, backoff, shutdown.
+#![expect(clippy::float_cmp, reason = "the samples compared are counts")]
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -23,7 +26,7 @@ fn config_map(name: &str) -> serde_json::Value {
                         "managedFields": [{"manager": "kubectl", "operation": "Update"}]}})
 }
 
-/// An API server that lists ConfigMaps `requeue`, `wait` and `fail` and a Deployment owned
+/// An API server that lists `ConfigMaps` `requeue`, `wait` and `fail` and a Deployment owned
 /// by `wait` (labelled `app=mine`), answers no watch (they stay open), and records the query
 /// of every list.
 async fn serve(mut handle: tower_test::mock::Handle<Request<Body>, Response<Body>>) -> Vec<String> {
@@ -54,6 +57,10 @@ async fn serve(mut handle: tower_test::mock::Handle<Request<Body>, Response<Body
 }
 
 #[tokio::test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one controller's life as a transcript, read top to bottom"
+)]
 async fn runs_reconciles_with_controller_runtime_metrics_and_stops_on_shutdown() {
     let (service, handle) = tower_test::mock::pair::<Request<Body>, Response<Body>>();
     let server = tokio::spawn(serve(handle));

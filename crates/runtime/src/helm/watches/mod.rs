@@ -142,6 +142,10 @@ struct RawRequirement {
 
 /// Load and validate watches.yaml. Chart paths are checked relative to the working directory;
 /// `overrideValues` get `$VAR` / `${VAR}` expansion from the process environment.
+///
+/// # Errors
+///
+/// The [`WatchesError`] that names the file, or the entry and field, to fix.
 pub fn load_watches(path: &Path) -> Result<Vec<Watch>, WatchesError> {
     let text = std::fs::read_to_string(path).map_err(|source| WatchesError::Read {
         path: path.to_path_buf(),
@@ -221,13 +225,13 @@ fn override_template(
     value: &str,
     _env: &(impl Fn(&str) -> Option<String> + Clone + Send + Sync + 'static),
 ) -> Result<String, EntryProblem> {
-    match value.contains("{{") {
-        false => Ok(value.to_string()),
-        true => Err(EntryProblem::OverrideTemplate {
+    if value.contains("{{") {
+        return Err(EntryProblem::OverrideTemplate {
             key: key.to_string(),
             reason: "templates in overrideValues need rusty-sdk-runtime's `chart-engine` feature; enable it in Cargo.toml".into(),
-        }),
+        });
     }
+    Ok(value.to_string())
 }
 
 fn validate(
@@ -276,7 +280,7 @@ fn validate(
         .collect::<Result<_, EntryProblem>>()?;
     // operator-sdk: "server", or client-side for "client", "none" and unset.
     let dry_run_option = match raw.dry_run_option.as_deref().map(str::trim) {
-        None | Some("") | Some("client") | Some("none") => DryRun::Client,
+        None | Some("" | "client" | "none") => DryRun::Client,
         Some("server") => DryRun::Server,
         Some(other) => return Err(EntryProblem::DryRunOption(other.to_string())),
     };
@@ -352,5 +356,4 @@ impl fmt::Display for GvkLabel<'_> {
 }
 
 #[cfg(test)]
-#[path = "watches_tests.rs"]
 mod tests;

@@ -126,6 +126,10 @@ fn trusted(cert: &CertificateDer<'_>, bundle: &str, name: &str) -> bool {
 }
 
 #[tokio::test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one start as a transcript of the API server's requests"
+)]
 async fn a_first_start_creates_the_secret_and_injects_the_ca_where_our_service_is_called() {
     let (client, mut handle) = mocked_client();
     let server = tokio::spawn(async move {

@@ -56,6 +56,10 @@ impl SelfSignedConfig {
 
 /// A new CA and a serving certificate it signs, valid from `now`. The CA's key is dropped:
 /// a renewal makes a new CA, so no long-lived signing key is kept anywhere.
+///
+/// # Errors
+///
+/// When a key cannot be generated or a certificate cannot be signed.
 pub fn issue(
     config: &SelfSignedConfig,
     now: OffsetDateTime,
@@ -154,6 +158,11 @@ fn secret_for(config: &SelfSignedConfig, issued: &Issued) -> anyhow::Result<Secr
 
 /// The pair to serve: the Secret's, or a new one written to it when it is missing or due
 /// for renewal. Replicas racing to write it settle on whichever write won.
+///
+/// # Errors
+///
+/// When the Secret cannot be read, written or replaced for a reason other than a lost
+/// race, or a pair cannot be issued; the error names the Secret.
 pub async fn ensure_secret(
     client: &Client,
     config: &SelfSignedConfig,
@@ -166,32 +175,29 @@ pub async fn ensure_secret(
             .get_opt(&config.secret)
             .await
             .with_context(|| format!("self-signed webhook certificate: cannot read {}", what()))?;
-        let written = match &current {
-            Some(secret) => {
-                if let Some(issued) = from_secret(secret, now) {
-                    return Ok(issued);
-                }
-                let previous = secret
-                    .data
-                    .as_ref()
-                    .and_then(|data| data.get("ca.crt"))
-                    .and_then(|ca| String::from_utf8(ca.0.clone()).ok());
-                let issued = issue(config, now, previous.as_deref())?;
-                let mut renewed = secret_for(config, &issued)?;
-                renewed.metadata.resource_version = secret.resource_version();
-                tracing::info!(secret = %what(), "renewing the self-signed webhook certificate");
-                secrets
-                    .replace(&config.secret, &PostParams::default(), &renewed)
-                    .await
-                    .map(|_| issued)
+        let written = if let Some(secret) = &current {
+            if let Some(issued) = from_secret(secret, now) {
+                return Ok(issued);
             }
-            None => {
-                let issued = issue(config, now, None)?;
-                let created = secrets
-                    .create(&PostParams::default(), &secret_for(config, &issued)?)
-                    .await;
-                created.map(|_| issued)
-            }
+            let previous = secret
+                .data
+                .as_ref()
+                .and_then(|data| data.get("ca.crt"))
+                .and_then(|ca| String::from_utf8(ca.0.clone()).ok());
+            let issued = issue(config, now, previous.as_deref())?;
+            let mut renewed = secret_for(config, &issued)?;
+            renewed.metadata.resource_version = secret.resource_version();
+            tracing::info!(secret = %what(), "renewing the self-signed webhook certificate");
+            secrets
+                .replace(&config.secret, &PostParams::default(), &renewed)
+                .await
+                .map(|_| issued)
+        } else {
+            let issued = issue(config, now, None)?;
+            let created = secrets
+                .create(&PostParams::default(), &secret_for(config, &issued)?)
+                .await;
+            created.map(|_| issued)
         };
         match written {
             Ok(issued) => return Ok(issued),
@@ -216,6 +222,11 @@ const CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(3600)
 /// Get or make the pair, write the CA where it belongs, and keep both up to date until
 /// `stop` resolves. Fails when the Secret cannot be read or written or a `caBundle` cannot
 /// be set, since webhooks would then be refused by the API server.
+///
+/// # Errors
+///
+/// As [`ensure_secret`], and when a `caBundle` cannot be set: the API server would then
+/// refuse every call to the webhooks.
 pub async fn start(
     client: Client,
     config: SelfSignedConfig,
@@ -280,5 +291,4 @@ async fn renew(
 }
 
 #[cfg(test)]
-#[path = "self_signed_tests.rs"]
 mod tests;

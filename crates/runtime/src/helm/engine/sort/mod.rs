@@ -417,10 +417,11 @@ pub(crate) struct UninstallPlan {
 impl UninstallPlan {
     /// Helm's note on what was kept: `[Kind] name` per line.
     pub fn kept_summary(&self) -> String {
-        self.keep
-            .iter()
-            .map(|m| format!("[{}] {}\n", m.kind, m.name))
-            .collect()
+        let mut summary = String::new();
+        for m in &self.keep {
+            summary.extend(["[", &m.kind, "] ", &m.name, "\n"]);
+        }
+        summary
     }
 }
 
@@ -595,12 +596,11 @@ fn classify(path: &str, content: &str) -> Result<Classified, SortError> {
     };
     let mut events = Vec::new();
     for hook_type in hook_types.split(',') {
-        match HookKind::parse(&hook_type.trim().to_lowercase()) {
-            Some(event) => events.push(event),
-            None => {
-                tracing::info!(path, hook_types, "skipping unknown hooks");
-                return Ok(Classified::Skipped);
-            }
+        if let Some(event) = HookKind::parse(&hook_type.trim().to_lowercase()) {
+            events.push(event)
+        } else {
+            tracing::info!(path, hook_types, "skipping unknown hooks");
+            return Ok(Classified::Skipped);
         }
     }
     let policies = |annotation: &str| -> Vec<HookPolicy> {
@@ -707,6 +707,7 @@ fn go_number_text(n: &serde_json::Number) -> String {
     if n.is_i64() || n.is_u64() {
         return n.to_string();
     }
+    #[expect(clippy::cast_possible_truncation, reason = "Go formats it at 32 bits")]
     let f = n.as_f64().unwrap_or(0.0) as f32;
     if f.is_nan() {
         return "NaN".into();
