@@ -10,12 +10,14 @@ use std::time::Duration;
 use rusty_sdk_runtime::envtest::ControlPlane;
 
 mod control_plane;
+mod dashboards;
 mod generated_tests;
+mod hardening;
 mod helm_classes;
 mod helm_cluster;
 mod helm_differential;
-mod helm_sort;
 mod helm_flags;
+mod helm_sort;
 mod helm_storage;
 mod helm_wait;
 mod hybrid;
