@@ -35,6 +35,34 @@ use serde::de::DeserializeOwned;
 ///
 /// [`Error::ApplyFailed`] or [`Error::CleanupFailed`] with `reconcile`'s error, and
 /// kube-runtime's other [`Error`]s when the finalizer cannot be added or removed.
+///
+/// # Examples
+///
+/// ```no_run
+/// use std::sync::Arc;
+///
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kube::runtime::controller::Action;
+/// use kube::{Api, Client, ResourceExt};
+/// use rusty_sdk_runtime::finalizer::{self, Event};
+///
+/// /// On when the controller releases something outside the cluster on deletion.
+/// const CLEANUP: bool = false;
+///
+/// async fn reconcile(
+///     obj: Arc<ConfigMap>,
+///     client: Client,
+/// ) -> Result<Action, finalizer::Error<kube::Error>> {
+///     let api: Api<ConfigMap> = Api::namespaced(client, &obj.namespace().unwrap_or_default());
+///     finalizer::reconcile(&api, "example.com/cleanup", CLEANUP, obj, |event| async move {
+///         match event {
+///             Event::Apply(_live) => Ok::<_, kube::Error>(Action::await_change()),
+///             Event::Cleanup(_deleted) => Ok(Action::await_change()),
+///         }
+///     })
+///     .await
+/// }
+/// ```
 pub async fn reconcile<K, ReconcileFut>(
     api: &Api<K>,
     name: &str,

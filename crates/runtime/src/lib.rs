@@ -1,6 +1,17 @@
 //! Runtime for operators scaffolded by rusty-sdk: the manager that runs Rust controllers
 //! and Helm reconcilers side by side, with health probes, metrics, leader election and
 //! namespace scoping.
+//!
+//! Start with [`Manager`] (its example is a generated `main` in miniature), then
+//! [`controller::Runner`], which runs a kube-runtime controller the way the manager
+//! expects, and [`helm`] for the Helm reconciler.
+//!
+//! # Features
+//!
+//! - `chart-engine`: Helm releases made in process (generated projects turn it on);
+//! - `envtest`: the `envtest` module, etcd, kube-apiserver and kube-controller-manager
+//!   for integration tests;
+//! - `test-support`: the `test_support` module, a scripted API server for unit tests.
 pub mod args;
 pub mod auth;
 mod auth_cache;

@@ -87,7 +87,51 @@ pub(crate) struct PendingController {
     pub start: StartFn,
 }
 
-/// Runs controllers; see the crate docs for what `run` serves.
+/// Runs the controllers (and webhooks) of one operator process; the module docs say what
+/// [`Manager::run`] serves and how it stops.
+///
+/// # Examples
+///
+/// A generated project's `main` in miniature: the runtime's flags, the logger, one
+/// controller, then `run` until SIGTERM.
+///
+/// ```no_run
+/// use std::sync::Arc;
+///
+/// use clap::Parser;
+/// use k8s_openapi::api::core::v1::ConfigMap;
+/// use kube::runtime::{controller::Action, watcher};
+/// use rusty_sdk_runtime::controller::Runner;
+/// use rusty_sdk_runtime::{ControllerContext, Manager, ManagerArgs};
+///
+/// /// memcached-operator: reconciles the custom resources of this project.
+/// #[derive(Parser)]
+/// struct Args {
+///     #[command(flatten)]
+///     manager: ManagerArgs,
+/// }
+///
+/// async fn reconcile(_obj: Arc<ConfigMap>, _ctx: Arc<()>) -> Result<Action, kube::Error> {
+///     Ok(Action::await_change())
+/// }
+///
+/// /// One controller: runs until the manager shuts down.
+/// async fn run_controller(ctx: ControllerContext) -> anyhow::Result<()> {
+///     let objects = ctx.scope.namespaced_api::<ConfigMap>(ctx.client.clone());
+///     Runner::new(&ctx, "configmap", objects, watcher::Config::default())
+///         .run(reconcile, Arc::new(()))
+///         .await
+/// }
+///
+/// #[tokio::main]
+/// async fn main() -> anyhow::Result<()> {
+///     let args = Args::parse();
+///     rusty_sdk_runtime::logging::init(&args.manager)?;
+///     let mut manager = Manager::new("memcached-operator", args.manager).await?;
+///     manager.add_controller("configmap", run_controller);
+///     manager.run().await
+/// }
+/// ```
 pub struct Manager {
     name: String,
     args: ManagerArgs,

@@ -8,8 +8,9 @@
 //! manifests cleared. A renewed Secret keeps the previous CA next to the new one, so
 //! replicas still serving the old pair stay trusted until they pick up the new one.
 //!
-//! [`super::ca_injection`] writes the `caBundle`s. RBAC it needs: `get`, `create`, `update` on the Secret; `list`, `patch` on
-//! mutating and validating webhook configurations and on custom resource definitions.
+//! The `caBundle`s are written by `ca_injection`, a private sibling module. RBAC it needs:
+//! `get`, `create`, `update` on the Secret; `list`, `patch` on mutating and validating
+//! webhook configurations and on custom resource definitions.
 use std::collections::BTreeMap;
 
 use super::ca_injection::inject_ca;
