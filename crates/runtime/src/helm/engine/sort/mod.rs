@@ -597,7 +597,7 @@ fn classify(path: &str, content: &str) -> Result<Classified, SortError> {
     let mut events = Vec::new();
     for hook_type in hook_types.split(',') {
         if let Some(event) = HookKind::parse(&hook_type.trim().to_lowercase()) {
-            events.push(event)
+            events.push(event);
         } else {
             tracing::info!(path, hook_types, "skipping unknown hooks");
             return Ok(Classified::Skipped);
