@@ -65,6 +65,33 @@ pub struct Webhooks {
     shared_conversions: Vec<(String, KindConverters)>,
 }
 
+/// A webhook registered where the server cannot serve it (see [`Webhooks::check`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistrationError {
+    /// A path that is not absolute, or has a pattern in it: the webhook configuration
+    /// names one exact path.
+    #[error(
+        "webhook path {0:?} is not a plain absolute path: use the path of the webhook configuration, e.g. \"/validate-example-com-v1-widget\""
+    )]
+    NotPlainPath(String),
+    /// Two webhooks at one path.
+    #[error("webhook path {0:?} is registered twice: give each webhook its own path")]
+    PathTwice(String),
+    /// One kind's conversion twice at a shared conversion path.
+    #[error(
+        "the conversion of {kind} ({group}) is registered twice at {path:?}: register each kind once"
+    )]
+    ConversionTwice {
+        /// The shared path (`/convert`).
+        path: String,
+        /// The kind's API group.
+        group: String,
+        /// The kind.
+        kind: String,
+    },
+}
+
 impl std::fmt::Debug for Webhooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.paths()).finish()
@@ -173,28 +200,27 @@ impl Webhooks {
     ///
     /// # Errors
     ///
-    /// When a path does not start with `/` or is registered twice; the error names the path.
-    pub fn check(&self) -> anyhow::Result<()> {
+    /// The [`RegistrationError`] of the first path (or converted kind) that breaks a rule;
+    /// it names the path.
+    pub fn check(&self) -> Result<(), RegistrationError> {
         let mut seen = BTreeSet::new();
         for path in self.paths() {
             if !path.starts_with('/') || path.contains(['{', '}', '*']) {
-                anyhow::bail!(
-                    "webhook path {path:?} is not a plain absolute path: use the path of the webhook configuration, e.g. \"/validate-example-com-v1-widget\""
-                );
+                return Err(RegistrationError::NotPlainPath(path.to_string()));
             }
             if !seen.insert(path) {
-                anyhow::bail!(
-                    "webhook path {path:?} is registered twice: give each webhook its own path"
-                );
+                return Err(RegistrationError::PathTwice(path.to_string()));
             }
         }
         for (path, kinds) in &self.shared_conversions {
             let mut kinds_seen = BTreeSet::new();
             for (group, kind, _) in kinds {
                 if !kinds_seen.insert((group, kind)) {
-                    anyhow::bail!(
-                        "the conversion of {kind} ({group}) is registered twice at {path:?}: register each kind once"
-                    );
+                    return Err(RegistrationError::ConversionTwice {
+                        path: path.clone(),
+                        group: group.clone(),
+                        kind: kind.clone(),
+                    });
                 }
             }
         }
@@ -210,7 +236,7 @@ impl Webhooks {
         clippy::needless_pass_by_value,
         reason = "each route keeps a clone; taken by value since 0.1"
     )]
-    pub fn router(&self, metrics: WebhookMetrics) -> anyhow::Result<Router> {
+    pub fn router(&self, metrics: WebhookMetrics) -> Result<Router, RegistrationError> {
         self.check()?;
         let mut router = Router::new();
         let shared = self
