@@ -255,6 +255,7 @@ fn helm_lints_the_chart_and_renders_it_as_our_engine_does() {
             json!({"networkPolicy": {"enable": true}, "fullnameOverride": "mine"}),
             "hc-operator-system",
         ),
+        (json!({"metrics": {"certManager": true}}), "elsewhere"),
     ] {
         let helm = helm_render(&root, &values, namespace);
         let ours = render(&root, &values, namespace);

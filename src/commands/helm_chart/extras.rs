@@ -1,7 +1,9 @@
 //! The templates the chart has beside install.yaml's objects: `_helpers.tpl` (the chart's
-//! name, full name and labels, for what the chart adds), and the network policies that
-//! admit metrics scrapers and the API server's webhook calls to the manager, off by default
-//! (`networkPolicy.enable`), written when install.yaml has no NetworkPolicy of its own.
+//! name, full name and labels, for what the chart adds); the network policies that admit
+//! metrics scrapers and the API server's webhook calls to the manager, off by default
+//! (`networkPolicy.enable`), written when install.yaml has no NetworkPolicy of its own; and
+//! the metrics server's certificate from cert-manager, off by default
+//! (`metrics.certManager`), written when install.yaml does not have it already.
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -111,4 +113,158 @@ pub fn target_port(service: &Value) -> Option<i64> {
     port.get("targetPort")
         .or_else(|| port.get("port"))
         .and_then(Value::as_i64)
+}
+
+/// Where the manager reads the metrics certificate, as kubebuilder mounts it.
+const METRICS_CERT_DIR: &str = "/tmp/k8s-metrics-server/metrics-certs";
+
+/// A self-signed Issuer and the metrics server's Certificate for the Service `service`,
+/// under `metrics.certManager` (needs cert-manager in the cluster).
+pub fn metrics_certificate(chart: &str, service: &str) -> String {
+    format!(
+        r#"{{{{- if and .Values.metrics.enable .Values.metrics.certManager }}}}
+# The metrics server's certificate, kept by cert-manager in a Secret the manager mounts and
+# serves (--metrics-cert-path).
+apiVersion: cert-manager.io/v1
+kind: Issuer
+metadata:
+  name: {{{{ include "{chart}.fullname" . }}}}-metrics-issuer
+  namespace: {{{{ .Release.Namespace }}}}
+  labels:
+    {{{{- include "{chart}.labels" . | nindent 4 }}}}
+spec:
+  selfSigned: {{}}
+---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata:
+  name: {{{{ include "{chart}.fullname" . }}}}-metrics-certs
+  namespace: {{{{ .Release.Namespace }}}}
+  labels:
+    {{{{- include "{chart}.labels" . | nindent 4 }}}}
+spec:
+  dnsNames:
+  - {service}.{{{{ .Release.Namespace }}}}.svc
+  - {service}.{{{{ .Release.Namespace }}}}.svc.cluster.local
+  issuerRef:
+    kind: Issuer
+    name: {{{{ include "{chart}.fullname" . }}}}-metrics-issuer
+  secretName: {{{{ include "{chart}.fullname" . }}}}-metrics-cert
+{{{{- end }}}}
+"#
+    )
+}
+
+/// The manager Deployment's template with the metrics certificate's Secret mounted and
+/// `--metrics-cert-path` passed under `metrics.certManager`: after the args from values, and
+/// first in the container's volumeMounts and the pod's volumes (`[]` when there is none).
+pub fn mount_metrics_certificate(chart: &str, template: &str) -> String {
+    const WHEN: &str = "{{- if and .Values.metrics.enable .Values.metrics.certManager }}";
+    let mut out = String::new();
+    for line in template.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let pad = " ".repeat(indent);
+        let trimmed = line.trim_start();
+        let (key, items) = match trimmed {
+            "volumeMounts:" | "volumeMounts: []" => (
+                "volumeMounts",
+                format!(
+                    "{pad}- mountPath: {METRICS_CERT_DIR}\n{pad}  name: metrics-certs\n{pad}  readOnly: true"
+                ),
+            ),
+            "volumes:" | "volumes: []" => (
+                "volumes",
+                format!(
+                    "{pad}- name: metrics-certs\n{pad}  secret:\n{pad}    secretName: {{{{ include \"{chart}.fullname\" . }}}}-metrics-cert"
+                ),
+            ),
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+                if trimmed.starts_with("{{- toYaml .Values.manager.args ") {
+                    out.push_str(&format!(
+                        "{pad}{WHEN}\n{pad}- --metrics-cert-path={METRICS_CERT_DIR}\n{pad}{{{{- end }}}}\n"
+                    ));
+                }
+                continue;
+            }
+        };
+        if trimmed.ends_with("[]") {
+            out.push_str(&format!(
+                "{pad}{key}:{} \n{items}\n{pad}{{{{- else }}}} []{{{{- end }}}}\n",
+                WHEN.replacen("{{-", "{{", 1)
+            ));
+        } else {
+            out.push_str(&format!(
+                "{line}\n{pad}{WHEN}\n{items}\n{pad}{{{{- end }}}}\n"
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The pod of a Deployment template with no volumes, rendered with `values`.
+    fn rendered(values: &Value) -> Value {
+        let template = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: m\nspec:\n  template:\n    spec:\n      containers:\n      - args:\n        {{- toYaml .Values.manager.args | nindent 8 }}\n        name: manager\n        volumeMounts: []\n      volumes: []\n";
+        let dir = tempfile::tempdir().unwrap();
+        let chart = dir.path().join("c");
+        std::fs::create_dir_all(chart.join("templates")).unwrap();
+        std::fs::write(
+            chart.join("Chart.yaml"),
+            "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+        )
+        .unwrap();
+        std::fs::write(
+            chart.join("values.yaml"),
+            "manager:\n  args: [--a]\nmetrics:\n  enable: true\n  certManager: false\n",
+        )
+        .unwrap();
+        std::fs::write(
+            chart.join("templates/_helpers.tpl"),
+            helpers("c", &json!({})).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(
+            chart.join("templates/m.yaml"),
+            mount_metrics_certificate("c", template),
+        )
+        .unwrap();
+        let chart = rusty_sdk_chart::Chart::load(&chart).unwrap();
+        let options = rusty_sdk_chart::RenderOptions {
+            release_name: "r".into(),
+            namespace: "ns".into(),
+            ..rusty_sdk_chart::RenderOptions::default()
+        };
+        let text = rusty_sdk_chart::render(&chart, values, &options).unwrap();
+        let manifests = rusty_sdk_chart::split_manifests(&text).unwrap();
+        manifests[0].object["spec"]["template"]["spec"].clone()
+    }
+
+    #[test]
+    fn the_metrics_certificate_is_mounted_only_when_asked_for() {
+        let off = rendered(&json!({}));
+        assert_eq!(off["volumes"], json!([]), "{off}");
+        assert_eq!(off["containers"][0]["volumeMounts"], json!([]), "{off}");
+        assert_eq!(off["containers"][0]["args"], json!(["--a"]), "{off}");
+        let on = rendered(&json!({"metrics": {"certManager": true}}));
+        assert_eq!(
+            on["volumes"],
+            json!([{"name": "metrics-certs", "secret": {"secretName": "r-c-metrics-cert"}}]),
+            "{on}"
+        );
+        assert_eq!(
+            on["containers"][0]["volumeMounts"][0]["mountPath"], METRICS_CERT_DIR,
+            "{on}"
+        );
+        assert_eq!(
+            on["containers"][0]["args"],
+            json!(["--a", format!("--metrics-cert-path={METRICS_CERT_DIR}")]),
+            "{on}"
+        );
+    }
 }

@@ -18,6 +18,8 @@ pub struct Switches {
     pub network_policy: bool,
     /// The chart's own network policies were added (install.yaml has none).
     pub network_policy_fallback: bool,
+    /// The chart's own metrics certificate was added (install.yaml has none).
+    pub metrics_cert_fallback: bool,
     pub cert_manager: bool,
     /// `Some(default)` when the chart has a ServiceMonitor.
     pub prometheus: Option<bool>,

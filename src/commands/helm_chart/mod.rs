@@ -72,6 +72,14 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     let mut switches = files::Switches::default();
     let mut used = std::collections::BTreeSet::new();
     let mut templates = Vec::new();
+    let metrics_service = objects
+        .iter()
+        .find(|o| files::is_metrics_service(&o.kind, &o.name));
+    // The metrics certificate is the chart's to add unless install.yaml has it already.
+    switches.metrics_cert_fallback = metrics_service.is_some()
+        && !objects
+            .iter()
+            .any(|o| o.kind == "Certificate" && o.name.contains("metrics-cert"));
     for placed in &objects {
         let Some((dir, condition)) = files::place(&placed.kind, &placed.name, &mut switches) else {
             continue;
@@ -82,6 +90,9 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
             files::manager_values(&mut templated, &placed.object, &mut switches)?;
         }
         let mut text = templated.render(condition)?;
+        if placed.kind == "Deployment" && switches.metrics_cert_fallback {
+            text = extras::mount_metrics_certificate(&name, &text);
+        }
         if placed.kind == "CustomResourceDefinition" {
             text = files::keep_crd(&text);
         }
@@ -89,9 +100,12 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
         templates.push((format!("templates/{file}"), text));
     }
     let has_monitor = objects.iter().any(|o| o.kind == "ServiceMonitor");
-    let metrics_service = objects
-        .iter()
-        .find(|o| files::is_metrics_service(&o.kind, &o.name));
+    if let Some(service) = metrics_service.filter(|_| switches.metrics_cert_fallback) {
+        templates.push((
+            "templates/cert-manager/metrics-certs.yaml".into(),
+            extras::metrics_certificate(&name, &service.name),
+        ));
+    }
     if let Some(service) = metrics_service.filter(|_| !has_monitor) {
         switches.prometheus = Some(false);
         templates.push((

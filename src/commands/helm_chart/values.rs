@@ -155,7 +155,11 @@ fn sections(s: &Switches) -> Result<Vec<Section>> {
                 "The Service in front of the manager's metrics endpoint.",
             )),
             "metrics",
-            "",
+            if s.metrics_cert_fallback {
+                "  # Serve the metrics with a certificate from cert-manager (needs cert-manager)\n  # instead of a self-signed one.\n  certManager: false\n"
+            } else {
+                ""
+            },
         ),
         (
             s.prometheus.map(|on| {

@@ -277,8 +277,65 @@ async fn hardened_kustomize_tree_and_the_operator_chart_are_accepted_by_the_api_
     make(&[
         "helm-deploy",
         "IMG=example.com/hardened:v1",
-        "HELM_EXTRA_ARGS=--set networkPolicy.enable=true",
+        "HELM_EXTRA_ARGS=--set networkPolicy.enable=true --set metrics.certManager=true",
     ]);
+    // The chart's metrics certificate, for the metrics Service, mounted where the manager
+    // reads it.
+    let certificate: Value = serde_json::from_str(&kubectl(
+        &[
+            "get",
+            "certificate",
+            "-n",
+            "hardened-chart",
+            "hardened-metrics-certs",
+            "-o",
+            "json",
+        ],
+        None,
+    ))
+    .unwrap();
+    assert_eq!(
+        certificate["spec"]["dnsNames"][0],
+        "hardened-controller-manager-metrics-service.hardened-chart.svc"
+    );
+    let deployment: Value = serde_json::from_str(&kubectl(
+        &[
+            "get",
+            "deployment",
+            "-n",
+            "hardened-chart",
+            "hardened-controller-manager",
+            "-o",
+            "json",
+        ],
+        None,
+    ))
+    .unwrap();
+    let pod = &deployment["spec"]["template"]["spec"];
+    let volume = pod["volumes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "metrics-certs")
+        .expect("the metrics certificate's volume");
+    assert_eq!(
+        volume["secret"]["secretName"],
+        certificate["spec"]["secretName"]
+    );
+    let manager = &pod["containers"][0];
+    let mount = manager["volumeMounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "metrics-certs")
+        .expect("the metrics certificate's mount");
+    assert!(
+        manager["args"].as_array().unwrap().contains(&json!(format!(
+            "--metrics-cert-path={}",
+            mount["mountPath"].as_str().unwrap()
+        ))),
+        "{manager}"
+    );
     let policies: Value = serde_json::from_str(&kubectl(
         &["get", "networkpolicy", "-n", "hardened-chart", "-o", "json"],
         None,
