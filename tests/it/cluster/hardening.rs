@@ -127,6 +127,27 @@ fn install_foreign_crds() {
     );
 }
 
+/// The manager of `pod` mounts the Secret `secret` and serves the metrics with it
+/// (`--metrics-cert-path` names where it is mounted).
+fn assert_serves_the_metrics_secret(pod: &Value, secret: &str) {
+    let named = |list: &Value| {
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|item| item["name"] == "metrics-certs")
+            .cloned()
+            .unwrap_or_else(|| panic!("no metrics-certs in {list}"))
+    };
+    assert_eq!(named(&pod["volumes"])["secret"]["secretName"], secret);
+    let manager = &pod["containers"][0];
+    let path = named(&manager["volumeMounts"])["mountPath"].clone();
+    let flag = json!(format!("--metrics-cert-path={}", path.as_str().unwrap()));
+    assert!(
+        manager["args"].as_array().unwrap().contains(&flag),
+        "{manager}"
+    );
+}
+
 #[needs(control_plane, kubectl, helm, make)]
 #[tokio::test]
 async fn hardened_kustomize_tree_and_the_operator_chart_are_accepted_by_the_api_server() {
@@ -189,28 +210,8 @@ async fn hardened_kustomize_tree_and_the_operator_chart_are_accepted_by_the_api_
     // The manager mounts the Secret cert-manager writes and serves it (--metrics-cert-path).
     let pod =
         &find(&objects, "Deployment", "hardened-controller-manager")["spec"]["template"]["spec"];
+    assert_serves_the_metrics_secret(pod, secret);
     let manager = &pod["containers"][0];
-    let mount = manager["volumeMounts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "metrics-certs")
-        .expect("the metrics certificate's mount");
-    let path = mount["mountPath"].as_str().unwrap();
-    assert!(
-        manager["args"]
-            .as_array()
-            .unwrap()
-            .contains(&json!(format!("--metrics-cert-path={path}"))),
-        "{manager}"
-    );
-    let volume = pod["volumes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == "metrics-certs")
-        .unwrap();
-    assert_eq!(volume["secret"]["secretName"], secret);
     // The policies admit the ports the manager serves on.
     let webhook_port = manager["ports"]
         .as_array()
@@ -311,30 +312,9 @@ async fn hardened_kustomize_tree_and_the_operator_chart_are_accepted_by_the_api_
         None,
     ))
     .unwrap();
-    let pod = &deployment["spec"]["template"]["spec"];
-    let volume = pod["volumes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == "metrics-certs")
-        .expect("the metrics certificate's volume");
-    assert_eq!(
-        volume["secret"]["secretName"],
-        certificate["spec"]["secretName"]
-    );
-    let manager = &pod["containers"][0];
-    let mount = manager["volumeMounts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == "metrics-certs")
-        .expect("the metrics certificate's mount");
-    assert!(
-        manager["args"].as_array().unwrap().contains(&json!(format!(
-            "--metrics-cert-path={}",
-            mount["mountPath"].as_str().unwrap()
-        ))),
-        "{manager}"
+    assert_serves_the_metrics_secret(
+        &deployment["spec"]["template"]["spec"],
+        certificate["spec"]["secretName"].as_str().unwrap(),
     );
     let policies: Value = serde_json::from_str(&kubectl(
         &["get", "networkpolicy", "-n", "hardened-chart", "-o", "json"],
