@@ -4,8 +4,10 @@
 //! forced on a line both sides changed.
 //!
 //! The older rusty-sdk is built once from the repository's history (`git archive` of
-//! [`OLD_COMMIT`]) into `target/tmp/old-rusty-sdk/<commit>/` and reused by later runs:
-//! about 6 minutes on 2 cores the first time, nothing after.
+//! [`OLD_COMMIT`]) and its binary kept in `${XDG_CACHE_HOME:-~/.cache}/rusty-sdk/old-rusty-sdk/
+//! <commit>/`, beside the control plane's cache, where a fresh clone's test run finds it: a
+//! commit's build never changes. About 6 minutes on 2 cores the first time, nothing after;
+//! its build folder (about 1 GB) is removed once the binary is kept.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -32,17 +34,24 @@ static BUILD: Mutex<()> = Mutex::new(());
 /// The rusty-sdk of [`OLD_COMMIT`], built on first use.
 fn old_binary() -> PathBuf {
     let _guard = BUILD.lock().unwrap_or_else(|p| p.into_inner());
-    let cache = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("old-rusty-sdk")
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cache")))
+        .expect("neither XDG_CACHE_HOME nor HOME is set: the old rusty-sdk has nowhere to be kept")
+        .join("rusty-sdk/old-rusty-sdk")
         .join(&OLD_COMMIT[..7]);
-    let binary = cache.join("target/debug/rusty-sdk");
+    let binary = cache.join("rusty-sdk");
     if binary.is_file() {
         return binary;
     }
-    let source = cache.join("src");
+    let build = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("old-rusty-sdk")
+        .join(&OLD_COMMIT[..7]);
+    let source = build.join("src");
     let _ = std::fs::remove_dir_all(&source);
     std::fs::create_dir_all(&source).unwrap();
-    let archive = cache.join("source.tar");
+    let archive = build.join("source.tar");
     let mut git = Command::new("git");
     git.current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(["archive", "--format=tar", "-o"])
@@ -66,9 +75,12 @@ fn old_binary() -> PathBuf {
         Command::new("cargo")
             .current_dir(&source)
             .args(["build", "--locked", "--quiet", "--bin", "rusty-sdk"])
-            .env("CARGO_TARGET_DIR", cache.join("target"))
+            .env("CARGO_TARGET_DIR", build.join("target"))
+            // No debug info: a quicker link and a smaller build folder.
+            .env("CARGO_PROFILE_DEV_DEBUG", "0")
+            .env("CARGO_INCREMENTAL", "0")
             // Its build script asks git for the commit: an archive has none (`unknown`).
-            .env("GIT_DIR", cache.join("no-git"))
+            .env("GIT_DIR", build.join("no-git"))
             .env_remove("RUSTFLAGS")
             .env_remove("RUSTUP_TOOLCHAIN"),
         "cargo build",
@@ -78,6 +90,12 @@ fn old_binary() -> PathBuf {
         &OLD_COMMIT[..7],
         started.elapsed().as_secs_f64()
     );
+    // Kept under a temporary name first, so a run interrupted here leaves no half binary.
+    std::fs::create_dir_all(&cache).unwrap();
+    let partial = cache.join("rusty-sdk.partial");
+    std::fs::copy(build.join("target/debug/rusty-sdk"), &partial).unwrap();
+    std::fs::rename(&partial, &binary).unwrap();
+    let _ = std::fs::remove_dir_all(&build);
     binary
 }
 
