@@ -138,6 +138,11 @@ fn a_name_in_use_or_missing_is_refused_naming_the_owner() {
             "create api --plugins rust --group crew --version v1 --kind Boat --image nginx:1 --controller-name boat-deployer".to_string(),
             "--controller-name cannot go with --image",
         ),
+        // A kind of neither: named in Kubernetes' group first, then in the project's.
+        (
+            "create api --plugins rust --group core --version v1 --kind Pot --resource=false --controller-name pot-audit".to_string(),
+            "the controller needs the type of Pot, which Kubernetes does not define (core/v1) and this project does not have (core.testproject.org/v1)",
+        ),
     ];
     for (args, expected) in cases {
         let output = rusty(&root).args(args.split_whitespace()).output().unwrap();

@@ -166,8 +166,18 @@ fn assert_pinned_toolchain(root: &Path) {
 /// code that needs a newer Rust), no dependency needs a newer one, and plain `cargo`
 /// commands cover every crate of the workspace.
 fn assert_rust_version_and_members(root: &Path) {
-    let metadata: serde_json::Value =
-        serde_json::from_str(&must(root, "cargo", &["metadata", "--format-version", "1"])).unwrap();
+    // stdout alone: cargo says on stderr when it waits for another build's lock.
+    let output = command(root, "cargo")
+        .args(["metadata", "--format-version", "1"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "cargo metadata failed in {}:\n{}",
+        root.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let version = |text: &str| -> Vec<u32> {
         text.split('.')
             .map(|part| part.parse().unwrap())

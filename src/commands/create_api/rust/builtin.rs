@@ -192,9 +192,11 @@ pub fn stage_watch_controller(
 
 /// The error for `--resource=false` when the kind is neither the project's nor built in.
 pub fn unknown(spec: &ApiSpec) -> Error {
+    let (group, version, kind) = (&spec.group, &spec.version, &spec.kind);
+    // Named as Kubernetes would name it (`core/v1`, `apps/v1`), then as this project would.
     Error::invalid(format!(
-        "the controller needs the {} type, which this project does not have and Kubernetes does not define; create it too with --resource, or name a built-in kind (e.g. --group apps --version v1 --kind Deployment)",
-        spec.display()
+        "the controller needs the type of {kind}, which Kubernetes does not define ({group}/{version}) and this project does not have ({}/{version}); create it too with --resource, or name a built-in kind (e.g. --group apps --version v1 --kind Deployment)",
+        spec.qualified_group()
     ))
 }
 
