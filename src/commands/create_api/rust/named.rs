@@ -84,14 +84,14 @@ impl ControllerName {
 /// Whether `controller` may be scaffolded for the kind of `spec`: its name is not another
 /// kind's controller's, and the kind does not have it already (unless `force`, which
 /// scaffolds it again). Without a name, a kind with named controllers needs one, unless
-/// the API itself is scaffolded again (`resource`, as kubebuilder allows): that is the
-/// kind's own controller.
+/// the API itself is scaffolded again (`rescaffold_api`, as kubebuilder allows): that is
+/// the kind's own controller.
 pub fn check(
     project: &Project,
     spec: &ApiSpec,
     controller: &ControllerName,
     named: bool,
-    resource: bool,
+    rescaffold_api: bool,
     force: bool,
 ) -> Result<()> {
     let this = |r: &Resource| {
@@ -111,11 +111,10 @@ pub fn check(
             )));
         }
     }
-    let rescaffold = resource;
     let Some(entry) = project.resources.iter().find(|r| this(r)) else {
         return Ok(());
     };
-    if !named && !rescaffold && !entry.controllers.is_empty() {
+    if !named && !rescaffold_api && !entry.controllers.is_empty() {
         let names: Vec<&str> = entry.controllers.iter().map(|c| c.name.as_str()).collect();
         return Err(Error::invalid(format!(
             "{} has named controllers ({}); pass --controller-name to add another, or --controller=false",
