@@ -78,6 +78,7 @@ pub enum Error {
 type MetricsSecurity = (
     Option<Arc<rustls::ServerConfig>>,
     Option<Arc<dyn MetricsAuthorizer>>,
+    Option<Arc<CertReloader>>,
 );
 type StartFn = Box<dyn FnOnce(ControllerContext) -> BoxFuture<'static, anyhow::Result<()>> + Send>;
 
@@ -300,7 +301,11 @@ impl Manager {
         let context = self.context();
         if let Some(address) = self.metrics_address {
             let listener = bind(address, "metrics-bind-address").await?;
-            let (tls, authorizer) = self.metrics_security()?;
+            let (tls, authorizer, certs) = self.metrics_security()?;
+            if let Some(certs) = certs {
+                let shutdown = self.shutdown.clone();
+                tokio::spawn(certs.watch(CERT_CHECK_INTERVAL, shutdown.wait()));
+            }
             let router =
                 metrics_server::router(Arc::new(std::mem::take(&mut self.registry)), authorizer);
             servers.spawn("metrics", listener, router, tls);
@@ -338,12 +343,13 @@ impl Manager {
         .await
     }
 
-    /// TLS and authorizer for `--metrics-secure`, none for plain HTTP.
+    /// TLS, authorizer and the certificate to follow for renewals (`--metrics-cert-path`)
+    /// for `--metrics-secure`, none for plain HTTP.
     fn metrics_security(&self) -> anyhow::Result<MetricsSecurity> {
         if !self.args.metrics_secure {
-            return Ok((None, None));
+            return Ok((None, None, None));
         }
-        let tls = tls::server_config(
+        let (tls, certs) = tls::metrics_server_config(
             self.args.metrics_cert_path.as_deref(),
             &self.args.metrics_cert_name,
             &self.args.metrics_cert_key,
@@ -352,7 +358,7 @@ impl Manager {
         let authorizer: Arc<dyn MetricsAuthorizer> = Arc::new(CachingAuthorizer::new(
             KubeAuthorizer::new(self.client.clone()),
         ));
-        Ok((Some(tls), Some(authorizer)))
+        Ok((Some(tls), Some(authorizer), certs))
     }
 }
 

@@ -37,6 +37,29 @@ pub fn server_config(
     Ok(Arc::new(config))
 }
 
+/// TLS for the metrics server as the manager serves it: the pair in `cert_dir` followed for
+/// renewals (cert-manager rewrites the mounted Secret; the returned reloader, watched until
+/// shutdown, serves the new pair without a restart), or [`server_config`]'s self-signed one.
+///
+/// # Errors
+///
+/// As [`server_config`].
+pub(crate) fn metrics_server_config(
+    cert_dir: Option<&Path>,
+    cert_name: &str,
+    key_name: &str,
+    http2: bool,
+) -> anyhow::Result<(Arc<ServerConfig>, Option<Arc<crate::webhook::CertReloader>>)> {
+    let Some(dir) = cert_dir else {
+        return Ok((server_config(None, cert_name, key_name, http2)?, None));
+    };
+    let certs = Arc::new(crate::webhook::CertReloader::load_for(
+        "metrics", dir, cert_name, key_name,
+    )?);
+    let config = crate::webhook::server_config(certs.clone(), http2)?;
+    Ok((config, Some(certs)))
+}
+
 /// What a server offers in ALPN: HTTP/2 only when `http2` is set (`--enable-http2`).
 pub(crate) fn alpn_protocols(http2: bool) -> Vec<Vec<u8>> {
     if http2 {
@@ -255,5 +278,36 @@ mod tests {
             err.contains("tls.crt") && err.contains("--metrics-cert-path"),
             "{err}"
         );
+    }
+
+    /// cert-manager renews the metrics certificate by rewriting the mounted Secret: the
+    /// manager's metrics TLS serves the new pair once its reloader has looked again.
+    #[test]
+    fn a_renewed_metrics_certificate_is_served_without_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str| {
+            let pair = rcgen::generate_simple_self_signed(vec![name.into()]).unwrap();
+            std::fs::write(dir.path().join("tls.crt"), pair.cert.pem()).unwrap();
+            std::fs::write(dir.path().join("tls.key"), pair.signing_key.serialize_pem()).unwrap();
+            pair.cert.der().clone()
+        };
+        let first = write("metrics.svc");
+        let (config, certs) =
+            metrics_server_config(Some(dir.path()), "tls.crt", "tls.key", false).unwrap();
+        let certs = certs.expect("a certificate from files is followed");
+        assert_eq!(served_chain(&config), std::slice::from_ref(&first));
+        assert_eq!(verify(&config, &first, "metrics.svc"), "ok");
+        let renewed = write("metrics.svc");
+        assert!(certs.reload_if_changed().unwrap());
+        assert_eq!(served_chain(&config), std::slice::from_ref(&renewed));
+        assert_eq!(verify(&config, &renewed, "metrics.svc"), "ok");
+        // A bad pair keeps the last good one served; messages name the metrics flags.
+        std::fs::write(dir.path().join("tls.key"), "not a key").unwrap();
+        let err = format!("{:#}", certs.reload_if_changed().unwrap_err());
+        assert!(err.contains("--metrics-cert-path"), "{err}");
+        assert_eq!(served_chain(&config), [renewed]);
+        // Without a directory: the self-signed pair, nothing to follow.
+        let (_, none) = metrics_server_config(None, "tls.crt", "tls.key", false).unwrap();
+        assert!(none.is_none());
     }
 }

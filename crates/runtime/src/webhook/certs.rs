@@ -1,7 +1,7 @@
 //! The webhook server's certificate, read from `--webhook-cert-path` and read again when
 //! the files change: cert-manager renews a certificate by rewriting its Secret, and the
 //! kubelet swaps the mounted files in place, so a renewed certificate is served without a
-//! restart. In the self-signed mode the pair is set in memory instead (the manager's root
+//! restart. The metrics server's, from `--metrics-cert-path`, is followed the same way. In the self-signed mode the pair is set in memory instead (the manager's root
 //! file system is read-only).
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -41,6 +41,8 @@ impl FileStamp {
 /// [`CertReloader::set_pem`].
 #[derive(Debug)]
 pub struct CertReloader {
+    /// The server it serves (`webhook`, `metrics`): messages name its flags.
+    server: &'static str,
     files: Option<Files>,
     provider: Arc<CryptoProvider>,
     current: RwLock<Arc<CertifiedKey>>,
@@ -61,12 +63,24 @@ impl CertReloader {
     /// When either file cannot be read or they do not hold a PEM certificate and its key; the
     /// error names the files and the flags that chose them.
     pub fn load(dir: &Path, cert_name: &str, key_name: &str) -> anyhow::Result<CertReloader> {
+        CertReloader::load_for("webhook", dir, cert_name, key_name)
+    }
+
+    /// [`CertReloader::load`] for the `server` whose flags are `--<server>-cert-path`,
+    /// `--<server>-cert-name` and `--<server>-cert-key` (`metrics`).
+    pub(crate) fn load_for(
+        server: &'static str,
+        dir: &Path,
+        cert_name: &str,
+        key_name: &str,
+    ) -> anyhow::Result<CertReloader> {
         let cert_path = dir.join(cert_name);
         let key_path = dir.join(key_name);
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let stamps = stamps(&cert_path, &key_path)?;
-        let key = certified_key(&cert_path, &key_path, &provider)?;
+        let stamps = stamps(server, &cert_path, &key_path)?;
+        let key = certified_key(server, &cert_path, &key_path, &provider)?;
         Ok(CertReloader {
+            server,
             files: Some(Files {
                 cert_path,
                 key_path,
@@ -86,6 +100,7 @@ impl CertReloader {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let key = pem_pair(cert, key, &provider)?;
         Ok(CertReloader {
+            server: "webhook",
             files: None,
             provider,
             current: RwLock::new(Arc::new(key)),
@@ -137,12 +152,17 @@ impl CertReloader {
         let Some(files) = &self.files else {
             return Ok(false);
         };
-        let now = stamps(&files.cert_path, &files.key_path)?;
+        let now = stamps(self.server, &files.cert_path, &files.key_path)?;
         let mut seen = files.stamps.lock().unwrap_or_else(PoisonError::into_inner);
         if *seen == now {
             return Ok(false);
         }
-        let key = certified_key(&files.cert_path, &files.key_path, &self.provider)?;
+        let key = certified_key(
+            self.server,
+            &files.cert_path,
+            &files.key_path,
+            &self.provider,
+        )?;
         *self.current.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(key);
         *seen = now;
         Ok(true)
@@ -157,10 +177,10 @@ impl CertReloader {
             loop {
                 ticks.tick().await;
                 match self.reload_if_changed() {
-                    Ok(true) => tracing::info!("webhook certificate reloaded"),
+                    Ok(true) => tracing::info!(server = self.server, "certificate reloaded"),
                     Ok(false) => {}
-                    Err(error) => tracing::warn!(%error,
-                        "webhook certificate not reloaded; the previous one is still served"),
+                    Err(error) => tracing::warn!(%error, server = self.server,
+                        "certificate not reloaded; the previous one is still served"),
                 }
             }
         };
@@ -177,11 +197,15 @@ impl ResolvesServerCert for CertReloader {
     }
 }
 
-fn stamps(cert_path: &Path, key_path: &Path) -> anyhow::Result<(FileStamp, FileStamp)> {
+fn stamps(
+    server: &str,
+    cert_path: &Path,
+    key_path: &Path,
+) -> anyhow::Result<(FileStamp, FileStamp)> {
     let stamp = |path: &Path| {
         FileStamp::of(path).with_context(|| {
             format!(
-                "--webhook-cert-path: cannot read {} (mount the webhook certificate there, or name the files with --webhook-cert-name and --webhook-cert-key)",
+                "--{server}-cert-path: cannot read {} (mount the {server} certificate there, or name the files with --{server}-cert-name and --{server}-cert-key)",
                 path.display()
             )
         })
@@ -200,6 +224,7 @@ fn pem_pair(cert: &str, key: &str, provider: &CryptoProvider) -> anyhow::Result<
 }
 
 fn certified_key(
+    server: &str,
     cert_path: &Path,
     key_path: &Path,
     provider: &CryptoProvider,
@@ -208,25 +233,25 @@ fn certified_key(
         .and_then(std::iter::Iterator::collect::<Result<Vec<_>, _>>)
         .with_context(|| {
             format!(
-                "--webhook-cert-path: {} holds no readable PEM certificate",
+                "--{server}-cert-path: {} holds no readable PEM certificate",
                 cert_path.display()
             )
         })?;
     if certs.is_empty() {
         anyhow::bail!(
-            "--webhook-cert-path: {} holds no PEM certificate",
+            "--{server}-cert-path: {} holds no PEM certificate",
             cert_path.display()
         );
     }
     let key = PrivateKeyDer::from_pem_file(key_path).with_context(|| {
         format!(
-            "--webhook-cert-path: {} holds no readable PEM private key",
+            "--{server}-cert-path: {} holds no readable PEM private key",
             key_path.display()
         )
     })?;
     CertifiedKey::from_der(certs, key, provider).with_context(|| {
         format!(
-            "--webhook-cert-path: {} and {} do not form a usable certificate and key pair",
+            "--{server}-cert-path: {} and {} do not form a usable certificate and key pair",
             cert_path.display(),
             key_path.display()
         )
