@@ -1,4 +1,4 @@
-//! The engine's sort (crates/runtime/src/helm/engine/sort.rs) against the real helm v4.2.3:
+//! The engine's sort (crates/runtime/src/helm/engine/sort/) against the real helm v4.2.3:
 //! the release manifest, hooks and notes Helm stores, and what `helm template
 //! --include-crds` prints, for every corpus chart whose render is reproducible; then the
 //! records of a real install read back with `helm get`.
