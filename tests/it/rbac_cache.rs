@@ -44,6 +44,14 @@ fn a_cached_chart_gives_the_same_role_and_a_changed_chart_is_rendered_again() {
         "helm-charts/demo/values.yaml",
         &format!("{values}\nextra:\n  enabled: false\n"),
     );
+    // The first command writes this rusty-sdk's cliVersion into the fixture's PROJECT; run
+    // one without a cache so the two runs below differ in the cache alone.
+    let first = rusty(&project.root)
+        .env("RUSTY_SDK_CACHE_DIR", "")
+        .args(["generate", "rbac"])
+        .output()
+        .unwrap();
+    assert!(first.status.success(), "{}", transcript(&first, &project.root));
     let cache = tempfile::tempdir().unwrap();
 
     let cold = generate(&project.root, cache.path());
