@@ -62,11 +62,13 @@ pub enum Command {
     /// Regenerate files derived from the project
     #[command(subcommand)]
     Generate(GenerateCommand),
-    /// Change a setting of an existing project, or add a Helm chart of the operator
+    /// Change a setting of an existing project, or add a Helm chart of the operator or
+    /// Grafana dashboards
     #[command(after_help = "Examples:\n  \
         rusty-sdk edit --namespaced          # scope the manager to its own namespace\n  \
         rusty-sdk edit --namespaced=false    # watch every namespace again\n  \
-        rusty-sdk edit --plugins=helm/v2-alpha   # a Helm chart of the operator in dist/chart")]
+        rusty-sdk edit --plugins=helm/v2-alpha   # a Helm chart of the operator in dist/chart\n  \
+        rusty-sdk edit --plugins=grafana/v1-alpha   # Grafana dashboards of the operator's metrics in grafana/")]
     Edit(EditArgs),
     /// Check an OLM bundle
     #[command(subcommand)]
@@ -138,7 +140,9 @@ pub struct EditArgs {
           value_name = "BOOL")]
     pub namespaced: Option<bool>,
     /// `helm/v2-alpha` (kubebuilder's key; `helm-chart` for short): write a Helm chart of
-    /// the operator to dist/chart from dist/install.yaml (`make build-installer`)
+    /// the operator to dist/chart from dist/install.yaml (`make build-installer`);
+    /// `grafana/v1-alpha` (or `grafana.kubebuilder.io/v1-alpha`): write Grafana dashboards of
+    /// the manager's metrics to grafana/
     #[arg(long, value_name = "PLUGIN")]
     pub plugins: Option<String>,
     /// With --plugins=helm/v2-alpha: the kustomize output to make the chart from
@@ -232,7 +236,7 @@ pub enum CreateCommand {
         rusty-sdk create api --plugins helm --group cache --version v1 --kind Nginx\n  \
         rusty-sdk create api --plugins helm --helm-chart bitnami/redis \\\n      \
             --helm-chart-repo https://charts.bitnami.com/bitnami")]
-    Api(Box<CreateApiArgs>),
+    Api(CreateApiArgs),
     /// Add admission webhooks (defaulting, validation) for a Rust API of the project
     #[command(after_help = "Examples:\n  \
         rusty-sdk create webhook --group cache --version v1alpha1 --kind Memcached \\\n      \
