@@ -26,9 +26,6 @@ pub mod rule;
 pub(crate) mod rust_files;
 mod starter_objects;
 
-#[cfg(test)]
-mod resources_check;
-
 use base::OwnKind;
 use rule::{Permission, Source, Target};
 

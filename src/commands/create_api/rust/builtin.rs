@@ -10,7 +10,7 @@ use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
 use crate::model::{Group, Kind, Version};
 use crate::project::Resource;
-use crate::rbac::resources::{BUILTIN_KINDS, BuiltinKind, Scope};
+use crate::rbac::resources::{BUILTIN_KINDS, BuiltinKind, Scope, short_group, type_path};
 use crate::scaffold::{Policy, Tree};
 use crate::templates::Renderer;
 
@@ -32,30 +32,6 @@ pub fn find(group: &Group, version: &Version, kind: &Kind) -> Option<BuiltinApi>
                 && k.kind == kind.as_str()
         })
         .map(|kind| BuiltinApi { kind })
-}
-
-/// `core` for the core group, else the API group's first label.
-pub fn short_group(group: &str) -> &str {
-    if group.is_empty() {
-        "core"
-    } else {
-        group.split('.').next().unwrap_or(group)
-    }
-}
-
-/// The module of k8s-openapi that holds the types of `group`/`version`.
-pub fn type_path(group: &str, version: &str) -> String {
-    match group {
-        "" => format!("k8s_openapi::api::core::{version}"),
-        "apiextensions.k8s.io" => {
-            format!("k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::{version}")
-        }
-        "apiregistration.k8s.io" => {
-            format!("k8s_openapi::kube_aggregator::pkg::apis::apiregistration::{version}")
-        }
-        "internal.apiserver.k8s.io" => format!("k8s_openapi::api::apiserverinternal::{version}"),
-        other => format!("k8s_openapi::api::{}::{version}", short_group(other)),
-    }
 }
 
 impl BuiltinApi {

@@ -1,6 +1,7 @@
 //! Kubernetes' own kinds: API group, version, kind, plural (the resource name RBAC uses) and
 //! scope, for every type of k8s-openapi 0.29 (Kubernetes 1.33). The table is static so the
-//! CLI need not link k8s-openapi; `resources_check.rs` tests it against the real constants.
+//! CLI need not link k8s-openapi; the tests check it against the real constants. A kind's
+//! module in k8s-openapi, which generated controllers import it from, is here too.
 
 /// Where a kind lives, as k8s-openapi's `Resource::Scope` says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,68 +189,29 @@ pub static BUILTIN_KINDS: &[BuiltinKind] = &[
     builtin("storagemigration.k8s.io", "v1alpha1", "StorageVersionMigration", "storageversionmigrations", Cluster),
 ];
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_kinds_by_group_and_kind_whatever_the_version() {
-        let hpa = by_kind("autoscaling", "v2", "HorizontalPodAutoscaler").unwrap();
-        assert_eq!(
-            (hpa.plural, hpa.version),
-            ("horizontalpodautoscalers", "v2")
-        );
-        // A version k8s-openapi does not know still finds the kind.
-        let hpa = by_kind("autoscaling", "v2beta2", "HorizontalPodAutoscaler").unwrap();
-        assert_eq!(hpa.plural, "horizontalpodautoscalers");
-        let pdb = by_kind("policy", "v1", "PodDisruptionBudget").unwrap();
-        assert_eq!(
-            (pdb.plural, pdb.scope),
-            ("poddisruptionbudgets", Namespaced)
-        );
-        let crd = by_kind("apiextensions.k8s.io", "v1", "CustomResourceDefinition").unwrap();
-        assert_eq!(crd.scope, Cluster);
-        assert_eq!(by_kind("", "v1", "Endpoints").unwrap().plural, "endpoints");
-        let route = by_kind("gateway.networking.k8s.io", "v1", "HTTPRoute").unwrap();
-        assert_eq!((route.plural, route.scope), ("httproutes", Namespaced));
-    }
-
-    #[test]
-    fn kinds_that_are_not_objects_are_not_found() {
-        // A Deployment in group "" is not a thing; nor are subresources or discovery documents.
-        assert_eq!(by_kind("", "v1", "Deployment"), None);
-        assert_eq!(by_kind("autoscaling", "v1", "Scale"), None);
-        assert_eq!(by_kind("", "v1", "APIGroupList"), None);
-        assert_eq!(
-            by_kind("monitoring.coreos.com", "v1", "ServiceMonitor"),
-            None
-        );
-    }
-
-    #[test]
-    fn finds_resources_by_plural() {
-        assert_eq!(by_plural("", "pods").unwrap().kind, "Pod");
-        assert_eq!(by_plural("", "namespaces").unwrap().scope, Cluster);
-        assert_eq!(by_plural("apps", "pods"), None);
-    }
-
-    #[test]
-    fn guessed_plurals_are_lower_case_english() {
-        assert_eq!(guess_plural("ServiceMonitor"), "servicemonitors");
-        assert_eq!(guess_plural("HTTPRoute"), "httproutes");
-        assert_eq!(guess_plural("NetworkPolicy"), "networkpolicies");
-        assert_eq!(guess_plural("Ingress"), "ingresses");
-    }
-
-    #[test]
-    fn table_is_sorted_and_has_no_duplicates() {
-        let keys: Vec<_> = BUILTIN_KINDS
-            .iter()
-            .map(|k| (k.group, k.version, k.kind))
-            .collect();
-        let mut sorted = keys.clone();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(keys, sorted);
+/// `core` for the core group, else the API group's first label.
+pub fn short_group(group: &str) -> &str {
+    if group.is_empty() {
+        "core"
+    } else {
+        group.split('.').next().unwrap_or(group)
     }
 }
+
+/// The module of k8s-openapi that holds the types of `group`/`version`.
+pub fn type_path(group: &str, version: &str) -> String {
+    match group {
+        "" => format!("k8s_openapi::api::core::{version}"),
+        "apiextensions.k8s.io" => {
+            format!("k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::{version}")
+        }
+        "apiregistration.k8s.io" => {
+            format!("k8s_openapi::kube_aggregator::pkg::apis::apiregistration::{version}")
+        }
+        "internal.apiserver.k8s.io" => format!("k8s_openapi::api::apiserverinternal::{version}"),
+        other => format!("k8s_openapi::api::{}::{version}", short_group(other)),
+    }
+}
+
+#[cfg(test)]
+mod tests;

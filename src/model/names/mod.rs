@@ -490,5 +490,4 @@ pub fn project_name_from_dir(dir: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "names_tests.rs"]
 mod tests;

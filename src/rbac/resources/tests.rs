@@ -1,9 +1,9 @@
-//! The built-in kind table checked against k8s-openapi's own `Resource` constants (k8s-openapi
-//! is a dev-dependency only, so the CLI does not link it).
+//! The built-in kind table: its lookups, and the table checked against k8s-openapi's own
+//! `Resource` constants (k8s-openapi is a dev-dependency only, so the CLI does not link it).
 use k8s_openapi::Resource;
 use k8s_openapi::{api, apiextensions_apiserver, apimachinery, kube_aggregator};
 
-use super::resources::{BUILTIN_KINDS, BuiltinKind, Scope};
+use super::*;
 
 fn expected<T: Resource>() -> BuiltinKind {
     let scope_type = std::any::type_name::<T::Scope>();
@@ -23,7 +23,7 @@ fn expected<T: Resource>() -> BuiltinKind {
     assert_eq!((group, version), (T::GROUP, T::VERSION), "{}", T::KIND);
     // The module `create api --resource=false --controller` imports the type from.
     if !T::URL_PATH_SEGMENT.is_empty() && !std::any::type_name::<T>().contains("apimachinery") {
-        let module = crate::commands::create_api::rust::builtin::type_path(T::GROUP, T::VERSION);
+        let module = type_path(T::GROUP, T::VERSION);
         // k8s-openapi defines each type under its Kubernetes version (`v1_33`) and
         // re-exports it at the crate root, where the generated code imports it.
         let real = std::any::type_name::<T>().replacen("k8s_openapi::v1_33::", "k8s_openapi::", 1);
@@ -166,4 +166,65 @@ fn builtin_table_matches_k8s_openapi() {
         real.len(),
         "the table has entries that are not k8s-openapi types"
     );
+}
+
+#[test]
+fn finds_kinds_by_group_and_kind_whatever_the_version() {
+    let hpa = by_kind("autoscaling", "v2", "HorizontalPodAutoscaler").unwrap();
+    assert_eq!(
+        (hpa.plural, hpa.version),
+        ("horizontalpodautoscalers", "v2")
+    );
+    // A version k8s-openapi does not know still finds the kind.
+    let hpa = by_kind("autoscaling", "v2beta2", "HorizontalPodAutoscaler").unwrap();
+    assert_eq!(hpa.plural, "horizontalpodautoscalers");
+    let pdb = by_kind("policy", "v1", "PodDisruptionBudget").unwrap();
+    assert_eq!(
+        (pdb.plural, pdb.scope),
+        ("poddisruptionbudgets", Namespaced)
+    );
+    let crd = by_kind("apiextensions.k8s.io", "v1", "CustomResourceDefinition").unwrap();
+    assert_eq!(crd.scope, Cluster);
+    assert_eq!(by_kind("", "v1", "Endpoints").unwrap().plural, "endpoints");
+    let route = by_kind("gateway.networking.k8s.io", "v1", "HTTPRoute").unwrap();
+    assert_eq!((route.plural, route.scope), ("httproutes", Namespaced));
+}
+
+#[test]
+fn kinds_that_are_not_objects_are_not_found() {
+    // A Deployment in group "" is not a thing; nor are subresources or discovery documents.
+    assert_eq!(by_kind("", "v1", "Deployment"), None);
+    assert_eq!(by_kind("autoscaling", "v1", "Scale"), None);
+    assert_eq!(by_kind("", "v1", "APIGroupList"), None);
+    assert_eq!(
+        by_kind("monitoring.coreos.com", "v1", "ServiceMonitor"),
+        None
+    );
+}
+
+#[test]
+fn finds_resources_by_plural() {
+    assert_eq!(by_plural("", "pods").unwrap().kind, "Pod");
+    assert_eq!(by_plural("", "namespaces").unwrap().scope, Cluster);
+    assert_eq!(by_plural("apps", "pods"), None);
+}
+
+#[test]
+fn guessed_plurals_are_lower_case_english() {
+    assert_eq!(guess_plural("ServiceMonitor"), "servicemonitors");
+    assert_eq!(guess_plural("HTTPRoute"), "httproutes");
+    assert_eq!(guess_plural("NetworkPolicy"), "networkpolicies");
+    assert_eq!(guess_plural("Ingress"), "ingresses");
+}
+
+#[test]
+fn table_is_sorted_and_has_no_duplicates() {
+    let keys: Vec<_> = BUILTIN_KINDS
+        .iter()
+        .map(|k| (k.group, k.version, k.kind))
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(keys, sorted);
 }
