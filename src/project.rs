@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::model::Layout;
 use crate::model::names::shown;
+use crate::model::{Layout, ProjectName};
 use crate::yaml::{self, Mapping, Value};
 
 pub const FILE_NAME: &str = "PROJECT";
@@ -231,6 +231,12 @@ impl Project {
                 Layout::ALL.map(|l| l.key()).join(", ")
             ))
         })
+    }
+
+    /// The project's crate name as Rust code spells it (`memcached_operator`).
+    pub fn crate_ident(&self) -> String {
+        let name = self.project_name.as_deref().unwrap_or("operator");
+        ProjectName::parse(name).map_or_else(|_| name.replace('-', "_"), |n| n.snake())
     }
 
     pub fn find_resource(&self, group: &str, version: &str, kind: &str) -> Option<&Resource> {

@@ -40,6 +40,14 @@ pub fn has_marker(text: &str, name: &str) -> bool {
     text.lines().any(|line| marker_name(line) == Some(name))
 }
 
+/// The indentation (in spaces) of the marker `name` in `text`, which code inserted at the
+/// marker takes; 4 when absent (the insertion then fails on the missing marker anyway).
+pub fn marker_indent(text: &str, name: &str) -> usize {
+    text.lines()
+        .find(|line| marker_name(line) == Some(name))
+        .map_or(4, |line| line.len() - line.trim_start().len())
+}
+
 /// Insert `fragment` (lines written without indentation) above the marker `name`, indented
 /// like the marker. Returns the new text, or the old text with `AlreadyPresent`.
 pub fn insert(

@@ -10,6 +10,7 @@ pub mod markers;
 pub mod plan;
 pub mod toml;
 pub mod tree;
+pub mod type_names;
 
 pub use markers::EditOutcome;
 pub use plan::{Change, Plan, Status};

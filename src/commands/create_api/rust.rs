@@ -6,7 +6,6 @@ mod crd;
 mod external;
 mod external_files;
 pub(crate) mod files;
-pub(crate) mod idents;
 pub(crate) mod image;
 mod integration;
 pub(crate) mod named;

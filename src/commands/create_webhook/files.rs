@@ -3,12 +3,11 @@
 use tera::Context;
 
 use super::{Admission, Origin, WebhookSettings};
-use crate::commands::create_api::rust::files::marker_indent;
-use crate::commands::create_api::rust::idents::TypeNames;
 use crate::error::{Error, Result};
 use crate::model::Kind;
 use crate::project::Project;
 use crate::rust_layout;
+use crate::scaffold::type_names::TypeNames;
 use crate::scaffold::{EditOutcome, Policy, Tree, markers, toml};
 use crate::templates::{self, Renderer};
 
@@ -226,7 +225,7 @@ fn register_in_main(tree: &mut Tree) -> Result<()> {
             ))
         })?;
     }
-    let indent = marker_indent(&main, "controllers");
+    let indent = markers::marker_indent(&main, "controllers");
     tree.insert_at_marker(
         MAIN,
         "controllers",

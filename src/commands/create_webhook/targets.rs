@@ -181,10 +181,7 @@ fn external(project: &Project, root: &Path, resource: &Resource) -> Result<Found
 }
 
 fn api_crate(project: &Project) -> String {
-    format!(
-        "{}_api",
-        crate::commands::create_api::rust::files::crate_ident(project)
-    )
+    format!("{}_api", project.crate_ident())
 }
 
 fn read_types(path: &Path) -> std::result::Result<String, String> {

@@ -4,7 +4,7 @@ use serde_yaml::Value;
 
 use super::builtin::{WatchedType, stage_watch_controller};
 use super::external::ExternalCrd;
-use super::files::{self, API_LIB, crate_ident};
+use super::files::{self, API_LIB};
 use super::named::ControllerName;
 use crate::commands::create_api::common::ApiSpec;
 use crate::error::Result;
@@ -53,7 +53,7 @@ pub fn stage_external(
     tree.insert_at_marker(API_LIB, "api-modules", "pub mod external;")?;
     files::ensure_api_member(tree)?;
 
-    let type_path = format!("{}_api::external::{module}", crate_ident(project));
+    let type_path = format!("{}_api::external::{module}", project.crate_ident());
     let watched = WatchedType {
         kind: &crd.kind,
         type_name: crd.type_name(),

@@ -3,14 +3,14 @@
 use tera::Context;
 
 use super::crd;
-use super::idents::TypeNames;
 use super::image::ImageOptions;
 use super::{ControllerName, RustApiSettings};
 use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
-use crate::model::ProjectName;
 use crate::project::Project;
 use crate::rust_layout;
+use crate::scaffold::markers::marker_indent;
+use crate::scaffold::type_names::TypeNames;
 use crate::scaffold::{EditOutcome, Policy, Tree, toml};
 use crate::templates::{self, Renderer};
 
@@ -33,7 +33,7 @@ pub struct RustApiFiles<'a> {
 impl<'a> RustApiFiles<'a> {
     pub fn new(settings: &'a RustApiSettings, project: &Project) -> Self {
         let spec = &settings.spec;
-        let api_crate = format!("{}_api", crate_ident(project));
+        let api_crate = format!("{}_api", project.crate_ident());
         let mut context = spec.context(project);
         context.insert("api_crate", &api_crate);
         let image = settings.image.as_ref();
@@ -260,15 +260,6 @@ pub fn register_controller(tree: &mut Tree, controller: &ControllerName) -> Resu
     Ok(())
 }
 
-/// The indentation (in spaces) of the scaffold marker `name` in `text`; 4 when absent
-/// (the insertion then fails on the missing marker anyway).
-pub(crate) fn marker_indent(text: &str, name: &str) -> usize {
-    let marker = format!("+rusty:scaffold:{name}");
-    text.lines()
-        .find(|line| line.trim_start().trim_start_matches('/').trim() == marker)
-        .map_or(4, |line| line.len() - line.trim_start().len())
-}
-
 /// PROJECT's `projectName` names the crates Rust code uses (`<name>_api::...`): one that
 /// no Cargo package could have (hand-edited to `Bad Name`) would make code that does not
 /// build, so it is refused before anything is staged.
@@ -284,12 +275,6 @@ pub fn check_project_name(project: &Project) -> Result<()> {
             crate::model::names::shown(name)
         )))
     }
-}
-
-/// The project's crate name as Rust code spells it (`memcached_operator`).
-pub fn crate_ident(project: &Project) -> String {
-    let name = project.project_name.as_deref().unwrap_or("operator");
-    ProjectName::parse(name).map_or_else(|_| name.replace('-', "_"), |n| n.snake())
 }
 
 /// Whether the api crate already has the type (`--resource=false --controller` then adds

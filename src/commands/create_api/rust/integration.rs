@@ -6,9 +6,9 @@
 //! unit tests run against the latter's scripted API server), each added once.
 use tera::Context;
 
-use super::idents::TypeNames;
 use crate::commands::create_api::common::ApiSpec;
 use crate::error::Result;
+use crate::scaffold::type_names::TypeNames;
 use crate::scaffold::{EditOutcome, Policy, Tree, toml};
 use crate::templates::{self, Renderer};
 
