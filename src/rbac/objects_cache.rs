@@ -109,7 +109,8 @@ pub fn contains(dir: &Path, key: &str) -> bool {
 }
 
 /// Store `entry` under `key`: written to a temporary file, then renamed, so a reader sees
-/// a whole entry or none. Errors are ignored (the cache is only an optimisation).
+/// a whole entry or none ([`crate::scaffold::commit::replace_unjournaled`]). Errors are
+/// ignored (the cache is only an optimisation).
 pub fn put(dir: &Path, key: &str, entry: &Entry) {
     let path = entry_path(dir, key);
     let Some(entries) = path.parent() else { return };
@@ -119,9 +120,7 @@ pub fn put(dir: &Path, key: &str, entry: &Entry) {
     let Ok(bytes) = serde_json::to_vec(entry) else {
         return;
     };
-    let temp = entries.join(format!(".{key}.{}.tmp", std::process::id()));
-    if fs::write(&temp, bytes).is_err() || fs::rename(&temp, &path).is_err() {
-        let _ = fs::remove_file(&temp);
+    if crate::scaffold::commit::replace_unjournaled(&path, &bytes).is_err() {
         return;
     }
     prune(entries, &path);

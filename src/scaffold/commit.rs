@@ -207,6 +207,20 @@ fn write_all(
     Ok(renamed)
 }
 
+/// Replace the file at `path` with `bytes` in one step, outside any project and without the
+/// journal: written to a temporary sibling as the commit writes one, then renamed over
+/// `path`, so a reader sees the old file or the new one, never half of one. Nothing is
+/// fsynced: this is for files a crash may lose, such as cache entries.
+pub fn replace_unjournaled(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let temp = path.with_file_name(sibling(&name, "tmp"));
+    drop(journal::write_new(&temp, bytes, None).map_err(|e| retarget(e, path))?);
+    fs::rename(&temp, path).map_err(|e| {
+        let _ = fs::remove_file(&temp);
+        Error::io(path, e)
+    })
+}
+
 /// An error on a temporary is reported under the file it stands for.
 fn retarget(e: Error, target: &Path) -> Error {
     match e {
