@@ -18,6 +18,7 @@ use super::bundle_validate::{self, Bundle, Document};
 use super::kustomize_output::{self, Object};
 use crate::cli::BundleArgs;
 use crate::error::{Error, Result};
+use crate::project::Project;
 use crate::scaffold::{Policy, Tree};
 use crate::session::Session;
 use crate::yaml;
@@ -35,6 +36,44 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
     let input = flags::input(args)?;
     let kustomize_dir = flags::kustomize_dir(args)?;
     let project = session.load_project()?;
+    let package = package(args, &project)?;
+    let mut tree = Tree::new(&session.root);
+    let base_path = format!("{kustomize_dir}/bases/{package}.clusterserviceversion.yaml");
+    let base = read_base(&mut tree, &base_path, &package, &project, parts)?;
+    let settings = settings(args, package, &base, &base_path, parts)?;
+    let objects = read_objects(session, input, parts)?;
+
+    let csv = csv::build(&base, &objects, &settings);
+    let mut whole = Tree::new(&session.root);
+    let bundle = stage_bundle(&mut whole, &csv, &objects, &settings)?;
+    // The rules of `bundle validate`, on the files about to be written.
+    let findings = bundle_validate::check(&bundle);
+    let errors: Vec<String> = findings.errors().map(ToString::to_string).collect();
+    if parts.manifests && !errors.is_empty() {
+        return Err(Error::invalid(format!(
+            "the bundle would not pass OLM's checks: {} (fix {base_path} or config/; nothing was written)",
+            errors.join("; ")
+        )));
+    }
+    let printed = take_parts(&mut tree, &whole, parts, &settings.output_dir);
+    for manifest in printed {
+        session.shell.line(&format!(
+            "---\n{}",
+            String::from_utf8_lossy(&manifest).trim_end()
+        ));
+    }
+    session.apply(tree, &project).map(|_| ())?;
+    if parts.manifests && !parts.stdout && !session.dry_run {
+        session.shell.note(&format!(
+            "Next: edit {base_path} (description, icon, keywords, install modes...), run `make bundle` again, then:\n$ make bundle-build bundle-push BUNDLE_IMG=<registry>/<bundle-image>:v{}",
+            settings.version
+        ));
+    }
+    Ok(())
+}
+
+/// The OLM package: --package, else the project's name.
+fn package(args: &BundleArgs, project: &Project) -> Result<String> {
     let package = args
         .package
         .clone()
@@ -50,9 +89,18 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
             crate::model::names::shown(&package)
         )));
     }
-    let mut tree = Tree::new(&session.root);
-    let base_path = format!("{kustomize_dir}/bases/{package}.clusterserviceversion.yaml");
-    let base = match tree.read(&base_path)? {
+    Ok(package)
+}
+
+/// The base CSV the user edits, staged with defaults when the project has none yet.
+fn read_base(
+    tree: &mut Tree,
+    base_path: &str,
+    package: &str,
+    project: &Project,
+    parts: flags::Parts,
+) -> Result<Value> {
+    Ok(match tree.read(base_path)? {
         Some(text) => yaml::from_str::<yaml::Value>(&text)
             .map_err(|e| {
                 Error::invalid(format!(
@@ -63,14 +111,25 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
                 serde_json::to_value(v).map_err(|e| Error::invalid(format!("{base_path}: {e}")))
             })?,
         None => {
-            let display = heck::ToTitleCase::to_title_case(package.as_str());
-            let base = csv::default_base(&package, &display, project.namespaced);
+            let display = heck::ToTitleCase::to_title_case(package);
+            let base = csv::default_base(package, &display, project.namespaced);
             if parts.manifests && !parts.stdout {
-                tree.add(&base_path, print(&base)?, Policy::User);
+                tree.add(base_path, print(&base)?, Policy::User);
             }
             base
         }
-    };
+    })
+}
+
+/// The bundle's version, channels and folder from the flags and the base CSV, each checked
+/// as OLM and Kubernetes will check it.
+fn settings(
+    args: &BundleArgs,
+    package: String,
+    base: &Value,
+    base_path: &str,
+    parts: flags::Parts,
+) -> Result<BundleSettings> {
     // As operator-sdk's: the version of the base CSV unless --version sets another.
     let version = match (
         &args.version,
@@ -122,7 +181,7 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
             "--default-channel {default_channel:?} is not one of --channels {channels:?}; add it there or pick one of them"
         )));
     }
-    let settings = BundleSettings {
+    Ok(BundleSettings {
         package,
         version,
         channels,
@@ -131,8 +190,16 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
             Some(dir) => crate::model::names::parse_project_dir("--output-dir", dir)?,
             None => "bundle".into(),
         },
-    };
-    let objects = match input {
+    })
+}
+
+/// The manifests the bundle is made of: from --input-dir, else piped in.
+fn read_objects(
+    session: &Session,
+    input: Option<(String, Option<String>)>,
+    parts: flags::Parts,
+) -> Result<Vec<Object>> {
+    Ok(match input {
         // The metadata needs no manifests.
         _ if !parts.manifests => Vec::new(),
         Some((dir, crds)) => flags::read_input(&session.root, &dir, crds.as_deref())?,
@@ -142,35 +209,7 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
             ));
         }
         None => kustomize_output::read_stdin("standard input")?,
-    };
-
-    let csv = csv::build(&base, &objects, &settings);
-    let mut whole = Tree::new(&session.root);
-    let bundle = stage_bundle(&mut whole, &csv, &objects, &settings)?;
-    // The rules of `bundle validate`, on the files about to be written.
-    let findings = bundle_validate::check(&bundle);
-    let errors: Vec<String> = findings.errors().map(ToString::to_string).collect();
-    if parts.manifests && !errors.is_empty() {
-        return Err(Error::invalid(format!(
-            "the bundle would not pass OLM's checks: {} (fix {base_path} or config/; nothing was written)",
-            errors.join("; ")
-        )));
-    }
-    let printed = take_parts(&mut tree, &whole, parts, &settings.output_dir);
-    for manifest in printed {
-        session.shell.line(&format!(
-            "---\n{}",
-            String::from_utf8_lossy(&manifest).trim_end()
-        ));
-    }
-    session.apply(tree, &project).map(|_| ())?;
-    if parts.manifests && !parts.stdout && !session.dry_run {
-        session.shell.note(&format!(
-            "Next: edit {base_path} (description, icon, keywords, install modes...), run `make bundle` again, then:\n$ make bundle-build bundle-push BUNDLE_IMG=<registry>/<bundle-image>:v{}",
-            settings.version
-        ));
-    }
-    Ok(())
+    })
 }
 
 /// Move the parts of the bundle `parts` asks for from `whole` into `tree`; the manifests to
@@ -271,24 +310,40 @@ fn stage_bundle(
         if kind == "CustomResourceDefinition" {
             webhooks::without_ca_injection(&mut manifest);
         }
-        let file = if kind == "CustomResourceDefinition" {
-            format!(
-                "{}_{}.yaml",
-                manifest["spec"]["group"].as_str().unwrap_or(""),
-                manifest["spec"]["names"]["plural"]
-                    .as_str()
-                    .unwrap_or(&object.name)
-            )
-        } else {
-            let api = if group.is_empty() {
-                version
-            } else {
-                format!("{group}_{version}")
-            };
-            format!("{}_{api}_{}.yaml", object.name, kind.to_lowercase())
-        };
+        let file = manifest_file(object, &manifest, &group, version);
         stage(tree, format!("{out}/manifests/{file}"), &manifest)?;
     }
+    bundle.annotations = Some(stage_metadata(tree, s));
+    Ok(bundle)
+}
+
+/// The file name of `manifest` (`object` as the bundle carries it) in bundle/manifests, as
+/// operator-sdk names it: `<group>_<plural>.yaml` for a CRD, else
+/// `<name>_<group>_<version>_<kind>.yaml`.
+fn manifest_file(object: &Object, manifest: &Value, group: &str, version: String) -> String {
+    let kind = object.kind.as_str();
+    if kind == "CustomResourceDefinition" {
+        format!(
+            "{}_{}.yaml",
+            manifest["spec"]["group"].as_str().unwrap_or(""),
+            manifest["spec"]["names"]["plural"]
+                .as_str()
+                .unwrap_or(&object.name)
+        )
+    } else {
+        let api = if group.is_empty() {
+            version
+        } else {
+            format!("{group}_{version}")
+        };
+        format!("{}_{api}_{}.yaml", object.name, kind.to_lowercase())
+    }
+}
+
+/// bundle/metadata/annotations.yaml and bundle.Dockerfile, which carries the same labels;
+/// the annotations as `bundle validate` reads them.
+fn stage_metadata(tree: &mut Tree, s: &BundleSettings) -> Document {
+    let out = &s.output_dir;
     let labels = [
         (
             "operators.operatorframework.io.bundle.mediatype.v1",
@@ -327,11 +382,11 @@ fn stage_bundle(
         .iter()
         .map(|(key, value)| ((*key).to_string(), Value::from(*value)))
         .collect();
-    bundle.annotations = Some(Document {
+    let annotations_document = Document {
         file: format!("{out}/metadata/annotations.yaml"),
         object: serde_json::json!({ "annotations": metadata }),
         documents: 1,
-    });
+    };
     let mut annotations = String::from("annotations:\n");
     let mut dockerfile = String::from(
         "FROM scratch\n\n# The bundle's metadata, as labels too (metadata/annotations.yaml).\n",
@@ -349,5 +404,5 @@ fn stage_bundle(
         Policy::Tool,
     );
     tree.add("bundle.Dockerfile", dockerfile, Policy::Tool);
-    Ok(bundle)
+    annotations_document
 }
