@@ -86,212 +86,233 @@ fn quantiles(metric: &str, by: &str, legend: &str) -> Vec<Query> {
 /// What to show: the controllers' reconciles and queues, the API server requests, and the
 /// Helm releases and webhooks when the project has them.
 pub fn runtime_rows(helm: bool, webhooks: bool) -> Vec<Row> {
-    let mut rows = vec![
-        Row {
-            title: "Reconciles",
-            panels: vec![
-                panel(
-                    "Reconciles per second",
-                    "Finished reconciles per controller and result (success, requeue, requeue_after, error).",
-                    "ops",
-                    vec![query(
-                        rate("controller_runtime_reconcile_total", "controller, result"),
-                        "{{controller}} {{result}}",
-                    )],
+    let mut rows = vec![reconciles_row(), work_queues_row(), api_server_row()];
+    if helm {
+        rows.push(helm_row());
+    }
+    if webhooks {
+        rows.push(webhooks_row());
+    }
+    rows
+}
+
+/// The controllers' reconciles: their rate, errors, time and workers.
+fn reconciles_row() -> Row {
+    Row {
+        title: "Reconciles",
+        panels: vec![
+            panel(
+                "Reconciles per second",
+                "Finished reconciles per controller and result (success, requeue, requeue_after, error).",
+                "ops",
+                vec![query(
+                    rate("controller_runtime_reconcile_total", "controller, result"),
+                    "{{controller}} {{result}}",
+                )],
+            ),
+            panel(
+                "Reconcile errors per second",
+                "Reconciles that returned an error, per controller; each is retried with backoff.",
+                "ops",
+                vec![query(
+                    rate("controller_runtime_reconcile_errors_total", "controller"),
+                    "{{controller}}",
+                )],
+            ),
+            panel(
+                "Reconcile time (P50, P90, P99)",
+                "How long one reconcile takes, per controller.",
+                "s",
+                quantiles(
+                    "controller_runtime_reconcile_time_seconds",
+                    "controller",
+                    "{{controller}}",
                 ),
-                panel(
-                    "Reconcile errors per second",
-                    "Reconciles that returned an error, per controller; each is retried with backoff.",
-                    "ops",
-                    vec![query(
-                        rate("controller_runtime_reconcile_errors_total", "controller"),
-                        "{{controller}}",
-                    )],
-                ),
-                panel(
-                    "Reconcile time (P50, P90, P99)",
-                    "How long one reconcile takes, per controller.",
-                    "s",
-                    quantiles(
-                        "controller_runtime_reconcile_time_seconds",
-                        "controller",
-                        "{{controller}}",
+            ),
+            panel(
+                "Workers in use",
+                "Reconciles running now, against the most a controller runs at once.",
+                "short",
+                vec![
+                    query(
+                        format!(
+                            "sum by (controller) (controller_runtime_active_workers{{{SELECTOR}}})"
+                        ),
+                        "{{controller}} busy",
                     ),
-                ),
-                panel(
-                    "Workers in use",
-                    "Reconciles running now, against the most a controller runs at once.",
+                    query(
+                        format!(
+                            "max by (controller) (controller_runtime_max_concurrent_reconciles{{{SELECTOR}}})"
+                        ),
+                        "{{controller}} at most",
+                    ),
+                ],
+            ),
+        ],
+    }
+}
+
+/// The controllers' work queues: depth, adds, retries, waiting and processing time.
+fn work_queues_row() -> Row {
+    Row {
+        title: "Work queues",
+        panels: vec![
+            Panel {
+                draw: Draw::Gauge,
+                width: 6,
+                ..panel(
+                    "Queue depth",
+                    "Objects waiting for a reconcile, per controller.",
                     "short",
+                    vec![query(
+                        format!("sum by (name) (workqueue_depth{{{SELECTOR}}})"),
+                        "{{name}}",
+                    )],
+                )
+            },
+            Panel {
+                width: 9,
+                ..panel(
+                    "Adds per second",
+                    "Objects queued for a reconcile (changes, owned objects, resyncs).",
+                    "ops",
+                    vec![query(rate("workqueue_adds_total", "name"), "{{name}}")],
+                )
+            },
+            Panel {
+                width: 9,
+                ..panel(
+                    "Retries per second",
+                    "Objects queued again after a delay: failed reconciles and requested requeues.",
+                    "ops",
+                    vec![query(rate("workqueue_retries_total", "name"), "{{name}}")],
+                )
+            },
+            panel(
+                "Time in queue (P50, P90, P99)",
+                "How long an object waits before its reconcile starts.",
+                "s",
+                quantiles("workqueue_queue_duration_seconds", "name", "{{name}}"),
+            ),
+            panel(
+                "Processing time (P50, P90, P99)",
+                "How long the reconcile of a queued object takes.",
+                "s",
+                quantiles("workqueue_work_duration_seconds", "name", "{{name}}"),
+            ),
+            Panel {
+                width: 24,
+                ..panel(
+                    "Work in progress",
+                    "Seconds of reconciles still running, and the longest running one; a steady climb means a stuck reconcile.",
+                    "s",
                     vec![
                         query(
                             format!(
-                                "sum by (controller) (controller_runtime_active_workers{{{SELECTOR}}})"
+                                "sum by (name) (workqueue_unfinished_work_seconds{{{SELECTOR}}})"
                             ),
-                            "{{controller}} busy",
+                            "{{name}} unfinished",
                         ),
                         query(
                             format!(
-                                "max by (controller) (controller_runtime_max_concurrent_reconciles{{{SELECTOR}}})"
+                                "max by (name) (workqueue_longest_running_processor_seconds{{{SELECTOR}}})"
                             ),
-                            "{{controller}} at most",
+                            "{{name}} longest",
                         ),
                     ],
-                ),
-            ],
-        },
-        Row {
-            title: "Work queues",
-            panels: vec![
-                Panel {
-                    draw: Draw::Gauge,
-                    width: 6,
-                    ..panel(
-                        "Queue depth",
-                        "Objects waiting for a reconcile, per controller.",
-                        "short",
-                        vec![query(
-                            format!("sum by (name) (workqueue_depth{{{SELECTOR}}})"),
-                            "{{name}}",
-                        )],
-                    )
-                },
-                Panel {
-                    width: 9,
-                    ..panel(
-                        "Adds per second",
-                        "Objects queued for a reconcile (changes, owned objects, resyncs).",
-                        "ops",
-                        vec![query(rate("workqueue_adds_total", "name"), "{{name}}")],
-                    )
-                },
-                Panel {
-                    width: 9,
-                    ..panel(
-                        "Retries per second",
-                        "Objects queued again after a delay: failed reconciles and requested requeues.",
-                        "ops",
-                        vec![query(rate("workqueue_retries_total", "name"), "{{name}}")],
-                    )
-                },
-                panel(
-                    "Time in queue (P50, P90, P99)",
-                    "How long an object waits before its reconcile starts.",
-                    "s",
-                    quantiles("workqueue_queue_duration_seconds", "name", "{{name}}"),
-                ),
-                panel(
-                    "Processing time (P50, P90, P99)",
-                    "How long the reconcile of a queued object takes.",
-                    "s",
-                    quantiles("workqueue_work_duration_seconds", "name", "{{name}}"),
-                ),
-                Panel {
-                    width: 24,
-                    ..panel(
-                        "Work in progress",
-                        "Seconds of reconciles still running, and the longest running one; a steady climb means a stuck reconcile.",
-                        "s",
-                        vec![
-                            query(
-                                format!(
-                                    "sum by (name) (workqueue_unfinished_work_seconds{{{SELECTOR}}})"
-                                ),
-                                "{{name}} unfinished",
-                            ),
-                            query(
-                                format!(
-                                    "max by (name) (workqueue_longest_running_processor_seconds{{{SELECTOR}}})"
-                                ),
-                                "{{name}} longest",
-                            ),
-                        ],
-                    )
-                },
-            ],
-        },
-        Row {
-            title: "API server requests",
-            panels: vec![
-                panel(
-                    "Requests per second",
-                    "Requests of the manager's client, per HTTP method and status code.",
-                    "reqps",
-                    vec![query(
-                        rate("rest_client_requests_total", "method, code"),
-                        "{{method}} {{code}}",
-                    )],
-                ),
-                panel(
-                    "Request latency (P99)",
-                    "How long the API server takes to answer, per verb.",
-                    "s",
-                    vec![query(
-                        format!(
-                            "histogram_quantile(0.99, sum by (verb, le) (rate(rest_client_request_duration_seconds_bucket{{{SELECTOR}}}[{WINDOW}])))"
-                        ),
-                        "{{verb}}",
-                    )],
-                ),
-            ],
-        },
-    ];
-    if helm {
-        rows.push(Row {
-            title: "Helm releases",
-            panels: vec![
-                panel(
-                    "Release operations per second",
-                    "Installs, upgrades, rollbacks and uninstalls of the Helm controllers, per result.",
-                    "ops",
-                    vec![query(
-                        rate(
-                            "helm_release_operations_total",
-                            "controller, operation, result",
-                        ),
-                        "{{controller}} {{operation}} {{result}}",
-                    )],
-                ),
-                panel(
-                    "Failed release operations (last hour)",
-                    "Release operations that failed; the resource's status conditions say why.",
-                    "short",
-                    vec![query(
-                        format!(
-                            "sum by (controller, operation) (increase(helm_release_operations_total{{{SELECTOR}, result=\"error\"}}[1h]))"
-                        ),
-                        "{{controller}} {{operation}}",
-                    )],
-                ),
-            ],
-        });
+                )
+            },
+        ],
     }
-    if webhooks {
-        rows.push(Row {
-            title: "Webhooks",
-            panels: vec![
-                panel(
-                    "Admission requests per second",
-                    "Requests the API server sent to the webhooks, per path and HTTP status code.",
-                    "reqps",
-                    vec![query(
-                        rate("controller_runtime_webhook_requests_total", "webhook, code"),
-                        "{{webhook}} {{code}}",
-                    )],
-                ),
-                panel(
-                    "Admission latency (P50, P90, P99)",
-                    "How long a webhook takes to answer.",
-                    "s",
-                    quantiles(
-                        "controller_runtime_webhook_latency_seconds",
-                        "webhook",
-                        "{{webhook}}",
+}
+
+/// The requests of the manager's client to the API server.
+fn api_server_row() -> Row {
+    Row {
+        title: "API server requests",
+        panels: vec![
+            panel(
+                "Requests per second",
+                "Requests of the manager's client, per HTTP method and status code.",
+                "reqps",
+                vec![query(
+                    rate("rest_client_requests_total", "method, code"),
+                    "{{method}} {{code}}",
+                )],
+            ),
+            panel(
+                "Request latency (P99)",
+                "How long the API server takes to answer, per verb.",
+                "s",
+                vec![query(
+                    format!(
+                        "histogram_quantile(0.99, sum by (verb, le) (rate(rest_client_request_duration_seconds_bucket{{{SELECTOR}}}[{WINDOW}])))"
                     ),
-                ),
-            ],
-        });
+                    "{{verb}}",
+                )],
+            ),
+        ],
     }
-    rows
+}
+
+/// The Helm controllers' release operations.
+fn helm_row() -> Row {
+    Row {
+        title: "Helm releases",
+        panels: vec![
+            panel(
+                "Release operations per second",
+                "Installs, upgrades, rollbacks and uninstalls of the Helm controllers, per result.",
+                "ops",
+                vec![query(
+                    rate(
+                        "helm_release_operations_total",
+                        "controller, operation, result",
+                    ),
+                    "{{controller}} {{operation}} {{result}}",
+                )],
+            ),
+            panel(
+                "Failed release operations (last hour)",
+                "Release operations that failed; the resource's status conditions say why.",
+                "short",
+                vec![query(
+                    format!(
+                        "sum by (controller, operation) (increase(helm_release_operations_total{{{SELECTOR}, result=\"error\"}}[1h]))"
+                    ),
+                    "{{controller}} {{operation}}",
+                )],
+            ),
+        ],
+    }
+}
+
+/// The admission requests the webhooks answer.
+fn webhooks_row() -> Row {
+    Row {
+        title: "Webhooks",
+        panels: vec![
+            panel(
+                "Admission requests per second",
+                "Requests the API server sent to the webhooks, per path and HTTP status code.",
+                "reqps",
+                vec![query(
+                    rate("controller_runtime_webhook_requests_total", "webhook, code"),
+                    "{{webhook}} {{code}}",
+                )],
+            ),
+            panel(
+                "Admission latency (P50, P90, P99)",
+                "How long a webhook takes to answer.",
+                "s",
+                quantiles(
+                    "controller_runtime_webhook_latency_seconds",
+                    "webhook",
+                    "{{webhook}}",
+                ),
+            ),
+        ],
+    }
 }
 
 /// The manager's process: CPU, memory, file descriptors.
