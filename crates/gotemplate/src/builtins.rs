@@ -426,7 +426,7 @@ pub fn js_escape(s: &str) -> String {
             '=' => out.push_str("\\u003D"),
             c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
             c if c.is_ascii() => out.push(c),
-            c if crate::text::is_print(c) => out.push(c),
+            c if crate::fmt::is_print(c) => out.push(c),
             c => out.push_str(&format!("\\u{:04X}", c as u32)),
         }
     }

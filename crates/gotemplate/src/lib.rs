@@ -6,6 +6,10 @@
 //! * [`exec`] walks a tree over [`Value`]s with Go's rules and errors;
 //! * [`builtins`] are text/template's predefined functions, [`fmt`] Go's fmt printing.
 //!
+//! It is also the workspace's one home for the Go standard-library rules that templates
+//! and their callers rest on: [`fmt`] (`fmt`, `strconv.Quote`, `strconv.FormatFloat`,
+//! `unicode.IsPrint`) and [`duration`] (`time.ParseDuration`, `Duration.String`).
+//!
 //! A [`Templates`] set holds every parsed template by name, as a Go `*Template` and its
 //! associates do: parse once, execute any of them many times.
 use std::collections::BTreeMap;
@@ -13,6 +17,7 @@ use std::sync::Arc;
 
 mod ast;
 mod builtins;
+pub mod duration;
 mod error;
 mod exec;
 pub mod fmt;
@@ -26,8 +31,9 @@ mod value;
 pub use builtins::{html_escape, js_escape, query_escape};
 pub use error::Error;
 pub use exec::Context;
+pub use fmt::is_print;
 pub use signature::{GoType, Signature};
-pub use text::{go_lossy, is_print, rune_u};
+pub use text::{go_lossy, rune_u};
 pub use value::{
     MapEntries, MapMethods, MapRef, MethodSignatures, Object, TypedSlice, Value, ValueFunc,
 };

@@ -2,31 +2,11 @@
 
 /// Go's `%#U` of a rune: `U+0023 '#'`.
 pub fn rune_u(c: char) -> String {
-    if is_print(c) {
+    if crate::fmt::is_print(c) {
         format!("U+{:04X} '{c}'", c as u32)
     } else {
         format!("U+{:04X}", c as u32)
     }
-}
-
-/// Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII
-/// space. Rust has no general-category API, so this keeps out what Go keeps out:
-/// controls, other spaces, format characters, surrogates, private use and
-/// non-characters.
-pub fn is_print(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    let u = c as u32;
-    let format_chars = matches!(u, 0xAD | 0x600..=0x605 | 0x61C | 0x6DD | 0x70F | 0x180E
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0x2066..=0x206F
-        | 0xFEFF | 0xFFF9..=0xFFFB | 0x110BD | 0xE0001 | 0xE0020..=0xE007F);
-    let private = matches!(u, 0xE000..=0xF8FF | 0xF0000..=0xFFFFD | 0x100000..=0x10FFFD);
-    let nonchar = (u & 0xFFFE) == 0xFFFE || (0xFDD0..=0xFDEF).contains(&u);
-    !(format_chars || private || nonchar)
 }
 
 /// How Go prints a complex128 constant: `(1+2i)`.
@@ -61,5 +41,14 @@ mod tests {
         assert_eq!(super::go_lossy(&ja[..4]), "日\u{FFFD}");
         assert_eq!(super::go_lossy(b"a\xe6b"), "a\u{FFFD}b");
         assert_eq!(super::go_lossy("ok".as_bytes()), "ok");
+    }
+
+    /// Go 1.24: `%#U` shows the character only when `unicode.IsPrint` holds; U+0378 is
+    /// unassigned, U+1F600 a symbol.
+    #[test]
+    fn rune_u_shows_only_printable_characters() {
+        assert_eq!(super::rune_u('#'), "U+0023 '#'");
+        assert_eq!(super::rune_u('\u{378}'), "U+0378");
+        assert_eq!(super::rune_u('\u{1F600}'), "U+1F600 '\u{1F600}'");
     }
 }

@@ -174,7 +174,7 @@ pub fn funcs() -> FuncMap {
     // reflection first, which the template reports as the call's error.
     add(&mut m, "toToml", |a| {
         match super::toml::to_toml(arg(a, 0)) {
-            Ok(text) => Ok(super::string(&text)),
+            Ok(text) => Ok(super::string(text)),
             Err(super::toml::TomlError::Encode(message)) => Ok(super::string(message)),
             Err(e) => Err(Error::call(e.to_string())),
         }
@@ -182,7 +182,7 @@ pub fn funcs() -> FuncMap {
     // Helm's mustToToml panics on any error; Go's template recovers it as the call's.
     add(&mut m, "mustToToml", |a| {
         super::toml::to_toml(arg(a, 0))
-            .map(|text| super::string(&text))
+            .map(super::string)
             .map_err(|e| Error::call(e.to_string()))
     });
     add(&mut m, "fromToml", |a| {

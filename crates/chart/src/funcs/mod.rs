@@ -1,8 +1,7 @@
 //! Template functions: the sprig library (`crate::sprig`), then Helm's own functions,
 //! which always win.
-use std::sync::Arc;
 
-use gotemplate::{FuncMap, TemplateError, Templates, Value};
+use gotemplate::{FuncMap, Templates, Value};
 
 pub(crate) mod files;
 pub mod helm;
@@ -34,14 +33,9 @@ pub(crate) fn declare_signatures(set: &mut Templates) {
     }
 }
 
-/// Register a closure under `name`.
-pub(crate) fn add(
-    map: &mut FuncMap,
-    name: &str,
-    f: impl Fn(&[Value]) -> Result<Value, TemplateError> + Send + Sync + 'static,
-) {
-    map.insert(name.to_string(), Arc::new(f));
-}
+/// The registration and argument helpers every function family shares (one set, in
+/// `sprig::args`).
+pub(crate) use crate::sprig::args::{add, s as string};
 
 /// Argument `i`, or nil when missing.
 pub(crate) fn arg(args: &[Value], i: usize) -> &Value {
@@ -61,10 +55,6 @@ pub(crate) fn int_arg(v: &Value) -> i64 {
         Value::Bool(b) => i64::from(*b),
         _ => 0,
     }
-}
-
-pub(crate) fn string(s: impl AsRef<str>) -> Value {
-    Value::String(Arc::from(s.as_ref()))
 }
 
 #[cfg(test)]

@@ -1,15 +1,15 @@
 //! Go's time values as sprig's date functions use them: a `time.Time` object that
 //! prints as Go's Time.String() ("2026-11-21 14:15:08.123 +0000 UTC"), serializes as
 //! RFC 3339 and has the methods charts call (`.Unix`, `.Format`, `.Year`); layouts and
-//! durations live in `layout` and `duration`.
+//! durations live in `layout` and `gotemplate::duration`.
 use std::sync::Arc;
 
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDateTime, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
 use gotemplate::{Object, Value};
 
-pub use super::duration::{format_duration, parse_duration};
 pub use super::layout::{format, parse};
+pub use gotemplate::duration::{format_duration, parse_duration};
 
 /// A point in time with the zone it is shown in.
 #[derive(Clone, Debug)]

@@ -12,7 +12,7 @@
 //! versions of the same name as Helm does.
 use gotemplate::FuncMap;
 
-mod args;
+pub(crate) mod args;
 mod bounds;
 mod casing;
 pub mod cast;
@@ -23,7 +23,6 @@ mod crypto;
 mod dates;
 mod dicts;
 mod dsa;
-mod duration;
 mod encoding;
 pub(crate) mod gotime;
 mod layout;
