@@ -421,57 +421,7 @@ fn webhook_definitions(csv: &Document, bundle: &Bundle, findings: &mut Findings)
                 ),
             );
         }
-        for key in ["containerPort", "targetPort"] {
-            if let Some(port) = definition.get(key).and_then(Value::as_i64)
-                && !(1..=65535).contains(&port)
-            {
-                findings.error(
-                    file,
-                    &field(key),
-                    format!("{port} is not a port (1 to 65535)"),
-                );
-            }
-        }
-        let path = definition["webhookPath"].as_str().unwrap_or_default();
-        if !path.starts_with('/') {
-            findings.error(
-                file,
-                &field("webhookPath"),
-                format!(
-                    "{path:?}: set the path the manager serves this webhook on ({}); without it OLM calls /",
-                    if admission {
-                        "the webhook's path in config/webhook/manifests.yaml"
-                    } else {
-                        "/convert for rusty-sdk's conversion webhooks"
-                    }
-                ),
-            );
-        }
-        let versions = array(definition, "/admissionReviewVersions");
-        if !versions.iter().any(|v| v == "v1" || v == "v1beta1") {
-            findings.error(
-                file,
-                &field("admissionReviewVersions"),
-                "must list v1 (or v1beta1), the review versions the API server sends; set [v1]",
-            );
-        }
-        let side_effects = definition["sideEffects"].as_str().unwrap_or_default();
-        if !matches!(side_effects, "None" | "NoneOnDryRun") {
-            findings.error(
-                file,
-                &field("sideEffects"),
-                format!("{side_effects:?}: the API server takes None or NoneOnDryRun; set None"),
-            );
-        }
-        if let Some(policy) = definition["failurePolicy"].as_str()
-            && !matches!(policy, "Fail" | "Ignore")
-        {
-            findings.error(
-                file,
-                &field("failurePolicy"),
-                format!("{policy:?}: use Fail or Ignore"),
-            );
-        }
+        how_the_api_server_calls(file, i, definition, admission, findings);
         if admission {
             admission_rules(file, &field("rules"), definition, findings);
         } else {
@@ -484,6 +434,69 @@ fn webhook_definitions(csv: &Document, bundle: &Bundle, findings: &mut Findings)
                 findings,
             );
         }
+    }
+}
+
+/// How the API server calls the webhook of definition `i`: its ports and path, the review
+/// versions it sends, what it may retry and what it does on failure.
+fn how_the_api_server_calls(
+    file: &str,
+    i: usize,
+    definition: &Value,
+    admission: bool,
+    findings: &mut Findings,
+) {
+    let field = |key: &str| format!("spec.webhookdefinitions[{i}].{key}");
+    for key in ["containerPort", "targetPort"] {
+        if let Some(port) = definition.get(key).and_then(Value::as_i64)
+            && !(1..=65535).contains(&port)
+        {
+            findings.error(
+                file,
+                &field(key),
+                format!("{port} is not a port (1 to 65535)"),
+            );
+        }
+    }
+    let path = definition["webhookPath"].as_str().unwrap_or_default();
+    if !path.starts_with('/') {
+        findings.error(
+            file,
+            &field("webhookPath"),
+            format!(
+                "{path:?}: set the path the manager serves this webhook on ({}); without it OLM calls /",
+                if admission {
+                    "the webhook's path in config/webhook/manifests.yaml"
+                } else {
+                    "/convert for rusty-sdk's conversion webhooks"
+                }
+            ),
+        );
+    }
+    let versions = array(definition, "/admissionReviewVersions");
+    if !versions.iter().any(|v| v == "v1" || v == "v1beta1") {
+        findings.error(
+            file,
+            &field("admissionReviewVersions"),
+            "must list v1 (or v1beta1), the review versions the API server sends; set [v1]",
+        );
+    }
+    let side_effects = definition["sideEffects"].as_str().unwrap_or_default();
+    if !matches!(side_effects, "None" | "NoneOnDryRun") {
+        findings.error(
+            file,
+            &field("sideEffects"),
+            format!("{side_effects:?}: the API server takes None or NoneOnDryRun; set None"),
+        );
+    }
+    if let Some(policy) = definition["failurePolicy"].as_str()
+        && !matches!(policy, "Fail" | "Ignore")
+    {
+        findings.error(
+            file,
+            &field("failurePolicy"),
+            format!("{policy:?}: use Fail or Ignore"),
+        );
     }
 }
 
