@@ -46,23 +46,7 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
         None => "dist".to_string(),
     };
     let objects = kustomize_output::read_file(&session.root.join(manifests), manifests)?;
-    let namespace = objects
-        .iter()
-        .find(|o| o.kind == "Namespace")
-        .map(|o| o.name.clone())
-        .or_else(|| {
-            objects
-                .iter()
-                .find(|o| o.kind == "Deployment")
-                .and_then(|o| o.object.pointer("/metadata/namespace"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        })
-        .ok_or_else(|| {
-            Error::invalid(format!(
-                "{manifests} has no Namespace and no manager Deployment; run `make build-installer` to write it from config/default"
-            ))
-        })?;
+    let namespace = install_namespace(&objects, manifests)?;
     let name = project
         .project_name
         .clone()
@@ -70,50 +54,7 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     let mut tree = Tree::new(&session.root);
     let chart = format!("{output}/chart");
     let mut switches = files::Switches::default();
-    let mut used = std::collections::BTreeSet::new();
-    let mut templates = Vec::new();
-    let metrics_service = objects
-        .iter()
-        .find(|o| files::is_metrics_service(&o.kind, &o.name));
-    // The metrics certificate is the chart's to add unless install.yaml has it already.
-    switches.metrics_cert_fallback = metrics_service.is_some()
-        && !objects
-            .iter()
-            .any(|o| o.kind == "Certificate" && o.name.contains("metrics-cert"));
-    for placed in &objects {
-        let Some((dir, condition)) = files::place(&placed.kind, &placed.name, &mut switches) else {
-            continue;
-        };
-        let mut templated = Templated::new(placed.object.clone());
-        templated.release_namespace(&namespace);
-        if placed.kind == "Deployment" {
-            files::manager_values(&mut templated, &placed.object, &mut switches)?;
-        }
-        let mut text = templated.render(condition)?;
-        if placed.kind == "Deployment" && switches.metrics_cert_fallback {
-            text = extras::mount_metrics_certificate(&name, &text);
-        }
-        if placed.kind == "CustomResourceDefinition" {
-            text = files::keep_crd(&text);
-        }
-        let file = files::file_name(dir, &placed.name, &placed.kind, &name, &mut used);
-        templates.push((format!("templates/{file}"), text));
-    }
-    let has_monitor = objects.iter().any(|o| o.kind == "ServiceMonitor");
-    if let Some(service) = metrics_service.filter(|_| switches.metrics_cert_fallback) {
-        templates.push((
-            "templates/cert-manager/metrics-certs.yaml".into(),
-            extras::metrics_certificate(&name, &service.name),
-        ));
-    }
-    if let Some(service) = metrics_service.filter(|_| !has_monitor) {
-        switches.prometheus = Some(false);
-        templates.push((
-            "templates/prometheus/monitor.yaml".into(),
-            files::service_monitor(&service.object)?,
-        ));
-    }
-    templates.extend(added_templates(&objects, &name, &mut switches)?);
+    let templates = chart_templates(&objects, &namespace, &name, &mut switches)?;
     let mut kept = Vec::new();
     for (file, text) in &templates {
         let path = format!("{chart}/{file}");
@@ -136,6 +77,83 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The namespace install.yaml installs into: its Namespace's, else the manager Deployment's.
+fn install_namespace(objects: &[kustomize_output::Object], manifests: &str) -> Result<String> {
+    objects
+        .iter()
+        .find(|o| o.kind == "Namespace")
+        .map(|o| o.name.clone())
+        .or_else(|| {
+            objects
+                .iter()
+                .find(|o| o.kind == "Deployment")
+                .and_then(|o| o.object.pointer("/metadata/namespace"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        })
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "{manifests} has no Namespace and no manager Deployment; run `make build-installer` to write it from config/default"
+            ))
+        })
+}
+
+/// The chart's templates, each an object of install.yaml with its values put in (the
+/// manager's settings, the release namespace), and what the chart adds; `switches` learns
+/// what values.yaml offers.
+fn chart_templates(
+    objects: &[kustomize_output::Object],
+    namespace: &str,
+    name: &str,
+    switches: &mut files::Switches,
+) -> Result<Vec<(String, String)>> {
+    let mut used = std::collections::BTreeSet::new();
+    let mut templates = Vec::new();
+    let metrics_service = objects
+        .iter()
+        .find(|o| files::is_metrics_service(&o.kind, &o.name));
+    // The metrics certificate is the chart's to add unless install.yaml has it already.
+    switches.metrics_cert_fallback = metrics_service.is_some()
+        && !objects
+            .iter()
+            .any(|o| o.kind == "Certificate" && o.name.contains("metrics-cert"));
+    for placed in objects {
+        let Some((dir, condition)) = files::place(&placed.kind, &placed.name, switches) else {
+            continue;
+        };
+        let mut templated = Templated::new(placed.object.clone());
+        templated.release_namespace(namespace);
+        if placed.kind == "Deployment" {
+            files::manager_values(&mut templated, &placed.object, switches)?;
+        }
+        let mut text = templated.render(condition)?;
+        if placed.kind == "Deployment" && switches.metrics_cert_fallback {
+            text = extras::mount_metrics_certificate(name, &text);
+        }
+        if placed.kind == "CustomResourceDefinition" {
+            text = files::keep_crd(&text);
+        }
+        let file = files::file_name(dir, &placed.name, &placed.kind, name, &mut used);
+        templates.push((format!("templates/{file}"), text));
+    }
+    let has_monitor = objects.iter().any(|o| o.kind == "ServiceMonitor");
+    if let Some(service) = metrics_service.filter(|_| switches.metrics_cert_fallback) {
+        templates.push((
+            "templates/cert-manager/metrics-certs.yaml".into(),
+            extras::metrics_certificate(name, &service.name),
+        ));
+    }
+    if let Some(service) = metrics_service.filter(|_| !has_monitor) {
+        switches.prometheus = Some(false);
+        templates.push((
+            "templates/prometheus/monitor.yaml".into(),
+            files::service_monitor(&service.object)?,
+        ));
+    }
+    templates.extend(added_templates(objects, name, switches)?);
+    Ok(templates)
 }
 
 /// `_helpers.tpl` and the network policies for the manager's metrics and webhook ports
