@@ -98,10 +98,18 @@ fn projects() -> Vec<(&'static str, Vec<&'static str>)> {
             .copied()
             .collect();
     // webhook_kinds.rs's webhooks for built-in kinds, one with a controller and one
-    // without, on custom paths too (its external kind is not replayable).
+    // without, on custom paths too, and for an external kind (its CRD kept in the project).
+    let crd = crate::external::crd_file();
+    let external: &'static str = format!(
+        "create api --plugins rust --external-api-crd {}",
+        crd.display()
+    )
+    .leak();
     let core_hooks = vec![
         "init --plugins rust --repo github.com/example/hooks-operator",
+        external,
         "create api --plugins rust --group core --version v1 --kind Pod --resource=false --controller",
+        "create webhook --group externaldns --version v1alpha1 --kind DNSEndpoint --programmatic-validation --external-api-domain k8s.io",
         "create webhook --group core --version v1 --kind Pod --defaulting",
         "create webhook --group core --version v1 --kind Pod --programmatic-validation",
         "create webhook --group apps --version v1 --kind Deployment --defaulting --defaulting-path /mutate-deployments",
@@ -350,9 +358,11 @@ fn bad_input_is_one_line_and_writes_nothing() {
     let output = alpha(&root, &["update", "--from-binary", binary]);
     assert_refused(&output, &root, "uncommitted changes", &before);
 
-    // An external API: its CRD is not in the project, so generate cannot make it again.
+    // An external API of a project that does not keep its CRD (an older rusty-sdk's):
+    // generate cannot make it again.
     let (_dir, root) = scaffolded("ext-operator", &["init --plugins rust"]);
     crate::external::add_external_controller(&root);
+    std::fs::remove_dir_all(root.join("config/crd/external")).unwrap();
     let before = read_tree(&root);
     let output = alpha(&root, &["generate"]);
     assert_refused(&output, &root, "external API", &before);

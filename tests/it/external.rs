@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::support::{assert_refused, read_tree, rusty, snapshot_settings, transcript};
 
-fn crd_file() -> PathBuf {
+pub fn crd_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/external-crds/dnsendpoints.externaldns.k8s.io.yaml")
 }
@@ -65,15 +65,28 @@ fn an_external_crd_gets_kopium_types_a_watch_controller_and_no_crd() {
     let project = text("PROJECT");
     assert!(
         project.contains(
-            "- controller: true\n  domain: k8s.io\n  external: true\n  group: externaldns\n  kind: DNSEndpoint\n"
+            "- controller: true\n  crd: config/crd/external/externaldns.k8s.io_dnsendpoints.yaml\n  domain: k8s.io\n  external: true\n  group: externaldns\n  kind: DNSEndpoint\n"
         ),
         "{project}"
     );
+    // The CRD is the other project's: the project keeps the one document its types come
+    // from, for alpha generate, where no kustomization installs it.
+    let kept = "config/crd/external/externaldns.k8s.io_dnsendpoints.yaml";
+    let added: Vec<&String> = after
+        .keys()
+        .filter(|p| p.starts_with("config/crd/") && !before.contains_key(*p))
+        .collect();
+    assert_eq!(added, [kept]);
+    let crd: serde_json::Value = serde_yaml::from_str(&text(kept)).unwrap();
+    assert_eq!(crd["kind"], "CustomResourceDefinition");
+    assert_eq!(crd["spec"]["names"]["kind"], "DNSEndpoint");
+    assert!(project.contains(&format!("  crd: {kept}\n")), "{project}");
     assert!(
         !after
-            .keys()
-            .any(|p| p.starts_with("config/crd/") && !before.contains_key(p)),
-        "the CRD is the other project's: none is written"
+            .iter()
+            .any(|(p, text)| p.ends_with("kustomization.yaml")
+                && String::from_utf8_lossy(text).contains("external")),
+        "a kustomization installs the kept CRD"
     );
     snapshot_settings().bind(|| {
         for path in [

@@ -75,7 +75,7 @@ fn core_and_external_kinds_get_webhooks_on_their_own_types() {
     for entry in [
         "- controller: true\n  core: true\n  group: core\n  kind: Pod\n  path: k8s_openapi::api::core::v1\n  version: v1\n  webhooks:\n    defaulting: true\n    validation: true\n    webhookVersion: v1\n",
         "- core: true\n  group: apps\n  kind: Deployment\n  path: k8s_openapi::api::apps::v1\n  version: v1\n  webhooks:\n    defaulting: true\n    webhookVersion: v1\n",
-        "- controller: true\n  domain: k8s.io\n  external: true\n  group: externaldns\n  kind: DNSEndpoint\n  path: kinds_operator_api::external::externaldns_dns_endpoint_v1alpha1\n  version: v1alpha1\n  webhooks:\n    validation: true\n    webhookVersion: v1\n",
+        "- controller: true\n  crd: config/crd/external/externaldns.k8s.io_dnsendpoints.yaml\n  domain: k8s.io\n  external: true\n  group: externaldns\n  kind: DNSEndpoint\n  path: kinds_operator_api::external::externaldns_dns_endpoint_v1alpha1\n  version: v1alpha1\n  webhooks:\n    validation: true\n    webhookVersion: v1\n",
     ] {
         assert!(project.contains(entry), "{entry}\nnot in:\n{project}");
     }

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::commands::create_api::rust::{external, external_files};
 use crate::error::{Error, Result};
 use crate::model::names::{shown, shown_path};
 use crate::project::{Project, Resource};
@@ -26,8 +27,8 @@ const KNOWN_PLUGINS: [&str; 5] = [HELM_APIS, DEPLOY_IMAGE, RBAC, OPERATOR_CHART,
 #[derive(Clone, Debug, Default)]
 pub struct Replay {
     pub steps: Vec<Vec<String>>,
-    /// What PROJECT records but no command can make again from PROJECT alone (an external
-    /// API's CRD is not kept), each as a sentence naming it.
+    /// What PROJECT records but no command can make again from the project (an external
+    /// API of a project that does not keep its CRD), each as a sentence naming it.
     pub not_replayed: Vec<String>,
 }
 
@@ -48,24 +49,25 @@ pub fn plan(project: &Project, input: &Path) -> Result<Replay> {
     let layout = project.layout()?;
     let mut replay = Replay::default();
     replay.steps.push(init(project, input, layout.short_name()));
+    let mut replayed = Vec::new();
     for resource in &project.resources {
         match api(project, resource, input, layout.has_helm() && layout.has_rust()) {
-            Some(steps) => replay.steps.extend(steps),
+            Some(steps) => {
+                replay.steps.extend(steps);
+                replayed.push(resource);
+            }
             None => replay.not_replayed.push(format!(
-                "the external API {} and its webhooks (its CRD is not kept in the project): their files stay as you have them",
-                gvk(resource)
+                "the external API {} and its webhooks (the project does not keep its CRD in {}/, as projects of an older rusty-sdk do not): their files stay as you have them",
+                gvk(resource),
+                external::KEPT_DIR
             )),
         }
     }
     // Conversion webhooks need their spoke versions' APIs: every API first, as
     // kubebuilder replays them.
-    replay.steps.extend(
-        project
-            .resources
-            .iter()
-            .filter(|resource| !resource.is_external())
-            .filter_map(webhook),
-    );
+    replay
+        .steps
+        .extend(replayed.into_iter().filter_map(webhook));
     if let Some(namespace) = plugin_str(project, RBAC, "namespace") {
         replay
             .steps
@@ -206,7 +208,8 @@ fn api(
         return Some(vec![step]);
     }
     if resource.is_external() {
-        return None;
+        step.extend(external_crd(resource, input)?);
+        return Some(vec![step]);
     }
     if resource.api.is_none() && !resource.has_controller() {
         // Webhooks only, for a kind Kubernetes defines: `create webhook` makes it all.
@@ -239,6 +242,31 @@ fn api(
         steps.push(step);
     }
     Some(steps)
+}
+
+/// `--external-api-crd` with the CRD the project keeps for the external `resource` (and
+/// `--external-api-domain`, the rest of its API group), or `None` if it keeps none.
+fn external_crd(resource: &Resource, input: &Path) -> Option<Vec<String>> {
+    let kept = resource
+        .extra
+        .get(external_files::CRD_KEY)
+        .and_then(Value::as_str)
+        // Only a file of the project's own folder for them.
+        .filter(|path| {
+            Path::new(path).parent() == Some(Path::new(external::KEPT_DIR)) && !path.contains("..")
+        })?;
+    let file = input.join(kept);
+    if !file.is_file() {
+        return None;
+    }
+    let mut flags = vec![
+        "--external-api-crd".into(),
+        file.to_string_lossy().into_owned(),
+    ];
+    if let Some(domain) = &resource.domain {
+        flags.extend(["--external-api-domain".into(), domain.clone()]);
+    }
+    Some(flags)
 }
 
 /// The deploy-image flags recorded for `resource`, if any.

@@ -3,8 +3,8 @@
 //! controller and their registrations) and `image` (kubebuilder's deploy-image options).
 pub(crate) mod builtin;
 mod crd;
-mod external;
-mod external_files;
+pub(crate) mod external;
+pub(crate) mod external_files;
 pub(crate) mod files;
 pub(crate) mod image;
 mod integration;
