@@ -52,40 +52,51 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
         }
     }
     if let Some(plugin) = args.plugins.as_deref() {
-        if matches!(
-            plugin,
-            "autoupdate/v1-alpha" | "autoupdate.kubebuilder.io/v1-alpha"
-        ) {
-            return Err(Error::invalid(format!(
-                "{plugin:?} is kubebuilder's workflow that runs `kubebuilder alpha update` on each release; rusty-sdk writes no such workflow: run `rusty-sdk alpha update` when a new rusty-sdk is out"
-            )));
-        }
-        let grafana = super::grafana::PLUGIN_KEYS.contains(&plugin);
-        if !grafana && !super::helm_chart::PLUGIN_KEYS.contains(&plugin) {
-            return Err(Error::invalid(format!(
-                "unknown plugin {plugin:?} for --plugins; `edit` takes helm/v2-alpha (a Helm chart of the operator in dist/chart) or grafana/v1-alpha (Grafana dashboards in grafana/)"
-            )));
-        }
-        if args.namespaced.is_some() {
-            return Err(Error::invalid(
-                "--plugins and --namespaced are two edits; run them one after the other",
-            ));
-        }
-        if grafana {
-            if args.manifests.is_some() || args.output_dir.is_some() {
-                return Err(Error::invalid(format!(
-                    "--manifests and --output-dir belong to helm/v2-alpha; --plugins={plugin} takes neither (its dashboards go to grafana/)"
-                )));
-            }
-            return super::grafana::run(session);
-        }
-        return super::helm_chart::run(session, args);
+        return add_plugin(session, args, plugin);
     }
     let Some(namespaced) = args.namespaced else {
         return Err(Error::invalid(
             "nothing to edit: pass --namespaced (scope the manager to its namespace), --namespaced=false, --plugins=helm/v2-alpha (a Helm chart of the operator) or --plugins=grafana/v1-alpha (Grafana dashboards)",
         ));
     };
+    scope(session, namespaced)
+}
+
+/// `edit --plugins`: the operator's Helm chart, or its Grafana dashboards.
+fn add_plugin(session: &Session, args: &EditArgs, plugin: &str) -> Result<()> {
+    if matches!(
+        plugin,
+        "autoupdate/v1-alpha" | "autoupdate.kubebuilder.io/v1-alpha"
+    ) {
+        return Err(Error::invalid(format!(
+            "{plugin:?} is kubebuilder's workflow that runs `kubebuilder alpha update` on each release; rusty-sdk writes no such workflow: run `rusty-sdk alpha update` when a new rusty-sdk is out"
+        )));
+    }
+    let grafana = super::grafana::PLUGIN_KEYS.contains(&plugin);
+    if !grafana && !super::helm_chart::PLUGIN_KEYS.contains(&plugin) {
+        return Err(Error::invalid(format!(
+            "unknown plugin {plugin:?} for --plugins; `edit` takes helm/v2-alpha (a Helm chart of the operator in dist/chart) or grafana/v1-alpha (Grafana dashboards in grafana/)"
+        )));
+    }
+    if args.namespaced.is_some() {
+        return Err(Error::invalid(
+            "--plugins and --namespaced are two edits; run them one after the other",
+        ));
+    }
+    if grafana {
+        if args.manifests.is_some() || args.output_dir.is_some() {
+            return Err(Error::invalid(format!(
+                "--manifests and --output-dir belong to helm/v2-alpha; --plugins={plugin} takes neither (its dashboards go to grafana/)"
+            )));
+        }
+        return super::grafana::run(session);
+    }
+    super::helm_chart::run(session, args)
+}
+
+/// `edit --namespaced[=false]`: the manager watches its own namespace, or every one, and
+/// its roles and bindings follow.
+fn scope(session: &Session, namespaced: bool) -> Result<()> {
     let mut project = session.load_project()?;
     project.namespaced = namespaced;
     let mut tree = Tree::new(&session.root);
