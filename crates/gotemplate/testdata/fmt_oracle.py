@@ -5,7 +5,7 @@ The oracle is helm-python-sdk (PyPI ``helm-python-sdk``, import ``helm_python``)
 which bundles Helm's Go template engine as a C library (0.2.2: Helm v4.2.3 built
 with Go 1.26). Every case below is rendered as a one-line template of a throwaway
 chart (``{{ printf FORMAT ARGS }}``, ``{{ print ARGS }}``, ...), and the rendered
-text is written, with the case, to ``src/fmt/oracle_cases.rs``.
+text is written, with the case, to ``src/fmt/tests/oracle_cases.rs``.
 
 Operands: template literals give Go ``int`` (``3``), ``bool`` and ``nil``; strings,
 finite floats, lists and maps come from the values map (numbers there are
@@ -14,7 +14,7 @@ from ``(semver "N.0.0").Major``.
 
 Rerun (in a virtualenv with ``pip install helm-python-sdk==0.2.2``):
 
-    python testdata/fmt_oracle.py            # rewrite src/fmt/oracle_cases.rs
+    python testdata/fmt_oracle.py            # rewrite src/fmt/tests/oracle_cases.rs
     python testdata/fmt_oracle.py --isprint  # also rewrite src/fmt/isprint.rs
 
 ``--isprint`` asks Go to ``%q`` every code point and records which ones it
@@ -32,7 +32,7 @@ from pathlib import Path
 from helm_python import Chart
 
 CRATE = Path(__file__).resolve().parent.parent
-CASES_RS = CRATE / "src" / "fmt" / "oracle_cases.rs"
+CASES_RS = CRATE / "src" / "fmt" / "tests" / "oracle_cases.rs"
 ISPRINT_RS = CRATE / "src" / "fmt" / "isprint.rs"
 
 

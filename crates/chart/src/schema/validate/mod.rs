@@ -13,14 +13,7 @@ use serde_json::{Map, Value};
 mod containers;
 mod cycles;
 mod formats;
-mod formats_ip;
-mod formats_net;
-#[cfg(test)]
-mod formats_tests;
-mod formats_time;
 mod meta;
-#[cfg(test)]
-mod meta_tests;
 mod metaschemas;
 mod refs;
 mod report;
@@ -29,8 +22,6 @@ mod scalars;
 #[cfg(test)]
 mod tests;
 mod uneval;
-#[cfg(test)]
-mod uneval_tests;
 
 pub(crate) use meta::check_schema;
 use refs::local_pointer;

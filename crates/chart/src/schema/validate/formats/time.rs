@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::formats::{Outcome, atoi};
+use super::{Outcome, atoi};
 
 fn fail<T>(why: impl Into<String>) -> Result<T, String> {
     Err(why.into())
@@ -208,7 +208,7 @@ pub(super) fn duration(s: &str) -> Outcome {
             let Some(&unit) = rest.first() else {
                 return fail("missing unit");
             };
-            let shown = super::formats::rune(char::from(unit));
+            let shown = super::rune(char::from(unit));
             match units.bytes().position(|u| u == unit) {
                 Some(j) => units = &units[j + 1..],
                 None if all.as_bytes().contains(&unit) => {

@@ -204,7 +204,7 @@ fn references_to_other_places_and_to_the_metaschemas() {
     assert_eq!(check_schema(&schema), Ok(()));
     let value = json!({"a": {"properties": {"b": {"minLength": -1}}}});
     assert_eq!(
-        super::validate_json_schema(&value, &schema),
+        super::super::validate_json_schema(&value, &schema),
         Err(vec!["at '/a': 'allOf' failed\n  - at '/a/properties/b': 'allOf' failed\n    - at '/a/properties/b/minLength': minimum: got -1, want 0".to_string()])
     );
 }

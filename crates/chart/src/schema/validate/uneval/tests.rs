@@ -1,6 +1,6 @@
 //! unevaluatedProperties and unevaluatedItems, with the results Helm 4.2's validator
 //! gives (checked live with the differential run, `schema/uneval-*`).
-use super::*;
+use super::super::*;
 use serde_json::json;
 
 fn errors(schema: Value, value: Value) -> Vec<String> {

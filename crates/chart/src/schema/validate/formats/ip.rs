@@ -4,7 +4,7 @@
 
 use gotemplate::fmt::quote;
 
-use super::formats::Outcome;
+use super::Outcome;
 
 fn fail<T>(why: impl Into<String>) -> Result<T, String> {
     Err(why.into())

@@ -5,6 +5,9 @@
 //! metaschema the check started from, and `format` is asserted (so a `pattern` must be
 //! a regular expression Go accepts).
 
+#[cfg(test)]
+mod tests;
+
 use serde_json::Value;
 
 use super::metaschemas::{self, Draft};

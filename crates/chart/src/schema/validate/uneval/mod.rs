@@ -7,6 +7,9 @@
 //! has an unevaluated* keyword itself: a schema without them computes nothing. A
 //! subschema applied in place narrows its caller's set to its own when it succeeds.
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::BTreeSet;
 
 use serde_json::Value;

@@ -1,7 +1,7 @@
 //! `format`: asserted before draft 2019-09 only, on strings only, in Helm's words
 //! (each message checked with Helm's engine).
-use super::formats::check;
-use super::*;
+use super::super::*;
+use super::check;
 use serde_json::json;
 
 fn errors(draft: &str, format: &str, value: Value) -> Result<(), Vec<String>> {

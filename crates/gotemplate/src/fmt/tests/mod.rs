@@ -1,9 +1,10 @@
 //! Go's own output for every case in `oracle_cases.rs` (generated from real Go), plus the
 //! pieces that cannot be asked of Go through a template.
+mod oracle_cases;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::oracle_cases;
 use super::{format_float, quote, sprint, sprint_value, sprintf, sprintln};
 use crate::value::{Object, Value};
 

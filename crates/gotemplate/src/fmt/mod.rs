@@ -346,6 +346,4 @@ impl Printer {
 }
 
 #[cfg(test)]
-mod oracle_cases;
-#[cfg(test)]
 mod tests;

@@ -3,8 +3,8 @@
 
 use gotemplate::fmt::quote;
 
-use super::formats::Outcome;
-use super::formats_ip::{Addr, ipv6, parse_addr};
+use super::Outcome;
+use super::ip::{Addr, ipv6, parse_addr};
 
 fn fail<T>(why: impl Into<String>) -> Result<T, String> {
     Err(why.into())

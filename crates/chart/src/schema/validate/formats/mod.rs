@@ -1,14 +1,18 @@
 //! The `format` keyword, which Helm's validator asserts for schemas of draft-07 and
 //! earlier: each known format checks strings only (other values pass) and explains a
 //! failure in the validator's words; an unknown format name asserts nothing. Dates,
-//! times and durations are in formats_time.rs, IPv6 in formats_ip.rs, URLs in
-//! formats_net.rs.
+//! times and durations are in `time`, IPv6 in `ip`, URLs in `net`.
 
+mod ip;
+mod net;
+#[cfg(test)]
+mod tests;
+mod time;
+
+use self::time::{date, date_time, duration, period, time};
 use gotemplate::fmt::quote as go_quote;
-
-use super::formats_ip::ipv6;
-use super::formats_net::{uri, uri_reference, uri_template};
-use super::formats_time::{date, date_time, duration, period, time};
+use ip::ipv6;
+use net::{uri, uri_reference, uri_template};
 
 pub(super) type Outcome = Result<(), String>;
 
