@@ -11,6 +11,7 @@ use clap::{CommandFactory, Parser};
 pub mod cli;
 pub mod commands;
 pub mod error;
+pub mod kustomize_output;
 pub mod model;
 pub mod project;
 pub mod prompt;

@@ -6,7 +6,4 @@ pub mod create_webhook;
 pub mod edit;
 pub mod generate_bundle;
 pub mod generate_rbac;
-pub mod grafana;
-pub mod helm_chart;
 pub mod init;
-pub mod kustomize_output;

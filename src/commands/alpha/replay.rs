@@ -20,7 +20,7 @@ const HELM_APIS: &str = "helm.rusty-sdk.dev/v1";
 const DEPLOY_IMAGE: &str = crate::commands::create_api::rust::image::PLUGIN_KEY;
 const RBAC: &str = crate::rbac::PLUGIN_KEY;
 const OPERATOR_CHART: &str = "helm.kubebuilder.io/v2-alpha";
-const GRAFANA: &str = crate::commands::grafana::PROJECT_PLUGIN;
+const GRAFANA: &str = crate::commands::edit::grafana::PROJECT_PLUGIN;
 const KNOWN_PLUGINS: [&str; 5] = [HELM_APIS, DEPLOY_IMAGE, RBAC, OPERATOR_CHART, GRAFANA];
 
 /// The command lines that make the project again, in the order they ran.

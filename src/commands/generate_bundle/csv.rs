@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{BundleSettings, webhooks};
-use crate::commands::kustomize_output::Object;
+use crate::kustomize_output::Object;
 
 /// The base `generate bundle` writes when the project has none: the fields a user fills
 /// in, and OLM's install modes for the project's scope (its own namespace with

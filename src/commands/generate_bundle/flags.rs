@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use crate::cli::BundleArgs;
-use crate::commands::kustomize_output::{self, Object};
 use crate::error::{Error, Result};
+use crate::kustomize_output::{self, Object};
 use crate::model::names::{parse_project_dir, shown};
 
 /// Which parts of the bundle to write, and where the manifests go.

@@ -15,9 +15,9 @@ use std::io::IsTerminal;
 use serde_json::Value;
 
 use super::bundle_validate::{self, Bundle, Document};
-use super::kustomize_output::{self, Object};
 use crate::cli::BundleArgs;
 use crate::error::{Error, Result};
+use crate::kustomize_output::{self, Object};
 use crate::project::Project;
 use crate::scaffold::{Policy, Tree};
 use crate::session::Session;

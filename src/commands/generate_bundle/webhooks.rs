@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::commands::kustomize_output::Object;
+use crate::kustomize_output::Object;
 
 const VALIDATING: &str = "ValidatingWebhookConfiguration";
 const MUTATING: &str = "MutatingWebhookConfiguration";

@@ -5,6 +5,12 @@
 //! Only scaffolded text is switched: the WATCH_NAMESPACE entry of the manager, the kind of
 //! the manager's binding and of the per-API user roles. A file where that text was changed
 //! by hand is left alone with a warning saying what to change in it.
+//!
+//! `edit --plugins` adds what a plugin makes of the project: the operator's Helm chart
+//! ([`helm_chart`]) or its Grafana dashboards ([`grafana`]).
+pub mod grafana;
+pub mod helm_chart;
+
 use std::path::Path;
 
 use crate::cli::EditArgs;
@@ -72,8 +78,8 @@ fn add_plugin(session: &Session, args: &EditArgs, plugin: &str) -> Result<()> {
             "{plugin:?} is kubebuilder's workflow that runs `kubebuilder alpha update` on each release; rusty-sdk writes no such workflow: run `rusty-sdk alpha update` when a new rusty-sdk is out"
         )));
     }
-    let grafana = super::grafana::PLUGIN_KEYS.contains(&plugin);
-    if !grafana && !super::helm_chart::PLUGIN_KEYS.contains(&plugin) {
+    let grafana = grafana::PLUGIN_KEYS.contains(&plugin);
+    if !grafana && !helm_chart::PLUGIN_KEYS.contains(&plugin) {
         return Err(Error::invalid(format!(
             "unknown plugin {plugin:?} for --plugins; `edit` takes helm/v2-alpha (a Helm chart of the operator in dist/chart) or grafana/v1-alpha (Grafana dashboards in grafana/)"
         )));
@@ -89,9 +95,9 @@ fn add_plugin(session: &Session, args: &EditArgs, plugin: &str) -> Result<()> {
                 "--manifests and --output-dir belong to helm/v2-alpha; --plugins={plugin} takes neither (its dashboards go to grafana/)"
             )));
         }
-        return super::grafana::run(session);
+        return grafana::run(session);
     }
-    super::helm_chart::run(session, args)
+    helm_chart::run(session, args)
 }
 
 /// `edit --namespaced[=false]`: the manager watches its own namespace, or every one, and

@@ -21,9 +21,9 @@ mod values;
 
 use serde_json::Value;
 
-use super::kustomize_output;
 use crate::cli::EditArgs;
 use crate::error::{Error, Result};
+use crate::kustomize_output;
 use crate::project::Project;
 use crate::scaffold::Tree;
 use crate::session::Session;
