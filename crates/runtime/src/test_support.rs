@@ -27,6 +27,9 @@
 //! # }
 //! ```
 //!
+//! [`default_with`] builds the spec (or status) a test needs by naming only the fields it
+//! sets, so that the fields a user later adds to the type need no change in the test.
+//!
 //! Enabled by the crate's `test-support` feature (a dev-dependency of generated projects).
 use std::future::Future;
 
@@ -34,6 +37,8 @@ use http::{Request, Response};
 use kube::Client;
 use kube::client::Body;
 use kube::runtime::events::{Recorder, Reporter};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 type Handle = tower_test::mock::Handle<Request<Body>, Response<Body>>;
@@ -145,6 +150,33 @@ pub fn created(body: &Value) -> (u16, Value) {
     (201, body.clone())
 }
 
+/// `T::default()` with `fields` merged over it as a JSON merge patch: the spec a test needs,
+/// naming only the fields it sets (in their JSON names), where a struct literal would stop
+/// compiling as soon as the type gains a field.
+///
+/// ```
+/// # #[derive(Default, serde::Serialize, serde::Deserialize)]
+/// # struct MemcachedSpec { size: i32, image: String }
+/// use rusty_sdk_runtime::test_support::default_with;
+/// use serde_json::json;
+///
+/// let spec: MemcachedSpec = default_with(&json!({ "size": 3 })).unwrap();
+/// assert_eq!((spec.size, spec.image.as_str()), (3, ""));
+/// ```
+///
+/// # Errors
+///
+/// When the merged JSON is not a `T`: `fields` names a field with a value of another type,
+/// or `T`'s default does not serialize.
+pub fn default_with<T>(fields: &Value) -> serde_json::Result<T>
+where
+    T: Default + Serialize + DeserializeOwned,
+{
+    let mut merged = serde_json::to_value(T::default())?;
+    json_patch::merge(&mut merged, fields);
+    serde_json::from_value(merged)
+}
+
 /// A recorder on `client` for events of the reporter `test-controller`.
 pub fn recorder(client: &Client) -> Recorder {
     let reporter = Reporter {
@@ -179,6 +211,40 @@ mod tests {
             })
             .await
             .unwrap();
+    }
+
+    #[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Spec {
+        size: i32,
+        container_port: Option<i32>,
+        #[serde(default)]
+        labels: std::collections::BTreeMap<String, String>,
+    }
+
+    #[test]
+    fn default_with_sets_the_named_fields_and_defaults_the_rest() {
+        let spec: Spec = default_with(&json!({ "size": 2, "labels": { "a": "b" } })).unwrap();
+        let labels = [("a".to_owned(), "b".to_owned())].into();
+        let expected = Spec {
+            size: 2,
+            container_port: None,
+            labels,
+        };
+        assert_eq!(spec, expected);
+        // A null removes a key, and the field takes its serde default again.
+        let spec: Spec = default_with(&json!({ "containerPort": 80, "labels": null })).unwrap();
+        assert_eq!((spec.size, spec.container_port), (0, Some(80)));
+        assert!(spec.labels.is_empty());
+    }
+
+    #[test]
+    fn default_with_names_a_value_of_the_wrong_type() {
+        let error = default_with::<Spec>(&json!({ "size": "two" })).unwrap_err();
+        assert!(
+            error.to_string().contains("invalid type: string \"two\""),
+            "{error}"
+        );
     }
 
     #[tokio::test]
