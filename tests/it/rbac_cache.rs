@@ -51,7 +51,11 @@ fn a_cached_chart_gives_the_same_role_and_a_changed_chart_is_rendered_again() {
         .args(["generate", "rbac"])
         .output()
         .unwrap();
-    assert!(first.status.success(), "{}", transcript(&first, &project.root));
+    assert!(
+        first.status.success(),
+        "{}",
+        transcript(&first, &project.root)
+    );
     let cache = tempfile::tempdir().unwrap();
 
     let cold = generate(&project.root, cache.path());
