@@ -2,6 +2,7 @@
 //! the runtime crate.
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
 use tera::Context;
 
 use crate::cli::{CreateApiArgs, InitArgs, License};
@@ -90,37 +91,35 @@ impl InitSettings {
     }
 
     fn context(&self) -> Context {
-        let mut ctx = Context::new();
-        ctx.insert("project_name", self.project_name.as_str());
-        ctx.insert("project_name_snake", &self.project_name.snake());
-        ctx.insert("domain", self.domain.as_str());
-        ctx.insert("repo", self.repo.as_ref().map_or("", |r| r.as_str()));
-        ctx.insert("layout", self.layout.short_name());
-        ctx.insert("has_helm", &self.layout.has_helm());
-        ctx.insert("has_rust", &self.layout.has_rust());
-        ctx.insert("namespaced_manager", &self.namespaced);
-        ctx.insert("runtime_version", RUNTIME_VERSION);
-        ctx.insert("rusty_sdk_version", env!("CARGO_PKG_VERSION"));
-        ctx.insert("leader_election_id", &self.leader_election_id());
-        ctx.insert("image", "controller:latest");
-        ctx.insert("kube_version", versions::KUBE);
-        ctx.insert("rust_version", versions::RUST);
-        ctx.insert("rust_toolchain", versions::TOOLCHAIN);
-        ctx.insert("k8s_openapi_version", versions::K8S_OPENAPI);
-        ctx.insert(
-            "license",
-            match self.license {
+        let context = InitContext {
+            project_name: self.project_name.as_str(),
+            project_name_snake: self.project_name.snake(),
+            domain: self.domain.as_str(),
+            repo: self.repo.as_ref().map_or("", |r| r.as_str()),
+            layout: self.layout.short_name(),
+            has_helm: self.layout.has_helm(),
+            has_rust: self.layout.has_rust(),
+            namespaced_manager: self.namespaced,
+            runtime_version: RUNTIME_VERSION,
+            rusty_sdk_version: env!("CARGO_PKG_VERSION"),
+            leader_election_id: self.leader_election_id(),
+            image: "controller:latest",
+            kube_version: versions::KUBE,
+            rust_version: versions::RUST,
+            rust_toolchain: versions::TOOLCHAIN,
+            k8s_openapi_version: versions::K8S_OPENAPI,
+            license: match self.license {
                 License::Apache2 => "apache2",
                 License::None => "none",
             },
-        );
-        ctx.insert("owner", &self.owner);
-        ctx.insert("k8s_version_feature", versions::K8S_FEATURE);
-        let kubernetes = versions::K8S_FEATURE
-            .trim_start_matches('v')
-            .replace('_', ".");
-        ctx.insert("kubernetes_version", &kubernetes);
-        ctx
+            owner: &self.owner,
+            k8s_version_feature: versions::K8S_FEATURE,
+            kubernetes_version: versions::K8S_FEATURE
+                .trim_start_matches('v')
+                .replace('_', "."),
+        };
+        Context::from_serialize(&context)
+            .expect("a struct of strings and booleans is a map of template variables")
     }
 
     fn project(&self) -> Project {
@@ -134,6 +133,42 @@ impl InitSettings {
             ..Project::default()
         }
     }
+}
+
+/// The variables of the templates `init` renders (templates/init/ and the layout's sets):
+/// what a template may use is listed here, not found by reading the templates.
+#[derive(Serialize)]
+struct InitContext<'a> {
+    /// `memcached-operator`.
+    project_name: &'a str,
+    /// `memcached_operator`, the crate name as Rust code spells it.
+    project_name_snake: String,
+    domain: &'a str,
+    /// `--repo`, or empty.
+    repo: &'a str,
+    /// `hybrid.helm`, `helm` or `rust`.
+    layout: &'static str,
+    has_helm: bool,
+    has_rust: bool,
+    /// `--namespaced`: the manager watches its own namespace only.
+    namespaced_manager: bool,
+    /// The rusty-sdk-runtime the project depends on.
+    runtime_version: &'static str,
+    rusty_sdk_version: &'static str,
+    leader_election_id: String,
+    /// The manager's image before `make docker-build IMG=...` names one.
+    image: &'static str,
+    kube_version: &'static str,
+    /// The project's minimum Rust (`rust-version`) and its pinned toolchain.
+    rust_version: &'static str,
+    rust_toolchain: &'static str,
+    k8s_openapi_version: &'static str,
+    /// `apache2` or `none`.
+    license: &'static str,
+    owner: &'a str,
+    /// k8s-openapi's feature (`v1_33`) and the Kubernetes version it stands for (`1.33`).
+    k8s_version_feature: &'static str,
+    kubernetes_version: String,
 }
 
 /// The `create api` that operator-sdk's helm plugin runs after `init` when any of these
