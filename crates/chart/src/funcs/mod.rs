@@ -27,10 +27,18 @@ pub fn register(set: &mut Templates) {
 
 /// Give every chart function its Go signature.
 pub(crate) fn declare_signatures(set: &mut Templates) {
-    for (name, signature) in signatures::SIGNATURES {
-        // The table is checked by the test below; a bad entry leaves a function untyped.
+    for (name, signature) in all_signatures() {
+        // The tables are checked by the test below; a bad entry leaves a function untyped.
         let _ = set.declare(name, signature);
     }
+}
+
+/// `(name, Go type)` of every function: the families' tables, then the separate list.
+fn all_signatures() -> impl Iterator<Item = (&'static str, &'static str)> {
+    let tables = crate::sprig::TABLES.iter().flat_map(|table| table.iter());
+    tables
+        .map(|function| (function.name, function.go_type))
+        .chain(signatures::SIGNATURES.iter().copied())
 }
 
 /// The registration and argument helpers every function family shares (one set, in
@@ -64,12 +72,12 @@ mod signature_tests {
     #[test]
     fn every_function_has_exactly_one_valid_signature() {
         let mut declared = BTreeSet::new();
-        for (name, signature) in super::signatures::SIGNATURES {
+        for (name, signature) in super::all_signatures() {
             assert!(
                 gotemplate::Signature::parse(signature).is_ok(),
                 "{name}: {signature}"
             );
-            assert!(declared.insert(*name), "{name} is declared twice");
+            assert!(declared.insert(name), "{name} is declared twice");
         }
         let all = super::all();
         let mut defined: BTreeSet<&str> = all.keys().map(String::as_str).collect();

@@ -4,7 +4,8 @@
 //! order and with Go's messages, and types results by them (`add` gives an `int64`,
 //! `splitList` a `[]string`).
 
-/// `(name, Go function type)`, sorted by name.
+/// `(name, Go function type)`, sorted by name, of the functions whose family has no
+/// table of its own yet (`sprig::TABLES`).
 pub(crate) const SIGNATURES: &[(&str, &str)] = &[
     ("abbrev", "func(int, string) string"),
     ("abbrevboth", "func(int, int, string) string"),
@@ -22,7 +23,6 @@ pub(crate) const SIGNATURES: &[(&str, &str)] = &[
     ("b32enc", "func(string) string"),
     ("b64dec", "func(string) string"),
     ("b64enc", "func(string) string"),
-    ("base", "func(string) string"),
     ("bcrypt", "func(string) string"),
     ("biggest", "func(interface {}, ...interface {}) int64"),
     (
@@ -33,7 +33,6 @@ pub(crate) const SIGNATURES: &[(&str, &str)] = &[
     ("cat", "func(...interface {}) string"),
     ("ceil", "func(interface {}) float64"),
     ("chunk", "func(int, interface {}) [][]interface {}"),
-    ("clean", "func(string) string"),
     ("coalesce", "func(...interface {}) interface {}"),
     ("compact", "func(interface {}) []interface {}"),
     ("concat", "func(...interface {}) interface {}"),
@@ -56,14 +55,12 @@ pub(crate) const SIGNATURES: &[(&str, &str)] = &[
     ),
     ("dict", "func(...interface {}) map[string]interface {}"),
     ("dig", "func(...interface {}) (interface {}, error)"),
-    ("dir", "func(string) string"),
     ("div", "func(interface {}, interface {}) int64"),
     ("divf", "func(interface {}, ...interface {}) float64"),
     ("duration", "func(interface {}) string"),
     ("durationRound", "func(interface {}) string"),
     ("empty", "func(interface {}) bool"),
     ("encryptAES", "func(string, string) (string, error)"),
-    ("ext", "func(string) string"),
     ("fail", "func(string) (string, error)"),
     ("first", "func(interface {}) interface {}"),
     ("float64", "func(interface {}) float64"),
@@ -96,7 +93,6 @@ pub(crate) const SIGNATURES: &[(&str, &str)] = &[
         "func(string, []interface {}, []interface {}, int, sprig.certificate, string) (sprig.certificate, error)",
     ),
     ("get", "func(map[string]interface {}, string) interface {}"),
-    ("getHostByName", "func(string) string"),
     ("has", "func(interface {}, interface {}) bool"),
     ("hasKey", "func(map[string]interface {}, string) bool"),
     ("hasPrefix", "func(string, string) bool"),
@@ -111,7 +107,6 @@ pub(crate) const SIGNATURES: &[(&str, &str)] = &[
     ("initials", "func(string) string"),
     ("int", "func(interface {}) int"),
     ("int64", "func(interface {}) int64"),
-    ("isAbs", "func(string) bool"),
     ("join", "func(string, interface {}) string"),
     ("kebabcase", "func(string) string"),
     ("keys", "func(...map[string]interface {}) []string"),
@@ -220,11 +215,6 @@ pub(crate) const SIGNATURES: &[(&str, &str)] = &[
         "omit",
         "func(map[string]interface {}, ...string) map[string]interface {}",
     ),
-    ("osBase", "func(string) string"),
-    ("osClean", "func(string) string"),
-    ("osDir", "func(string) string"),
-    ("osExt", "func(string) string"),
-    ("osIsAbs", "func(string) bool"),
     (
         "pick",
         "func(map[string]interface {}, ...string) map[string]interface {}",
@@ -322,7 +312,6 @@ pub(crate) const SIGNATURES: &[(&str, &str)] = &[
     ("upper", "func(string) string"),
     ("urlJoin", "func(map[string]interface {}) string"),
     ("urlParse", "func(string) map[string]interface {}"),
-    ("uuidv4", "func() string"),
     ("values", "func(map[string]interface {}) []interface {}"),
     (
         "without",

@@ -15,6 +15,36 @@ pub(crate) fn add(
     map.insert(name.to_string(), Arc::new(f));
 }
 
+/// A template function as Helm's `funcMap` lists it: the name templates call, the Go
+/// type reflection shows for it (what the engine checks arguments against before the
+/// call) and the named function that does the work.
+pub(crate) struct Function {
+    pub name: &'static str,
+    pub go_type: &'static str,
+    pub body: fn(&[Value]) -> Result<Value>,
+}
+
+impl Function {
+    pub(crate) const fn new(
+        name: &'static str,
+        go_type: &'static str,
+        body: fn(&[Value]) -> Result<Value>,
+    ) -> Self {
+        Function {
+            name,
+            go_type,
+            body,
+        }
+    }
+}
+
+/// Register every function of a family's table.
+pub(crate) fn add_all(map: &mut FuncMap, table: &[Function]) {
+    for function in table {
+        add(map, function.name, function.body);
+    }
+}
+
 /// An error raised inside a function, worded like Go's `error calling NAME: ...`.
 pub(crate) fn call_error(name: &str, message: impl std::fmt::Display) -> TemplateError {
     TemplateError::Exec(format!("error calling {name}: {message}"))

@@ -49,6 +49,10 @@ pub use certs::KeyReuse;
 pub use dicts::{deep_copy, merge_into};
 pub use standalone::execute_standalone;
 
+/// The families registered from a table of [`args::Function`]s, each function's Go type
+/// beside it (the others still list their types in `funcs::signatures`).
+pub(crate) const TABLES: &[&[args::Function]] = &[paths::FUNCTIONS];
+
 /// Every sprig function Helm offers, keyed by its template name.
 pub fn funcs() -> FuncMap {
     let mut m = FuncMap::new();
@@ -64,7 +68,7 @@ pub fn funcs() -> FuncMap {
     semver::register(&mut m);
     dates::register(&mut m);
     urls::register(&mut m);
-    paths::register(&mut m);
+    args::add_all(&mut m, paths::FUNCTIONS);
     args::add(&mut m, "hello", |_| Ok(args::s("Hello!")));
     m
 }
