@@ -208,13 +208,25 @@ pub struct InitArgs {
     pub kind: Option<String>,
     /// The first Helm API's chart: a directory, a .tgz, repo/name, an https:// URL or
     /// oci:// [default: Helm's starter chart named after the kind]
-    #[arg(long, value_name = "CHART", help_heading = "First Helm API (helm layout)")]
+    #[arg(
+        long,
+        value_name = "CHART",
+        help_heading = "First Helm API (helm layout)"
+    )]
     pub helm_chart: Option<String>,
     /// Chart repository URL (with --helm-chart naming a chart in it)
-    #[arg(long, value_name = "URL", help_heading = "First Helm API (helm layout)")]
+    #[arg(
+        long,
+        value_name = "URL",
+        help_heading = "First Helm API (helm layout)"
+    )]
     pub helm_chart_repo: Option<String>,
     /// Chart version (with --helm-chart) [default: latest]
-    #[arg(long, value_name = "VERSION", help_heading = "First Helm API (helm layout)")]
+    #[arg(
+        long,
+        value_name = "VERSION",
+        help_heading = "First Helm API (helm layout)"
+    )]
     pub helm_chart_version: Option<String>,
 }
 
