@@ -127,6 +127,28 @@ fn install_foreign_crds() {
     );
 }
 
+/// Removes the foreign CRDs (and so every object of theirs) when the test ends, however it
+/// ends: left behind, they change what the corpus charts render and install (cert-manager's
+/// chart then meets CRDs it does not own, and its uninstall waited on them past two minutes).
+struct ForeignCrds;
+
+impl Drop for ForeignCrds {
+    fn drop(&mut self) {
+        let _ = tool_command("kubectl")
+            .args([
+                "delete",
+                "crd",
+                "--ignore-not-found",
+                "--wait",
+                "--timeout=60s",
+                "certificates.cert-manager.io",
+                "issuers.cert-manager.io",
+                "servicemonitors.monitoring.coreos.com",
+            ])
+            .output();
+    }
+}
+
 /// The manager of `pod` mounts the Secret `secret` and serves the metrics with it
 /// (`--metrics-cert-path` names where it is mounted).
 fn assert_serves_the_metrics_secret(pod: &Value, secret: &str) {
@@ -151,6 +173,9 @@ fn assert_serves_the_metrics_secret(pod: &Value, secret: &str) {
 #[needs(control_plane, kubectl, helm, make)]
 #[tokio::test]
 async fn hardened_kustomize_tree_and_the_operator_chart_are_accepted_by_the_api_server() {
+    // It adds CRDs (cert-manager's, ServiceMonitor) and cluster-wide webhook configurations:
+    // the corpus suites must not see the cluster change under them.
+    let _corpus = super::CORPUS.lock().await;
     let _ = cluster();
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("hardened");
@@ -164,6 +189,7 @@ async fn hardened_kustomize_tree_and_the_operator_chart_are_accepted_by_the_api_
         ],
     );
     install_foreign_crds();
+    let _foreign_crds = ForeignCrds;
     // The installer as `make build-installer` writes it, before any option is switched on.
     let plain = crate::e2e::kustomize(&root, "config/default");
     std::fs::create_dir_all(root.join("dist")).unwrap();

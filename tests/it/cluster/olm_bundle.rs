@@ -21,8 +21,36 @@ use crate::support::{rusty, transcript};
 
 const NAMESPACE: &str = "olm-bundle-dry-run";
 
-/// `kubectl create --dry-run=server` of `object` in [`NAMESPACE`].
+/// `object` under a cluster-scoped name no other suite uses: the shared control plane may
+/// already have the tutorial's `memcacheds.cache.my.domain` (a create is then refused as
+/// `AlreadyExists`, which says nothing about the object). A CRD moves to a group of its own,
+/// a webhook configuration takes a prefix; namespaced objects keep their names.
+fn unshared(object: &Value) -> Value {
+    let mut object = object.clone();
+    match object["kind"].as_str() {
+        Some("CustomResourceDefinition") => {
+            let group = format!("olm-dry-run.{}", object["spec"]["group"].as_str().unwrap());
+            let plural = object["spec"]["names"]["plural"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            object["metadata"]["name"] = json!(format!("{plural}.{group}"));
+            object["spec"]["group"] = json!(group);
+        }
+        Some("MutatingWebhookConfiguration" | "ValidatingWebhookConfiguration") => {
+            if let Some(name) = object["metadata"]["name"].as_str() {
+                object["metadata"]["name"] = json!(format!("olm-dry-run-{name}"));
+            }
+        }
+        _ => {}
+    }
+    object
+}
+
+/// `kubectl create --dry-run=server` of `object` in [`NAMESPACE`], under a name of its own
+/// (see [`unshared`]).
 fn dry_run_create(object: &Value) -> Output {
+    let object = unshared(object);
     let mut child = tool_command("kubectl")
         .args([
             "create",
