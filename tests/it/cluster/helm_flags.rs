@@ -64,6 +64,17 @@ async fn installed_memcached(prefix: &str, args: &[&str]) -> (Api<Deployment>, O
     })
     .await;
     assert!(deployed.is_ok(), "not deployed:\n{}", operator.log());
+    // The operator's own status update brings one more reconcile, which repairs whatever it
+    // finds: let its log go quiet for 3 s (at most 30 s) before another writer edits.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let (mut seen, mut quiet_since) = (operator.log().len(), Instant::now());
+    while quiet_since.elapsed() < Duration::from_secs(3) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let now = operator.log().len();
+        if now != seen {
+            (seen, quiet_since) = (now, Instant::now());
+        }
+    }
     (Api::namespaced(admin, &ns), operator)
 }
 
