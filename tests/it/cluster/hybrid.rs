@@ -81,8 +81,19 @@ pub(super) async fn await_condition(
 }
 
 /// The release's revisions as the real helm lists them: (revision, status).
+/// The release's revisions and their statuses; none while it has no record (between an
+/// uninstall's end and a fresh install, `helm history` says `release: not found`).
 pub(super) fn history(ns: &str, release: &str) -> Vec<(u64, String)> {
-    let text = helm(&["history", release, "-n", ns, "-o", "json"]);
+    let output = super::operator::tool_command("helm")
+        .args(["history", release, "-n", ns, "-o", "json"])
+        .output()
+        .unwrap();
+    let errors = String::from_utf8_lossy(&output.stderr);
+    if !output.status.success() && errors.contains("release: not found") {
+        return Vec::new();
+    }
+    assert!(output.status.success(), "helm history {release}: {errors}");
+    let text = String::from_utf8_lossy(&output.stdout);
     let entries: Vec<Value> = serde_json::from_str(&text).unwrap();
     entries
         .iter()
