@@ -366,3 +366,39 @@ pub fn scratch(name: &std::ffi::OsStr) -> Result<(tempfile::TempDir, PathBuf)> {
     let root = dir.path().join(name);
     Ok((dir, root))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_kept(path: &str) -> Resource {
+        let mut resource = Resource::default();
+        resource
+            .extra
+            .insert(external_files::CRD_KEY.into(), Value::String(path.into()));
+        resource
+    }
+
+    #[test]
+    fn only_a_kept_crd_of_the_projects_own_folder_is_replayed() {
+        let dir = tempfile::tempdir().unwrap();
+        let kept = dir.path().join(external::KEPT_DIR);
+        std::fs::create_dir_all(&kept).unwrap();
+        std::fs::write(kept.join("a.yaml"), "kind: CustomResourceDefinition\n").unwrap();
+        std::fs::write(dir.path().join("outside.yaml"), "x").unwrap();
+        let good = format!("{}/a.yaml", external::KEPT_DIR);
+        assert!(external_crd(&with_kept(&good), dir.path()).is_some());
+        for hostile in [
+            "outside.yaml".to_string(),
+            "/etc/passwd".to_string(),
+            format!("{}/../../outside.yaml", external::KEPT_DIR),
+            format!("{}/sub/a.yaml", external::KEPT_DIR),
+            format!("{}/missing.yaml", external::KEPT_DIR),
+        ] {
+            assert!(
+                external_crd(&with_kept(&hostile), dir.path()).is_none(),
+                "{hostile} was replayed"
+            );
+        }
+    }
+}
