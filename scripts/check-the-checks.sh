@@ -13,9 +13,31 @@
 # binaries go to a target dir of its own.
 #
 #   scripts/check-the-checks.sh [name...]     all mutations, or only the named ones
+#   scripts/check-the-checks.sh --dry-run     only check that every break still applies to
+#                                             the file it names (no build; the suite runs it)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 fail() { echo "check-the-checks: $*" >&2; exit 2; }
+
+if [ "${1:-}" = --dry-run ]; then
+  scratch="$(mktemp -d)"
+  trap 'rm -rf "$scratch"' EXIT
+  cd "$root"
+  run() {
+    local name="$1" file="$2" substitution="$3"
+    [ "$file" != - ] || return 0
+    [ -f "$file" ] || fail "mutation $name names $file, which does not exist; update $0"
+    cp "$file" "$scratch/copy"
+    perl -0pi -e "$substitution" "$scratch/copy"
+    ! cmp -s "$file" "$scratch/copy" || fail "mutation $name no longer changes $file; update $0"
+    echo "mutation $name: applies to $file"
+  }
+  break_corpus() { :; }
+  restore_corpus() { :; }
+  only=() survived=0
+  source <(sed -n '/^# --- the mutations ---$/,$p' "$0")
+  exit 0
+fi
 
 corpus="$root/../shared/charts-corpus"
 [ -d "$corpus/expected" ] || fail "$corpus not found; the corpus mutation needs it"
@@ -72,7 +94,9 @@ expected="$scratch/shared/charts-corpus/expected/podinfo/defaults.json"
 break_corpus() { rm "$expected"; sed 's/replicas: 1/replicas: 2/' "$corpus/expected/podinfo/defaults.json" >"$expected"; }
 restore_corpus() { rm "$expected"; cp "$corpus/expected/podinfo/defaults.json" "$expected"; }
 
-run operator-chart src/commands/helm_chart/files.rs \
+# --- the mutations ---
+
+run operator-chart src/commands/edit/helm_chart/files.rs \
   's/\{\{ \.Values\.manager\.replicas \}\}/{{ add1 .Values.manager.replicas }}/' \
   -p rusty-sdk --test it helm_chart::
 run kustomization templates/init/base/config/default/kustomization.yaml.tera \

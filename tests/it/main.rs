@@ -5,6 +5,7 @@ mod alpha;
 mod alpha_update;
 mod bundle;
 mod bundle_validate;
+mod check_the_checks;
 mod cli;
 mod cluster;
 mod controllers;
