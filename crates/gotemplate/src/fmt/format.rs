@@ -1,6 +1,6 @@
 //! The low-level formatter behind the verbs: padding, integers, strings and floats under
 //! the flags, width and precision of one directive (Go's `fmt/format.go` semantics).
-use super::ftoa::append_float;
+use super::ftoa::{Width, append_float};
 use super::quote::{can_backquote, is_print, quote, quote_rune, quote_to_ascii};
 
 /// Flags, width and precision of the directive being printed.
@@ -265,7 +265,7 @@ impl Fmt {
             prec
         };
         let mut num = String::from("+");
-        append_float(&mut num, v, verb, prec);
+        append_float(&mut num, v, verb, prec, Width::F64);
         if num.as_bytes()[1] == b'-' || num.as_bytes()[1] == b'+' {
             num.remove(0);
         }

@@ -1,9 +1,21 @@
-//! Go's `strconv.FormatFloat` for float64.
+//! Go's `strconv.FormatFloat`, at 64 and at 32 bits.
 //!
 //! Rust's formatter already produces the digits Go does: `{:e}` is the shortest string
 //! that reads back to the same float (Go's precision -1), and `{:.Ne}` / `{:.N}` round
 //! the exact binary value half-to-even, as Go's fixed-precision modes do. What differs
 //! is the layout (`1e+06` against `1e6`, `%g`'s choice of form), which is done here.
+//!
+//! At 32 bits (Go's `bitSize` 32, what sigs.k8s.io/yaml uses to put a YAML float into a
+//! string field) the value is rounded to a float32 first; its exact value is that of the
+//! float64 it widens to, so the fixed-precision digits are the same and only the shortest
+//! digits (those that read back as the float32) and the `b` format's mantissa differ.
+
+/// Go's `bitSize`: the float whose value is printed.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Width {
+    F32,
+    F64,
+}
 
 /// More decimal digits than any float64 has (its exact value has at most 767
 /// significant digits and 1074 after the point); Rust's formatter refuses precisions
@@ -31,9 +43,18 @@ impl Digits {
         Digits { d, dp: exp + 1 }
     }
 
-    /// The shortest digits that read back as `x` (x >= 0, finite), nearest to `x`.
-    fn shortest(x: f64) -> Digits {
-        let mut d = Digits::from_exp_form(&format!("{x:e}"));
+    /// The shortest digits that read back as `x` (x >= 0, finite, a float32 when `width`
+    /// says so) at `width`, nearest to `x`.
+    fn shortest(x: f64, width: Width) -> Digits {
+        let reads_back = |text: &str| match width {
+            Width::F64 => text.parse::<f64>() == Ok(x),
+            Width::F32 => text.parse::<f32>().map(f64::from) == Ok(x),
+        };
+        let shortest = match width {
+            Width::F64 => format!("{x:e}"),
+            Width::F32 => format!("{:e}", to_f32(x)),
+        };
+        let mut d = Digits::from_exp_form(&shortest);
         // When `x` lies exactly halfway between two shortest candidates, Rust takes the
         // upper one and Go the one ending in an even digit: move down if Go would.
         let Some(&last) = d.d.last() else { return d };
@@ -55,7 +76,7 @@ impl Digits {
             down.pop();
         }
         let text = format!("0.{}e{}", String::from_utf8_lossy(&down), d.dp);
-        if !down.is_empty() && text.parse::<f64>() == Ok(x) {
+        if !down.is_empty() && reads_back(&text) {
             d.d = down;
         }
         d
@@ -84,11 +105,30 @@ impl Digits {
 /// format letter, as Go does.
 pub fn format_float(f: f64, fmt: u8, prec: i32) -> String {
     let mut out = String::new();
-    append_float(&mut out, f, fmt, i64::from(prec));
+    append_float(&mut out, f, fmt, i64::from(prec), Width::F64);
     out
 }
 
-pub(super) fn append_float(out: &mut String, f: f64, fmt: u8, prec: i64) {
+/// `strconv.FormatFloat(f, fmt, prec, 32)`: `f` rounded to the nearest float32 (beyond
+/// its range, an infinity), then printed as [`format_float`] prints, with `prec` -1 the
+/// shortest digits that read back as that float32 (`0.1` stays "0.1", where at 64 bits
+/// the float32 nearest 0.1 is "0.10000000149011612").
+pub fn format_float32(f: f64, fmt: u8, prec: i32) -> String {
+    let mut out = String::new();
+    append_float(&mut out, f64::from(to_f32(f)), fmt, i64::from(prec), Width::F32);
+    out
+}
+
+/// Go's `float32(f)`: the nearest float32, ties to even, infinite past its range.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "rounding to float32 is the point: Go's bitSize 32"
+)]
+fn to_f32(f: f64) -> f32 {
+    f as f32
+}
+
+pub(super) fn append_float(out: &mut String, f: f64, fmt: u8, prec: i64, width: Width) {
     if f.is_nan() {
         out.push_str("NaN");
         return;
@@ -99,7 +139,7 @@ pub(super) fn append_float(out: &mut String, f: f64, fmt: u8, prec: i64) {
     }
     let neg = f.is_sign_negative();
     match fmt {
-        b'b' => fmt_b(out, f),
+        b'b' => fmt_b(out, f, width),
         b'x' | b'X' => fmt_x(out, f, fmt, prec),
         b'f' if prec >= 0 => {
             if neg {
@@ -109,7 +149,7 @@ pub(super) fn append_float(out: &mut String, f: f64, fmt: u8, prec: i64) {
             out.push_str(&format!("{:.*}", prec.min(EXACT_DIGITS), f.abs()));
             out.extend(std::iter::repeat_n('0', prec.saturating_sub(EXACT_DIGITS)));
         }
-        b'e' | b'E' | b'f' | b'g' | b'G' => fmt_decimal(out, f.abs(), neg, fmt, prec),
+        b'e' | b'E' | b'f' | b'g' | b'G' => fmt_decimal(out, f.abs(), neg, fmt, prec, width),
         other => {
             out.push('%');
             out.push(char::from(other));
@@ -118,11 +158,11 @@ pub(super) fn append_float(out: &mut String, f: f64, fmt: u8, prec: i64) {
 }
 
 /// The decimal formats: `e`, `E`, shortest `f`, `g`, `G`.
-fn fmt_decimal(out: &mut String, x: f64, neg: bool, fmt: u8, prec: i64) {
+fn fmt_decimal(out: &mut String, x: f64, neg: bool, fmt: u8, prec: i64, width: Width) {
     let shortest = prec < 0;
     let mut prec = prec;
     let digs = if shortest {
-        let d = Digits::shortest(x);
+        let d = Digits::shortest(x, width);
         prec = match fmt {
             b'e' | b'E' => (d.nd() - 1).max(0),
             b'f' => (d.nd() - d.dp).max(0),
@@ -218,14 +258,37 @@ fn decompose(f: f64) -> (u64, i64) {
     (mant, exp)
 }
 
-/// `-ddddp±ddd`: the mantissa and a power of two.
-fn fmt_b(out: &mut String, f: f64) {
-    let (mant, exp) = decompose(f);
+/// `-ddddp±ddd`: the mantissa and a power of two, with the mantissa of a float32 at 32
+/// bits (`1` is `8388608p-23`, at 64 bits `4503599627370496p-52`).
+fn fmt_b(out: &mut String, f: f64, width: Width) {
+    let (mant, e) = match width {
+        Width::F64 => {
+            let (mant, exp) = decompose(f);
+            (mant, exp - 52)
+        }
+        Width::F32 => {
+            let (mant, exp) = decompose32(to_f32(f));
+            (u64::from(mant), exp - 23)
+        }
+    };
     if f.is_sign_negative() {
         out.push('-');
     }
-    let e = exp - 52;
     out.push_str(&format!("{mant}p{}{e}", if e >= 0 { "+" } else { "" }));
+}
+
+/// [`decompose`] of a float32 (`x = mant * 2^(exp - 23)`).
+fn decompose32(f: f32) -> (u32, i64) {
+    let bits = f.to_bits();
+    let biased = i64::from((bits >> 23) & 0xff);
+    let mut mant = bits & ((1 << 23) - 1);
+    let exp = if biased == 0 {
+        1 - 127
+    } else {
+        mant |= 1 << 23;
+        biased - 127
+    };
+    (mant, exp)
 }
 
 /// `-0x1.yyyyp±dd`: a hexadecimal fraction and a binary exponent; `prec` hex digits after

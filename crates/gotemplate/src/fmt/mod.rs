@@ -13,7 +13,7 @@ mod quote;
 
 use format::Fmt;
 
-pub use ftoa::format_float;
+pub use ftoa::{format_float, format_float32};
 pub use quote::quote;
 
 /// Go's `unicode.IsPrint` (what `strconv.Quote` leaves unescaped), exact for the Unicode

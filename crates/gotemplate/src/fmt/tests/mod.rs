@@ -5,7 +5,7 @@ mod oracle_cases;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{format_float, quote, sprint, sprint_value, sprintf, sprintln};
+use super::{format_float, format_float32, quote, sprint, sprint_value, sprintf, sprintln};
 use crate::value::{Object, Value};
 
 pub(super) fn i(n: i64) -> Value {
@@ -146,6 +146,50 @@ fn format_float_matches_go_strconv_table() {
         (
             (x, char::from(fmt), prec),
             format_float(x, fmt, prec),
+            want.to_string(),
+        )
+    }));
+}
+
+/// `strconv.FormatFloat(x, fmt, prec, 32)`: expected strings printed by Go 1.26's
+/// strconv. The float32 nearest 0.1 is "0.1" at 32 bits; `186839.125` lies halfway
+/// between the shortest candidates 186839.12 and 186839.13, and Go takes the even one.
+#[test]
+fn format_float32_matches_go() {
+    let tenth = f64::from(0.1_f32);
+    let cases: Vec<(f64, u8, i32, &str)> = vec![
+        (tenth, b'g', -1, "0.1"),
+        (0.1, b'g', -1, "0.1"),
+        (1e21, b'g', -1, "1e+21"),
+        (16777216.0, b'g', -1, "1.6777216e+07"),
+        (16777217.0, b'g', -1, "1.6777216e+07"),
+        (5.0, b'g', -1, "5"),
+        (1e6, b'g', -1, "1e+06"),
+        (0.0001, b'g', -1, "0.0001"),
+        (1e-5, b'g', -1, "1e-05"),
+        (123456.0, b'g', -1, "123456"),
+        (1234567.0, b'g', -1, "1.234567e+06"),
+        (186839.125, b'g', -1, "186839.12"),
+        (2800147.25, b'g', -1, "2.8001472e+06"),
+        (1e39, b'g', -1, "+Inf"),
+        (-1e39, b'g', -1, "-Inf"),
+        (f64::from(f32::MAX), b'g', -1, "3.4028235e+38"),
+        (1e-45, b'g', -1, "1e-45"),
+        (1e-46, b'g', -1, "0"),
+        (-0.0, b'g', -1, "-0"),
+        (f64::NAN, b'g', -1, "NaN"),
+        (1.0, b'b', -1, "8388608p-23"),
+        (-1.0, b'b', -1, "-8388608p-23"),
+        (1e-45, b'b', -1, "1p-149"),
+        (1.5, b'e', -1, "1.5e+00"),
+        (tenth, b'f', -1, "0.1"),
+        (tenth, b'e', 10, "1.0000000149e-01"),
+        (tenth, b'x', -1, "0x1.99999ap-04"),
+    ];
+    check(cases.into_iter().map(|(x, fmt, prec, want)| {
+        (
+            (x, char::from(fmt), prec),
+            format_float32(x, fmt, prec),
             want.to_string(),
         )
     }));
