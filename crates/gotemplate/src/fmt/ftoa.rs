@@ -115,7 +115,13 @@ pub fn format_float(f: f64, fmt: u8, prec: i32) -> String {
 /// the float32 nearest 0.1 is "0.10000000149011612").
 pub fn format_float32(f: f64, fmt: u8, prec: i32) -> String {
     let mut out = String::new();
-    append_float(&mut out, f64::from(to_f32(f)), fmt, i64::from(prec), Width::F32);
+    append_float(
+        &mut out,
+        f64::from(to_f32(f)),
+        fmt,
+        i64::from(prec),
+        Width::F32,
+    );
     out
 }
 
