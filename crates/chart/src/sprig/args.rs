@@ -21,10 +21,21 @@ pub(crate) fn add(
 pub(crate) struct Function {
     pub name: &'static str,
     pub go_type: &'static str,
-    pub body: fn(&[Value]) -> Result<Value>,
+    pub body: Body,
+}
+
+/// The Rust function behind a template function.
+#[derive(Clone, Copy)]
+pub(crate) enum Body {
+    /// Needs only its arguments.
+    Args(fn(&[Value]) -> Result<Value>),
+    /// Shared by several template names (a function and its `must` twin, aliases), so
+    /// it is told the name it was called by: Go's errors name it.
+    Named(fn(&'static str, &[Value]) -> Result<Value>),
 }
 
 impl Function {
+    /// A function whose body needs only its arguments.
     pub(crate) const fn new(
         name: &'static str,
         go_type: &'static str,
@@ -33,7 +44,21 @@ impl Function {
         Function {
             name,
             go_type,
-            body,
+            body: Body::Args(body),
+        }
+    }
+
+    /// A function whose body is shared with other names and told the one it was
+    /// called by.
+    pub(crate) const fn named(
+        name: &'static str,
+        go_type: &'static str,
+        body: fn(&'static str, &[Value]) -> Result<Value>,
+    ) -> Self {
+        Function {
+            name,
+            go_type,
+            body: Body::Named(body),
         }
     }
 }
@@ -41,7 +66,13 @@ impl Function {
 /// Register every function of a family's table.
 pub(crate) fn add_all(map: &mut FuncMap, table: &[Function]) {
     for function in table {
-        add(map, function.name, function.body);
+        match function.body {
+            Body::Args(body) => add(map, function.name, body),
+            Body::Named(body) => {
+                let name = function.name;
+                add(map, name, move |args| body(name, args));
+            }
+        }
     }
 }
 

@@ -51,7 +51,7 @@ pub use standalone::execute_standalone;
 
 /// The families registered from a table of [`args::Function`]s, each function's Go type
 /// beside it (the others still list their types in `funcs::signatures`).
-pub(crate) const TABLES: &[&[args::Function]] = &[paths::FUNCTIONS];
+pub(crate) const TABLES: &[&[args::Function]] = &[lists::FUNCTIONS, paths::FUNCTIONS];
 
 /// Every sprig function Helm offers, keyed by its template name.
 pub fn funcs() -> FuncMap {
@@ -59,7 +59,6 @@ pub fn funcs() -> FuncMap {
     strings::register(&mut m);
     regex::register(&mut m);
     math::register(&mut m);
-    lists::register(&mut m);
     dicts::register(&mut m);
     convert::register(&mut m);
     encoding::register(&mut m);
@@ -68,7 +67,9 @@ pub fn funcs() -> FuncMap {
     semver::register(&mut m);
     dates::register(&mut m);
     urls::register(&mut m);
-    args::add_all(&mut m, paths::FUNCTIONS);
+    for table in TABLES {
+        args::add_all(&mut m, table);
+    }
     args::add(&mut m, "hello", |_| Ok(args::s("Hello!")));
     m
 }
