@@ -291,13 +291,13 @@ fn library_crates_declare_the_workspace_package_fields() {
     }
 }
 
-/// The runtime spells out the workspace's lint floor (`lints.workspace = true` cannot be
-/// read where the image build copies only crates/); it must not drift from the root's.
+/// The library crates that opted into the workspace's lint floor spell it out
+/// (`lints.workspace = true` cannot be read where the image build copies only crates/);
+/// it must not drift from the root's.
 #[test]
-fn runtime_declares_the_workspace_lints() {
+fn library_crates_declare_the_workspace_lints() {
     let root = env!("CARGO_MANIFEST_DIR");
     let workspace = read(format!("{root}/Cargo.toml"));
-    let runtime = read(format!("{root}/crates/runtime/Cargo.toml"));
     let lints = |table: &toml_edit::Item| -> Vec<String> {
         let table = table.as_table_like().expect("a lints table");
         table
@@ -305,8 +305,12 @@ fn runtime_declares_the_workspace_lints() {
             .map(|(name, level)| format!("{name} = {}", level.to_string().trim()))
             .collect()
     };
-    assert_eq!(
-        lints(&runtime["lints"]["clippy"]),
-        lints(&workspace["workspace"]["lints"]["clippy"])
-    );
+    for krate in ["runtime", "chart"] {
+        let manifest = read(format!("{root}/crates/{krate}/Cargo.toml"));
+        assert_eq!(
+            lints(&manifest["lints"]["clippy"]),
+            lints(&workspace["workspace"]["lints"]["clippy"]),
+            "crates/{krate}: [lints.clippy]"
+        );
+    }
 }
