@@ -32,6 +32,10 @@ pub(crate) enum Body {
     /// Shared by several template names (a function and its `must` twin, aliases), so
     /// it is told the name it was called by: Go's errors name it.
     Named(fn(&'static str, &[Value]) -> Result<Value>),
+    /// A Go `func(string) string`: the one string argument is checked here.
+    String(fn(&str) -> String),
+    /// A Go `func(string, string) T`: both string arguments are checked here.
+    Strings2(fn(&str, &str) -> Value),
 }
 
 impl Function {
@@ -61,6 +65,28 @@ impl Function {
             body: Body::Named(body),
         }
     }
+
+    /// A Go `func(string) string`.
+    pub(crate) const fn string(name: &'static str, body: fn(&str) -> String) -> Self {
+        Function {
+            name,
+            go_type: "func(string) string",
+            body: Body::String(body),
+        }
+    }
+
+    /// A Go function of two `string` parameters, of type `go_type`.
+    pub(crate) const fn strings2(
+        name: &'static str,
+        go_type: &'static str,
+        body: fn(&str, &str) -> Value,
+    ) -> Self {
+        Function {
+            name,
+            go_type,
+            body: Body::Strings2(body),
+        }
+    }
 }
 
 /// Register every function of a family's table.
@@ -71,6 +97,19 @@ pub(crate) fn add_all(map: &mut FuncMap, table: &[Function]) {
             Body::Named(body) => {
                 let name = function.name;
                 add(map, name, move |args| body(name, args));
+            }
+            Body::String(body) => {
+                let name = function.name;
+                add(map, name, move |args| {
+                    Ok(s(body(string(&exact(name, args, 1)?[0])?)))
+                });
+            }
+            Body::Strings2(body) => {
+                let name = function.name;
+                add(map, name, move |args| {
+                    let args = exact(name, args, 2)?;
+                    Ok(body(string(&args[0])?, string(&args[1])?))
+                });
             }
         }
     }

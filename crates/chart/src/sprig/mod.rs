@@ -33,6 +33,7 @@ mod paths;
 pub(crate) mod re2;
 mod regex;
 mod rsa_gen;
+mod rsa_primes;
 pub mod semver;
 pub(crate) mod spare_keys;
 mod standalone;
@@ -51,21 +52,25 @@ pub use standalone::execute_standalone;
 
 /// The families registered from a table of [`args::Function`]s, each function's Go type
 /// beside it (the others still list their types in `funcs::signatures`).
-pub(crate) const TABLES: &[&[args::Function]] = &[lists::FUNCTIONS, paths::FUNCTIONS];
+pub(crate) const TABLES: &[&[args::Function]] =
+    &[
+    dates::FUNCTIONS,
+    dicts::FUNCTIONS,
+    lists::FUNCTIONS,
+    paths::FUNCTIONS,
+    strings::FUNCTIONS,
+];
 
 /// Every sprig function Helm offers, keyed by its template name.
 pub fn funcs() -> FuncMap {
     let mut m = FuncMap::new();
-    strings::register(&mut m);
     regex::register(&mut m);
     math::register(&mut m);
-    dicts::register(&mut m);
     convert::register(&mut m);
     encoding::register(&mut m);
     crypto::register(&mut m);
     certs::register(&mut m);
     semver::register(&mut m);
-    dates::register(&mut m);
     urls::register(&mut m);
     for table in TABLES {
         args::add_all(&mut m, table);
