@@ -172,6 +172,7 @@ fn is_semver(version: &str) -> bool {
 mod lenient {
     use std::collections::BTreeMap;
 
+    use gotemplate::fmt::format_float32;
     use serde::{Deserialize, Deserializer, de::Error};
     use serde_json::Value;
 
@@ -181,29 +182,9 @@ mod lenient {
             Value::String(s) => Ok(s),
             Value::Bool(b) => Ok(b.to_string()),
             Value::Number(n) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
-            Value::Number(n) => Ok(float32_g(n.as_f64().unwrap_or_default())),
+            Value::Number(n) => Ok(format_float32(n.as_f64().unwrap_or_default(), b'g', -1)),
             other => Err(format!("expected a string, found {other}")),
         }
-    }
-
-    /// `strconv.FormatFloat(f, 'g', -1, 32)`: the shortest digits that identify the
-    /// float32, exponent form when the exponent is below -4 or from 6 up.
-    pub(super) fn float32_g(f: f64) -> String {
-        let f = f as f32;
-        if f.is_nan() {
-            return "NaN".into();
-        }
-        if f.is_infinite() {
-            return if f > 0.0 { "+Inf" } else { "-Inf" }.into();
-        }
-        let sci = format!("{f:e}");
-        let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-        let exp: i32 = exp.parse().unwrap_or(0);
-        if f == 0.0 || (-4..6).contains(&exp) {
-            return format!("{f}");
-        }
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exp.abs())
     }
 
     pub fn string<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
@@ -260,7 +241,20 @@ mod tests {
         );
         assert_eq!(meta.app_version, "1.1");
         assert_eq!(meta.keywords, ["1", "true"]);
-        assert_eq!(lenient::float32_g(1e-5), "1e-05");
-        assert_eq!(lenient::float32_g(0.0001), "0.0001");
+    }
+
+    /// helm v4.2.3 renders `.Chart.AppVersion` of `appVersion: 186839.125` as 186839.12
+    /// and an annotation of 2800147.25 as 2.8001472e+06: the float32 lies halfway between
+    /// two shortest candidates and Go's FormatFloat takes the even one.
+    #[test]
+    fn float_scalars_are_go_float32_text() {
+        let meta = ChartMetadata::parse(
+            "apiVersion: v2\nname: meta\nversion: 0.1.0\nappVersion: 186839.125\n\
+             annotations:\n  p: 2800147.25\n  q: 1e-5\n  r: 0.0001\n",
+        )
+        .unwrap();
+        assert_eq!(meta.app_version, "186839.12");
+        let annotations: Vec<&str> = meta.annotations.values().map(String::as_str).collect();
+        assert_eq!(annotations, ["2.8001472e+06", "1e-05", "0.0001"]);
     }
 }

@@ -707,23 +707,7 @@ fn go_number_text(n: &serde_json::Number) -> String {
     if n.is_i64() || n.is_u64() {
         return n.to_string();
     }
-    #[expect(clippy::cast_possible_truncation, reason = "Go formats it at 32 bits")]
-    let f = n.as_f64().unwrap_or(0.0) as f32;
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf" } else { "-Inf" }.into();
-    }
-    let scientific = format!("{f:e}");
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    if f != 0.0 && !(-4..6).contains(&exponent) {
-        let sign = if exponent < 0 { '-' } else { '+' };
-        format!("{mantissa}e{sign}{:02}", exponent.abs())
-    } else {
-        format!("{f}")
-    }
+    gotemplate::fmt::format_float32(n.as_f64().unwrap_or(0.0), b'g', -1)
 }
 
 fn type_name(value: &Value) -> &'static str {
