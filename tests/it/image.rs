@@ -305,7 +305,7 @@ fn library_crates_declare_the_workspace_lints() {
             .map(|(name, level)| format!("{name} = {}", level.to_string().trim()))
             .collect()
     };
-    for krate in ["runtime", "chart"] {
+    for krate in ["runtime", "chart", "gotemplate"] {
         let manifest = read(format!("{root}/crates/{krate}/Cargo.toml"));
         assert_eq!(
             lints(&manifest["lints"]["clippy"]),
