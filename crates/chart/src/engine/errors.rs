@@ -33,7 +33,7 @@ pub(crate) fn parse_error(file: &str, e: &Error) -> RenderError {
     }
 }
 
-/// One level of Go's error chain as Helm's TraceableError reads it.
+/// One level of Go's error chain as Helm's `TraceableError` reads it.
 #[derive(PartialEq)]
 struct Traceable {
     location: String,
@@ -45,13 +45,16 @@ impl Traceable {
     fn render(&self) -> String {
         let mut s = String::new();
         if !self.location.is_empty() {
-            s += &format!("{}\n  ", self.location);
+            s.push_str(&self.location);
+            s.push_str("\n  ");
         }
         if !self.executed.is_empty() {
-            s += &format!("{}\n    ", self.executed);
+            s.push_str(&self.executed);
+            s.push_str("\n    ");
         }
         if !self.message.is_empty() {
-            s += &format!("{}\n", self.message);
+            s.push_str(&self.message);
+            s.push('\n');
         }
         s
     }

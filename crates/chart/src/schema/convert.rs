@@ -69,48 +69,16 @@ fn convert(root: &Value, node: &Value, values: Option<&Value>, depth: usize) -> 
     };
     let mut out = Map::new();
     let mut nullable = s.get("nullable") == Some(&Value::Bool(true));
-    // allOf members add their properties to this node.
-    let mut props_src: Map<String, Value> = s
-        .get("properties")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    let mut type_src = s.get("type").cloned();
-    if let Some(Value::Array(all)) = s.get("allOf") {
-        for member in all {
-            let member = resolve(root, member);
-            if let Some(p) = member.get("properties").and_then(Value::as_object) {
-                for (k, v) in p {
-                    props_src.entry(k.clone()).or_insert_with(|| v.clone());
-                }
-            }
-            if type_src.is_none() {
-                type_src = member.get("type").cloned();
-            }
-        }
-    }
+    let (props_src, mut type_src) = properties_and_type(root, s);
     // anyOf/oneOf: one type when all alternatives agree, else open.
     if type_src.is_none() {
         for key in ["anyOf", "oneOf"] {
             if let Some(Value::Array(alts)) = s.get(key) {
-                let types: Vec<Option<&str>> = alts
-                    .iter()
-                    .map(|a| resolve(root, a).get("type").and_then(Value::as_str))
-                    .collect();
-                let non_null: Vec<&str> = types
-                    .iter()
-                    .flatten()
-                    .copied()
-                    .filter(|t| *t != "null")
-                    .collect();
-                nullable |= types.contains(&Some("null"));
-                if !non_null.is_empty()
-                    && non_null.iter().all(|t| *t == non_null[0])
-                    && types.iter().all(Option::is_some)
-                {
-                    type_src = Some(json!(non_null[0]));
-                } else {
-                    return with_nullable(open(), nullable);
+                let (agreed, has_null) = alternatives_type(root, alts);
+                nullable |= has_null;
+                match agreed {
+                    Some(t) => type_src = Some(json!(t)),
+                    None => return with_nullable(open(), nullable),
                 }
             }
         }
@@ -158,7 +126,7 @@ fn convert(root: &Value, node: &Value, values: Option<&Value>, depth: usize) -> 
     let is_array = ty.as_deref() == Some("array") || (ty.is_none() && s.contains_key("items"));
     if is_object {
         out.insert("type".into(), json!("object"));
-        object_shape(root, s, props_src, values, depth, &mut out);
+        object_shape(root, s, &props_src, values, depth, &mut out);
     } else if is_array {
         out.insert("type".into(), json!("array"));
         let item_values = values.and_then(Value::as_array).and_then(|l| l.first());
@@ -176,17 +144,66 @@ fn convert(root: &Value, node: &Value, values: Option<&Value>, depth: usize) -> 
     with_nullable(Value::Object(out), nullable)
 }
 
+/// The node's own properties with those its allOf members add, and its type (the first
+/// member's when it has none).
+fn properties_and_type(
+    root: &Value,
+    s: &Map<String, Value>,
+) -> (Map<String, Value>, Option<Value>) {
+    let mut props: Map<String, Value> = s
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let mut type_src = s.get("type").cloned();
+    if let Some(Value::Array(all)) = s.get("allOf") {
+        for member in all {
+            let member = resolve(root, member);
+            if let Some(p) = member.get("properties").and_then(Value::as_object) {
+                for (k, v) in p {
+                    props.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+            if type_src.is_none() {
+                type_src = member.get("type").cloned();
+            }
+        }
+    }
+    (props, type_src)
+}
+
+/// The one type every alternative of an anyOf/oneOf names (`null` aside), `None` when
+/// they disagree or one names none; and whether `null` is among them.
+fn alternatives_type<'a>(root: &'a Value, alts: &'a [Value]) -> (Option<&'a str>, bool) {
+    let types: Vec<Option<&str>> = alts
+        .iter()
+        .map(|a| resolve(root, a).get("type").and_then(Value::as_str))
+        .collect();
+    let non_null: Vec<&str> = types
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|t| *t != "null")
+        .collect();
+    let has_null = types.contains(&Some("null"));
+    let agreed = (!non_null.is_empty()
+        && non_null.iter().all(|t| *t == non_null[0])
+        && types.iter().all(Option::is_some))
+    .then(|| non_null[0]);
+    (agreed, has_null)
+}
+
 fn object_shape(
     root: &Value,
     s: &Map<String, Value>,
-    props_src: Map<String, Value>,
+    props_src: &Map<String, Value>,
     values: Option<&Value>,
     depth: usize,
     out: &mut Map<String, Value>,
 ) {
     let value_map = values.and_then(Value::as_object);
     let mut props = Map::new();
-    for (key, sub) in &props_src {
+    for (key, sub) in props_src {
         props.insert(
             key.clone(),
             convert(root, sub, value_map.and_then(|m| m.get(key)), depth + 1),
@@ -209,7 +226,7 @@ fn object_shape(
                 convert(root, extra, None, depth + 1),
             );
         }
-        Some(Value::Object(_)) | Some(Value::Bool(true)) => {
+        Some(Value::Object(_) | Value::Bool(true)) => {
             out.insert(
                 "x-kubernetes-preserve-unknown-fields".into(),
                 Value::Bool(true),

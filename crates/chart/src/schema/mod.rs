@@ -1,11 +1,13 @@
 //! Schemas: values.schema.json validation at render time, and the structural OpenAPI v3
 //! schema for a CRD's `spec` (inferred from values.yaml, or converted from
 //! values.schema.json).
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 use crate::chart::Chart;
 use crate::error::RenderError;
-use crate::values::without_nulls;
+use helm_values::without_nulls;
 
 mod convert;
 mod infer;
@@ -40,21 +42,22 @@ fn collect_violations(chart: &Chart, values: &Value, report: &mut String) {
     if let Err(problem) = chart.schema_problem() {
         // An invalid schema is reported as Helm's compiler words it, with no newline
         // after it.
-        report.push_str(&format!("{}:\n{problem}", chart.name()));
+        // (Writing to a String cannot fail.)
+        let _ = write!(report, "{}:\n{problem}", chart.name());
     } else if let Some(schema) = chart.schema() {
         // Helm validates without the keys whose value is null.
         if let Err(errors) = validate::validate_json_schema(&without_nulls(values), schema) {
-            report.push_str(&format!("{}:\n", chart.name()));
+            let _ = writeln!(report, "{}:", chart.name());
             for e in errors {
                 // A schema that cannot be loaded is reported as it is; violations are
                 // listed, each `- at '<path>': ...`.
                 let bullet = if e.starts_with("at '") { "- " } else { "" };
-                report.push_str(&format!("{bullet}{e}\n"));
+                let _ = writeln!(report, "{bullet}{e}");
             }
         }
     }
     for sub in chart.dependencies() {
-        let empty = Value::Object(Default::default());
+        let empty = Value::Object(serde_json::Map::default());
         let sub_values = values.get(sub.name()).unwrap_or(&empty);
         collect_violations(sub, sub_values, report);
     }

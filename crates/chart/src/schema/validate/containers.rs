@@ -14,7 +14,7 @@ impl<'a> Validator<'a> {
         own: &mut Uneval,
         errors: &mut Vec<Failure>,
     ) {
-        self.bounds(
+        Self::bounds(
             path,
             ["minProperties", "maxProperties"],
             map.len(),
@@ -50,6 +50,51 @@ impl<'a> Validator<'a> {
                 self.dependent(map, key, d, path, own, errors);
             }
         }
+        self.check_properties(map, s, path, own, errors);
+        if self.draft == 4 {
+            return;
+        }
+        if let Some(names) = s.get("propertyNames") {
+            for key in map.keys() {
+                // A name is checked as a value of its own: Helm's validator places its
+                // errors, and the one that names it, at '' whatever the object's path.
+                if let Some(e) = self.check(&Value::String(key.clone()), names, &mut Vec::new()) {
+                    let causes = if e.group { e.causes } else { vec![e] };
+                    errors.push(
+                        Failure::new(&[], format!("invalid propertyName {}", quote(key)))
+                            .with_causes(causes),
+                    );
+                }
+            }
+        }
+        // dependentSchemas and dependentRequired came with 2019-09.
+        if self.draft < 2019 {
+            return;
+        }
+        if let Some(Value::Object(deps)) = s.get("dependentSchemas") {
+            for (key, d) in deps {
+                self.dependent(map, key, d, path, own, errors);
+            }
+        }
+        if let Some(Value::Object(deps)) = s.get("dependentRequired") {
+            for (key, d) in deps {
+                if d.is_array() {
+                    self.dependent(map, key, d, path, own, errors);
+                }
+            }
+        }
+    }
+
+    /// properties, patternProperties and additionalProperties: each key checked against
+    /// the schemas that name or match it, the others against additionalProperties.
+    fn check_properties(
+        &self,
+        map: &Obj,
+        s: Keywords<'a>,
+        path: &mut Vec<String>,
+        own: &mut Uneval,
+        errors: &mut Vec<Failure>,
+    ) {
         let props = s.get("properties").and_then(Value::as_object);
         let patterns: Vec<(regex::Regex, &'a Value)> = s
             .get("patternProperties")
@@ -82,7 +127,7 @@ impl<'a> Validator<'a> {
             match additional {
                 Some(Value::Bool(false)) => not_allowed.push(key.as_str()),
                 Some(extra @ Value::Object(_)) => {
-                    errors.extend(self.check_at(item, extra, path, key))
+                    errors.extend(self.check_at(item, extra, path, key));
                 }
                 None if self.structural && !preserve => {
                     errors.push(Failure::new(
@@ -101,38 +146,6 @@ impl<'a> Validator<'a> {
                 path,
                 format!("additional properties {} not allowed", names.join(", ")),
             ));
-        }
-        if self.draft == 4 {
-            return;
-        }
-        if let Some(names) = s.get("propertyNames") {
-            for key in map.keys() {
-                // A name is checked as a value of its own: Helm's validator places its
-                // errors, and the one that names it, at '' whatever the object's path.
-                if let Some(e) = self.check(&Value::String(key.clone()), names, &mut Vec::new()) {
-                    let causes = if e.group { e.causes } else { vec![e] };
-                    errors.push(
-                        Failure::new(&[], format!("invalid propertyName {}", quote(key)))
-                            .with_causes(causes),
-                    );
-                }
-            }
-        }
-        // dependentSchemas and dependentRequired came with 2019-09.
-        if self.draft < 2019 {
-            return;
-        }
-        if let Some(Value::Object(deps)) = s.get("dependentSchemas") {
-            for (key, d) in deps {
-                self.dependent(map, key, d, path, own, errors);
-            }
-        }
-        if let Some(Value::Object(deps)) = s.get("dependentRequired") {
-            for (key, d) in deps {
-                if d.is_array() {
-                    self.dependent(map, key, d, path, own, errors);
-                }
-            }
         }
     }
 
@@ -180,7 +193,7 @@ impl<'a> Validator<'a> {
         own: &mut Uneval,
         errors: &mut Vec<Failure>,
     ) {
-        self.bounds(path, ["minItems", "maxItems"], items.len(), s, errors);
+        Self::bounds(path, ["minItems", "maxItems"], items.len(), s, errors);
         if s.get("uniqueItems") == Some(&Value::Bool(true))
             && let Some((i, j)) = first_repeat(items)
         {
@@ -241,14 +254,13 @@ impl<'a> Validator<'a> {
         let mut failures = Vec::new();
         let mut matched = Vec::new();
         for (i, item) in items.iter().enumerate() {
-            match self.check_at(item, contains, path, &i.to_string()) {
-                Some(e) => failures.push(e),
-                None => {
-                    matched.push(i.to_string());
-                    // Since 2020-12 the items `contains` matches count as evaluated.
-                    if self.draft >= 2020 {
-                        own.evaluated_item(i);
-                    }
+            if let Some(e) = self.check_at(item, contains, path, &i.to_string()) {
+                failures.push(e);
+            } else {
+                matched.push(i.to_string());
+                // Since 2020-12 the items `contains` matches count as evaluated.
+                if self.draft >= 2020 {
+                    own.evaluated_item(i);
                 }
             }
         }

@@ -115,7 +115,7 @@ pub(crate) fn document(url: &str) -> Option<&'static Value> {
 /// A document named relative to a metaschema document's `$id` (`meta/core` in the
 /// 2020-12 schema), found without building its URL.
 pub(crate) fn sibling(id: &str, path: &str) -> Option<&'static Value> {
-    let dir = &id[..id.rfind('/')? + 1];
+    let dir = &id[..=id.rfind('/')?];
     match (dir, path.strip_prefix("meta/")) {
         ("https://json-schema.org/draft/2019-09/", Some(name)) => vocabulary(2019, name),
         ("https://json-schema.org/draft/2020-12/", Some(name)) => vocabulary(2020, name),

@@ -30,6 +30,11 @@ use uneval::Uneval;
 
 /// Check `value` against a structural CRD schema. Unknown fields are errors here (the API
 /// server would silently drop them), unless the node preserves unknown fields.
+///
+/// # Errors
+///
+/// The violations, one message each (`at '<path>': ...`, the errors under it indented),
+/// in Helm's validator's words.
 pub fn validate_against_schema(value: &Value, schema: &Value) -> Result<(), Vec<String>> {
     run(value, schema, true)
 }
@@ -326,8 +331,8 @@ impl<'a> Validator<'a> {
         match value {
             Value::Object(map) => self.check_object(map, s, path, &mut own, &mut errors),
             Value::Array(items) => self.check_array(items, s, path, &mut own, &mut errors),
-            Value::String(text) => self.check_string(text, s, path, &mut errors),
-            Value::Number(_) => self.check_number(value, s, path, &mut errors),
+            Value::String(text) => Self::check_string(text, s, path, &mut errors),
+            Value::Number(_) => Self::check_number(value, s, path, &mut errors),
             _ => {}
         }
         self.check_dynamic_refs(value, s, path, &mut own, &mut errors);
@@ -362,7 +367,6 @@ impl<'a> Validator<'a> {
 
     /// `minX` and `maxX` (Properties, Items, Length) against a count.
     fn bounds(
-        &self,
         path: &[String],
         [min, max]: [&str; 2],
         got: usize,

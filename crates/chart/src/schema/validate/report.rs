@@ -1,6 +1,8 @@
 //! Errors as Helm's validator words and nests them, and the value helpers their
 //! messages use.
 
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 /// One error: where, what, and the errors under it.
@@ -55,9 +57,10 @@ impl Failure {
 
 /// A JSON pointer: `/a/b`, with `~` and `/` escaped.
 pub(super) fn pointer(path: &[String]) -> String {
-    path.iter()
-        .map(|p| format!("/{}", p.replace('~', "~0").replace('/', "~1")))
-        .collect()
+    path.iter().fold(String::new(), |mut out, p| {
+        let _ = write!(out, "/{}", p.replace('~', "~0").replace('/', "~1"));
+        out
+    })
 }
 
 /// A string as Helm's validator quotes it: Go's `%q`, with `"` left bare and `'`
@@ -113,21 +116,21 @@ pub(super) fn type_matches(want: &str, v: &Value) -> bool {
 }
 
 /// JSON equality with numbers compared by value (1 equals 1.0).
-pub(super) fn equals(a: &Value, b: &Value) -> bool {
-    match (a, b) {
+pub(super) fn equals(left: &Value, right: &Value) -> bool {
+    match (left, right) {
         (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
             (Some(i), Some(j)) => i == j,
             _ => x.as_f64() == y.as_f64(),
         },
         (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| equals(a, b))
+            x.len() == y.len() && x.iter().zip(y).all(|(item, other)| equals(item, other))
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
                 && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| equals(v, w)))
         }
-        _ => a == b,
+        _ => left == right,
     }
 }
 
@@ -156,13 +159,17 @@ pub(super) fn first_repeat(items: &[Value]) -> Option<(usize, usize)> {
 
 /// A value's text in which equal values (by [`equals`]) read the same.
 fn canonical(v: &Value, out: &mut String) {
-    use std::fmt::Write;
     match v {
         Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
             (Some(i), _, _) => write!(out, "n{i}").unwrap_or_default(),
             (_, Some(u), _) => write!(out, "n{u}").unwrap_or_default(),
             (_, _, Some(f)) if f.fract() == 0.0 && f.abs() < 9.2e18 => {
-                write!(out, "n{}", f as i64).unwrap_or_default()
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "a whole number below 2^63 in magnitude converts exactly"
+                )]
+                let whole = f as i64;
+                write!(out, "n{whole}").unwrap_or_default();
             }
             (_, _, f) => write!(out, "n{}", f.unwrap_or(f64::NAN)).unwrap_or_default(),
         },
@@ -191,6 +198,12 @@ fn canonical(v: &Value, out: &mut String) {
 
 /// A count keyword's value (minLength, maxItems, ...): a whole number, also when written
 /// as a float (`2.0`).
+#[expect(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "u64::MAX as f64 is 2^64, the bound; a whole float in [0, 2^64) converts exactly"
+)]
 pub(super) fn count(v: &Value) -> Option<u64> {
     v.as_u64().or_else(|| {
         v.as_f64()
@@ -206,8 +219,8 @@ pub(super) fn is_multiple(n: &Value, m: &Value) -> bool {
     }
     match (n.as_f64(), m.as_f64()) {
         (Some(a), Some(b)) if b != 0.0 => {
-            let q = a / b;
-            (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
+            let quotient = a / b;
+            (quotient - quotient.round()).abs() <= 1e-9 * quotient.abs().max(1.0)
         }
         _ => true,
     }

@@ -5,6 +5,7 @@
 //! the check; the draft 7 and later metaschemas already refuse those).
 
 use std::collections::HashSet;
+use std::fmt::Write as _;
 
 use serde_json::Value;
 
@@ -14,7 +15,7 @@ use super::refs::{SCHEMA_URL, local_pointer};
 /// Every place where a draft keeps subschemas, as `(keyword, how)`: a schema, a map of
 /// schemas, a list of schemas, or either of the last two forms (`items`).
 fn subschema_keywords(draft: u32) -> Vec<(&'static str, Holds)> {
-    use Holds::*;
+    use Holds::{List, Map, One, OneOrList};
     let mut k = vec![
         ("definitions", Map),
         ("not", One),
@@ -132,7 +133,7 @@ pub(super) fn reachable(root: &Value, draft: u32) -> Vec<(&Value, String)> {
     let mut todo = vec![(root, String::new())];
     while let Some((schema, at)) = todo.pop() {
         let Value::Object(m) = schema else { continue };
-        if seen.len() > 100_000 || !seen.insert(schema as *const Value) {
+        if seen.len() > 100_000 || !seen.insert(std::ptr::from_ref(schema)) {
             continue;
         }
         if let Some(Value::String(r)) = m.get("$ref")
@@ -189,10 +190,12 @@ pub(super) fn path_escaped(pointer: &str) -> String {
     for b in pointer.bytes() {
         match b {
             b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
+                out.push(b as char);
             }
             b'/' | b'$' | b'&' | b'+' | b'=' | b':' | b'@' => out.push(b as char),
-            _ => out.push_str(&format!("%{b:02X}")),
+            _ => {
+                let _ = write!(out, "%{b:02X}");
+            }
         }
     }
     out

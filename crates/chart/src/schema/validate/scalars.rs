@@ -7,14 +7,13 @@ use super::{Keywords, Uneval, Validator};
 
 impl<'a> Validator<'a> {
     pub(super) fn check_string(
-        &self,
         text: &str,
         s: Keywords<'a>,
         path: &[String],
         errors: &mut Vec<Failure>,
     ) {
         let len = text.chars().count();
-        self.bounds(path, ["minLength", "maxLength"], len, s, errors);
+        Self::bounds(path, ["minLength", "maxLength"], len, s, errors);
         if let Some(pattern) = s.get("pattern").and_then(Value::as_str)
             && let Some(re) = regex(pattern)
             && !re.is_match(text)
@@ -27,7 +26,6 @@ impl<'a> Validator<'a> {
     }
 
     pub(super) fn check_number(
-        &self,
         value: &Value,
         s: Keywords<'a>,
         path: &[String],

@@ -2,6 +2,8 @@
 //! so that parser's errors (quoted the Go way) are part of its messages; this follows its
 //! rules.
 
+use std::fmt::Write as _;
+
 use gotemplate::fmt::quote;
 
 use super::Outcome;
@@ -14,7 +16,7 @@ fn fail<T>(why: impl Into<String>) -> Result<T, String> {
 fn addr_error<T>(input: &str, message: &str, at: Option<&[u8]>) -> Result<T, String> {
     let mut text = format!("ParseAddr({}): {message}", quote(input));
     if let Some(rest) = at.filter(|r| !r.is_empty()) {
-        text.push_str(&format!(" (at {})", quote(&String::from_utf8_lossy(rest))));
+        let _ = write!(text, " (at {})", quote(&String::from_utf8_lossy(rest)));
     }
     Err(text)
 }

@@ -1,6 +1,8 @@
 //! The URL formats. Helm's validator reads a URL with Go's `net/url.Parse`, so that
 //! parser's errors (quoted the Go way) are part of its messages; this follows its rules.
 
+use std::fmt::Write as _;
+
 use gotemplate::fmt::quote;
 
 use super::Outcome;
@@ -35,7 +37,12 @@ fn unescape(s: &str, part: Part) -> Result<Vec<u8>, String> {
     let (mut out, mut i) = (Vec::with_capacity(b.len()), 0);
     while i < b.len() {
         if b[i] == b'%' {
-            let hex = |j: usize| b.get(j).and_then(|&c| (c as char).to_digit(16));
+            // A hex digit's value as a byte: two of them make one.
+            let hex = |j: usize| {
+                b.get(j)
+                    .and_then(|&c| char::from(c).to_digit(16))
+                    .and_then(|d| u8::try_from(d).ok())
+            };
             let (Some(hi), Some(lo)) = (hex(i + 1), hex(i + 2)) else {
                 let bad = String::from_utf8_lossy(&b[i..(i + 3).min(b.len())]);
                 return fail(format!("invalid URL escape {}", quote(&bad)));
@@ -43,7 +50,7 @@ fn unescape(s: &str, part: Part) -> Result<Vec<u8>, String> {
             if part == Part::Host && hi < 8 && &s[i..i + 3] != "%25" {
                 return fail(format!("invalid URL escape {}", quote(&s[i..i + 3])));
             }
-            out.push((hi * 16 + lo) as u8);
+            out.push(hi * 16 + lo);
             i += 3;
             continue;
         }
@@ -52,7 +59,7 @@ fn unescape(s: &str, part: Part) -> Result<Vec<u8>, String> {
         if part != Part::Other && c < 0x80 && !host_ok {
             return fail(format!(
                 "invalid character {} in host name",
-                quote(&s[i..i + 1])
+                quote(&s[i..=i])
             ));
         }
         out.push(c);
@@ -68,7 +75,7 @@ fn escape_path(p: &[u8]) -> String {
         if c.is_ascii_alphanumeric() || b"-_.~$&+,/:;=@".contains(&c) {
             out.push(c as char);
         } else {
-            out.push_str(&format!("%{c:02X}"));
+            let _ = write!(out, "%{c:02X}");
         }
     }
     out

@@ -174,6 +174,7 @@ pub(super) fn date_time(s: &str) -> Outcome {
 }
 
 pub(super) fn duration(s: &str) -> Outcome {
+    const UNITS: [&str; 2] = ["YMD", "HMS"];
     let Some(s) = s.strip_prefix('P') else {
         return fail("must start with P");
     };
@@ -189,7 +190,6 @@ pub(super) fn duration(s: &str) -> Outcome {
         }
         return Ok(());
     }
-    const UNITS: [&str; 2] = ["YMD", "HMS"];
     for (i, part) in s.split('T').enumerate() {
         if i != 0 && part.is_empty() {
             return fail("no time elements");
