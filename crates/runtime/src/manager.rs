@@ -17,8 +17,9 @@
 //! 4. SIGTERM/SIGINT fires [`Shutdown`]; controllers get 10 s to return (a second signal
 //!    cuts that short), the Lease is released, the servers drain, and `run` returns Ok.
 //!    A failed or panicking controller, or a lost Lease, also stops everything but
-//!    returns Err, so the process exits non-zero and the pod restarts; a lost Lease stops
-//!    controllers at once, without the grace period, since another replica may lead.
+//!    returns a [`RunError`] saying which, so the process exits non-zero and the pod
+//!    restarts; a lost Lease stops controllers at once, without the grace period, since
+//!    another replica may lead.
 //!    [`STOP_TIMEOUT`] bounds the whole stop.
 //!
 //! Note: a kube-runtime 5 `Controller` whose watch never listed successfully (API server
@@ -30,7 +31,6 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context as _;
 use futures::future::BoxFuture;
 use kube::Client;
 use kube::runtime::events::Reporter;
@@ -73,6 +73,104 @@ pub enum Error {
     /// The `--leader-elect-*` timings, checked when `--leader-elect` is on.
     #[error(transparent)]
     LeaseTimings(#[from] crate::leader::LeaseTimingsError),
+}
+
+/// An error from a part of the manager that does not have its own error type yet
+/// (certificates, TLS settings) or from a controller (which returns an `anyhow::Error`).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Why [`Manager::run`] ended in failure rather than on a stop signal: each variant is one
+/// way a run ends, and its message says what to fix or why the pod restarts.
+///
+/// The setup variants come before any controller starts (nothing was reconciled); the
+/// others end a running manager after it stopped its controllers and released its Lease.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The SIGTERM or SIGINT handler could not be installed.
+    #[error("cannot handle {signal}")]
+    Signal {
+        /// `SIGTERM` or `SIGINT`.
+        signal: &'static str,
+        /// Why the handler could not be installed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A server cannot listen on the address its flag gives (in use, or not allowed).
+    #[error(
+        "--{flag}: cannot listen on {address} (is the port in use? {})",
+        bind_hint(flag)
+    )]
+    Bind {
+        /// The flag naming the address, without its dashes (`metrics-bind-address`).
+        flag: &'static str,
+        /// The address it names.
+        address: SocketAddr,
+        /// What listening failed with.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `--metrics-secure`: the metrics server's certificate or TLS settings are unusable.
+    #[error(transparent)]
+    MetricsTls(BoxError),
+    /// The webhook certificate (`--webhook-cert-mode`, `--webhook-cert-path`) could not be
+    /// loaded, made or served.
+    #[error(transparent)]
+    WebhookCertificate(BoxError),
+    /// The webhooks added with [`Manager::add_webhooks`] cannot be served together.
+    #[error(transparent)]
+    WebhookRegistration(#[from] crate::webhook::RegistrationError),
+    /// A server (health probe, metrics, webhook) failed while the manager ran.
+    #[error("the {server} server failed")]
+    Server {
+        /// `health probe`, `metrics` or `webhook`.
+        server: &'static str,
+        /// What it failed with.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A server returned while the manager ran, without an error.
+    #[error("the {server} server stopped unexpectedly")]
+    ServerStopped {
+        /// `health probe`, `metrics` or `webhook`.
+        server: &'static str,
+    },
+    /// A server's task was cancelled or panicked.
+    #[error("a server task failed")]
+    ServerTask(#[source] tokio::task::JoinError),
+    /// Another replica took the leader-election Lease: controllers stopped at once, without
+    /// their grace period, since the other replica may already be writing.
+    #[error("lost leadership of the Lease; stopped at once so that the pod restarts")]
+    LostLease,
+    /// A controller returned an error; the others were stopped.
+    #[error("controller {name:?} failed")]
+    Controller {
+        /// The name it was added with ([`Manager::add_controller`]).
+        name: String,
+        /// The error it returned.
+        #[source]
+        source: BoxError,
+    },
+    /// A controller panicked; the others were stopped.
+    #[error("controller {name:?} failed: panicked: {message}")]
+    ControllerPanicked {
+        /// The name it was added with ([`Manager::add_controller`]).
+        name: String,
+        /// The panic's message (`(no message)` when it was not a string).
+        message: String,
+    },
+    /// A controller's task was cancelled.
+    #[error("a controller task was cancelled")]
+    ControllerTask(#[source] tokio::task::JoinError),
+}
+
+/// What to do about an address in use: the probe and metrics servers may be turned off.
+fn bind_hint(flag: &str) -> &'static str {
+    if flag == "webhook-port" {
+        "pick another"
+    } else {
+        "pick another or `0` to disable"
+    }
 }
 
 type MetricsSecurity = (
@@ -280,10 +378,26 @@ impl Manager {
     ///
     /// # Errors
     ///
-    /// When a server cannot bind its address or webhooks cannot be served, when leadership is
-    /// lost, or when a controller fails or panics: the error says which. (An `anyhow::Error`:
-    /// generated `main`s return it as their own result.)
-    pub async fn run(mut self) -> anyhow::Result<()> {
+    /// A [`RunError`], as an `anyhow::Error`: a generated `main` (which returns
+    /// `anyhow::Result<()>`) ends with `manager.run().await`, so this signature stays;
+    /// `error.downcast_ref::<RunError>()` says which way the run ended, and
+    /// [`Manager::run_until_stopped`] returns it typed.
+    pub async fn run(self) -> anyhow::Result<()> {
+        Ok(self.run_until_stopped().await?)
+    }
+
+    /// [`Manager::run`] with its typed error: for a caller that acts on how the run ended
+    /// (a test, a supervisor that restarts on some failures only).
+    ///
+    /// # Errors
+    ///
+    /// Before any controller starts: [`RunError::Signal`], [`RunError::Bind`],
+    /// [`RunError::MetricsTls`], [`RunError::WebhookCertificate`] or
+    /// [`RunError::WebhookRegistration`]. Once running, after everything stopped:
+    /// [`RunError::LostLease`], a controller's failure ([`RunError::Controller`],
+    /// [`RunError::ControllerPanicked`]) or a server's ([`RunError::Server`],
+    /// [`RunError::ServerStopped`]).
+    pub async fn run_until_stopped(mut self) -> Result<(), RunError> {
         let webhook_metrics =
             (!self.webhooks.is_empty()).then(|| WebhookMetrics::new(&mut self.registry));
         let signals = crate::signals::StopSignals::install()?;
@@ -345,7 +459,7 @@ impl Manager {
 
     /// TLS, authorizer and the certificate to follow for renewals (`--metrics-cert-path`)
     /// for `--metrics-secure`, none for plain HTTP.
-    fn metrics_security(&self) -> anyhow::Result<MetricsSecurity> {
+    fn metrics_security(&self) -> Result<MetricsSecurity, RunError> {
         if !self.args.metrics_secure {
             return Ok((None, None, None));
         }
@@ -354,7 +468,8 @@ impl Manager {
             &self.args.metrics_cert_name,
             &self.args.metrics_cert_key,
             self.args.enable_http2,
-        )?;
+        )
+        .map_err(|error| RunError::MetricsTls(error.into()))?;
         let authorizer: Arc<dyn MetricsAuthorizer> = Arc::new(CachingAuthorizer::new(
             KubeAuthorizer::new(self.client.clone()),
         ));
@@ -370,13 +485,12 @@ async fn serve_webhooks(
     certs: Arc<CertReloader>,
     servers: &mut Servers,
     metrics: WebhookMetrics,
-) -> anyhow::Result<()> {
+) -> Result<(), RunError> {
     let router = webhooks.router(metrics)?;
-    let tls = webhook::server_config(certs.clone(), args.enable_http2)?;
+    let tls = webhook::server_config(certs.clone(), args.enable_http2)
+        .map_err(|error| RunError::WebhookCertificate(error.into()))?;
     let address = SocketAddr::from(([0, 0, 0, 0], args.webhook_port));
-    let listener = TcpListener::bind(address).await.with_context(|| {
-        format!("--webhook-port: cannot listen on {address} (is the port in use? pick another)")
-    })?;
+    let listener = bind(address, "webhook-port").await?;
     tracing::info!(port = args.webhook_port, paths = ?webhooks,
                    "serving webhooks");
     servers.spawn("webhook", listener, router, Some(tls));
@@ -390,14 +504,18 @@ async fn webhook_certs(
     client: &Client,
     args: &ManagerArgs,
     shutdown: Shutdown,
-) -> anyhow::Result<Arc<CertReloader>> {
+) -> Result<Arc<CertReloader>, RunError> {
+    let certificate = |error: anyhow::Error| RunError::WebhookCertificate(error.into());
     match args.webhook_cert_mode {
         WebhookCertMode::Files => {
-            let certs = Arc::new(CertReloader::load(
-                &args.webhook_cert_path,
-                &args.webhook_cert_name,
-                &args.webhook_cert_key,
-            )?);
+            let certs = Arc::new(
+                CertReloader::load(
+                    &args.webhook_cert_path,
+                    &args.webhook_cert_name,
+                    &args.webhook_cert_key,
+                )
+                .map_err(certificate)?,
+            );
             tokio::spawn(certs.clone().watch(CERT_CHECK_INTERVAL, shutdown.wait()));
             Ok(certs)
         }
@@ -414,13 +532,15 @@ async fn webhook_certs(
                 service: or_default(&args.webhook_service_name, "webhook-service"),
                 secret: or_default(&args.webhook_cert_secret, "webhook-server-cert"),
             };
-            self_signed::start(client.clone(), config, shutdown.wait()).await
+            self_signed::start(client.clone(), config, shutdown.wait())
+                .await
+                .map_err(certificate)
         }
         WebhookCertMode::Local => {
             tracing::info!(
                 "serving webhooks with a throwaway certificate for localhost (--webhook-cert-mode=local)"
             );
-            Ok(Arc::new(CertReloader::local()?.0))
+            Ok(Arc::new(CertReloader::local().map_err(certificate)?.0))
         }
     }
 }
@@ -438,8 +558,12 @@ async fn report_unreachable(client: Client, url: String) {
         "cannot reach the Kubernetes API server; check KUBECONFIG and its current context (controllers keep retrying)");
 }
 
-async fn bind(address: SocketAddr, flag: &str) -> anyhow::Result<TcpListener> {
-    TcpListener::bind(address).await.with_context(|| {
-        format!("--{flag}: cannot listen on {address} (is the port in use? pick another or `0` to disable)")
-    })
+async fn bind(address: SocketAddr, flag: &'static str) -> Result<TcpListener, RunError> {
+    TcpListener::bind(address)
+        .await
+        .map_err(|source| RunError::Bind {
+            flag,
+            address,
+            source,
+        })
 }

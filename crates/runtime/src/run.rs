@@ -10,7 +10,7 @@ use tokio::task::JoinSet;
 use crate::context::ControllerContext;
 use crate::health::Readiness;
 use crate::leader::{self, LeaderElectionConfig, Leadership};
-use crate::manager::PendingController;
+use crate::manager::{PendingController, RunError};
 use crate::signals::StopSignals;
 
 pub(crate) use crate::servers::Servers;
@@ -18,13 +18,8 @@ pub(crate) use crate::servers::Servers;
 /// How long controllers may take to stop after shutdown begins.
 pub(crate) const GRACE_PERIOD: Duration = Duration::from_secs(10);
 
-type Controllers = JoinSet<(String, anyhow::Result<()>)>;
-
-/// Why controllers stop, other than a stop signal.
-enum Stop {
-    LostLeadership,
-    Failed(anyhow::Error),
-}
+/// Each controller's name and how it ended: its own result, or a panic's message.
+type Controllers = JoinSet<(String, Result<anyhow::Result<()>, String>)>;
 
 pub(crate) struct Run {
     pub context: ControllerContext,
@@ -37,7 +32,7 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    pub async fn until_stopped(mut self) -> anyhow::Result<()> {
+    pub async fn until_stopped(mut self) -> Result<(), RunError> {
         let mut leadership = match self.leader_election.take() {
             None => None,
             Some(config) => match self.lead(&config).await {
@@ -58,7 +53,7 @@ impl Run {
 
         self.readiness.set(false);
         let _ = self.stop_controllers.send(true);
-        if matches!(outcome, Err(Stop::LostLeadership)) {
+        if matches!(outcome, Err(RunError::LostLease)) {
             // Another replica may lead any moment now: stop writing at once, no drain.
             controllers.abort_all();
         } else {
@@ -68,20 +63,17 @@ impl Run {
             leadership.release().await;
         }
         self.servers.stop().await;
-        match outcome {
-            Ok(()) => {
-                tracing::info!("manager stopped");
-                Ok(())
-            }
-            Err(Stop::LostLeadership) => Err(anyhow::anyhow!(
-                "lost leadership of the Lease; stopped at once so that the pod restarts"
-            )),
-            Err(Stop::Failed(err)) => Err(err),
+        if outcome.is_ok() {
+            tracing::info!("manager stopped");
         }
+        outcome
     }
 
     /// Stand by until this replica leads. Ok(None) when a stop signal came first.
-    async fn lead(&mut self, config: &LeaderElectionConfig) -> anyhow::Result<Option<Leadership>> {
+    async fn lead(
+        &mut self,
+        config: &LeaderElectionConfig,
+    ) -> Result<Option<Leadership>, RunError> {
         // A standby replica is healthy: report ready so rolling updates can proceed.
         self.readiness.set(true);
         let client = self.context.client.clone();
@@ -102,10 +94,10 @@ impl Run {
             let ctx = self.context.clone();
             let guarded = AssertUnwindSafe(async move { start(ctx).await }).catch_unwind();
             running.spawn(async move {
-                let result = guarded.await.unwrap_or_else(|panic| {
-                    Err(anyhow::anyhow!("panicked: {}", panic_text(panic.as_ref())))
-                });
-                (name, result)
+                let ended = guarded
+                    .await
+                    .map_err(|panic| panic_text(panic.as_ref()).to_string());
+                (name, ended)
             });
         }
         running
@@ -116,23 +108,24 @@ impl Run {
         &mut self,
         controllers: &mut Controllers,
         mut leadership: Option<&mut Leadership>,
-    ) -> Result<(), Stop> {
+    ) -> Result<(), RunError> {
         loop {
             tokio::select! {
                 biased;
                 () = lost(leadership.as_deref_mut()) => {
                     tracing::error!("lost leadership of the Lease; stopping controllers at once");
-                    return Err(Stop::LostLeadership);
+                    return Err(RunError::LostLease);
                 }
                 signal = self.signals.next() => {
                     tracing::info!(signal, "stopping controllers");
                     return Ok(());
                 }
-                err = self.servers.failed() => return Err(Stop::Failed(err)),
+                err = self.servers.failed() => return Err(err),
                 Some(joined) = controllers.join_next(), if !controllers.is_empty() => match joined {
-                    Ok((name, Ok(()))) => tracing::warn!(controller = %name, "controller returned before shutdown"),
-                    Ok((name, Err(err))) => return Err(Stop::Failed(err.context(format!("controller {name:?} failed")))),
-                    Err(err) => return Err(Stop::Failed(anyhow::anyhow!("a controller task was cancelled: {err}"))),
+                    Ok((name, Ok(Ok(())))) => tracing::warn!(controller = %name, "controller returned before shutdown"),
+                    Ok((name, Ok(Err(error)))) => return Err(RunError::Controller { name, source: error.into() }),
+                    Ok((name, Err(message))) => return Err(RunError::ControllerPanicked { name, message }),
+                    Err(err) => return Err(RunError::ControllerTask(err)),
                 },
             }
         }
@@ -145,8 +138,9 @@ impl Run {
         while !controllers.is_empty() {
             tokio::select! {
                 Some(joined) = controllers.join_next() => match joined {
-                    Ok((name, Ok(()))) => tracing::info!(controller = %name, "controller stopped"),
-                    Ok((name, Err(err))) => tracing::error!(controller = %name, error = %format!("{err:#}"), "controller failed while stopping"),
+                    Ok((name, Ok(Ok(())))) => tracing::info!(controller = %name, "controller stopped"),
+                    Ok((name, Ok(Err(err)))) => tracing::error!(controller = %name, error = %format!("{err:#}"), "controller failed while stopping"),
+                    Ok((name, Err(message))) => tracing::error!(controller = %name, error = %format!("panicked: {message}"), "controller failed while stopping"),
                     Err(err) => tracing::error!(error = %err, "controller task failed while stopping"),
                 },
                 () = &mut grace => {

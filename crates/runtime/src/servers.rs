@@ -11,6 +11,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::Shutdown;
+use crate::manager::RunError;
 
 /// How long in-flight requests may finish once the servers stop.
 const DRAIN: Duration = Duration::from_secs(5);
@@ -49,11 +50,11 @@ impl Servers {
     }
 
     /// Resolves with an error if a server stops on its own; never resolves otherwise.
-    pub async fn failed(&mut self) -> anyhow::Error {
+    pub async fn failed(&mut self) -> RunError {
         match self.tasks.join_next().await {
-            Some(Ok((name, Ok(())))) => anyhow::anyhow!("the {name} server stopped unexpectedly"),
-            Some(Ok((name, Err(err)))) => anyhow::anyhow!("the {name} server failed: {err}"),
-            Some(Err(err)) => anyhow::anyhow!("a server task failed: {err}"),
+            Some(Ok((server, Ok(())))) => RunError::ServerStopped { server },
+            Some(Ok((server, Err(source)))) => RunError::Server { server, source },
+            Some(Err(error)) => RunError::ServerTask(error),
             None => std::future::pending().await,
         }
     }

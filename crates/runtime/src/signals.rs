@@ -1,5 +1,5 @@
 //! SIGTERM (what Kubernetes sends) and SIGINT (Ctrl-C) as one stream of stop requests.
-use anyhow::Context as _;
+use crate::manager::RunError;
 
 pub struct StopSignals {
     #[cfg(unix)]
@@ -10,13 +10,19 @@ pub struct StopSignals {
 
 impl StopSignals {
     /// Install the handlers; signals arriving from now on are caught.
-    pub fn install() -> anyhow::Result<Self> {
+    pub fn install() -> Result<Self, RunError> {
         #[cfg(unix)]
         {
             use tokio::signal::unix::{SignalKind, signal};
+            let handle = |kind: SignalKind, signal_name| {
+                signal(kind).map_err(|source| RunError::Signal {
+                    signal: signal_name,
+                    source,
+                })
+            };
             Ok(StopSignals {
-                terminate: signal(SignalKind::terminate()).context("cannot handle SIGTERM")?,
-                interrupt: signal(SignalKind::interrupt()).context("cannot handle SIGINT")?,
+                terminate: handle(SignalKind::terminate(), "SIGTERM")?,
+                interrupt: handle(SignalKind::interrupt(), "SIGINT")?,
             })
         }
         #[cfg(not(unix))]

@@ -210,8 +210,9 @@ where
     ///
     /// # Errors
     ///
-    /// None today: failed reconciles and watch errors are logged and retried. The `Result`
-    /// lets a controller's `run` return this as its own result.
+    /// Never: failed reconciles and watch errors are logged and retried. The
+    /// `anyhow::Result` is what a controller added with [`crate::Manager::add_controller`]
+    /// returns, so that generated controllers end with `.run(reconcile, state).await`.
     pub async fn run<Ctx, Fut, E>(
         self,
         mut reconcile: impl FnMut(Arc<K>, Arc<Ctx>) -> Fut + Send + 'static,

@@ -79,7 +79,14 @@ impl Reconciler {
         }))
     }
 
-    /// Run the controller until `ctx.shutdown` fires.
+    /// Run the controller until `ctx.shutdown` fires: the future
+    /// [`crate::Manager::add_controller`] takes.
+    ///
+    /// # Errors
+    ///
+    /// Never: failed reconciles and watch errors are logged and retried (the release's
+    /// conditions say why), and a kind that discovery cannot find is watched under its
+    /// guessed plural.
     pub fn run(
         self,
         ctx: ControllerContext,
