@@ -83,6 +83,10 @@ impl Printer {
         (arg_num, i + wid, ok)
     }
 
+    #[expect(
+        clippy::too_many_lines,
+        reason = "Go's doPrintf, kept in its order (flags, index, width, precision, verb) to read beside it"
+    )]
     pub(super) fn do_printf(&mut self, format: &str, args: &[Value]) {
         let fmt = format.as_bytes();
         let end = fmt.len();
@@ -123,7 +127,7 @@ impl Printer {
                     Some(w) => {
                         let f = self.flags();
                         f.wid_present = true;
-                        f.wid = w.unsigned_abs() as usize;
+                        f.wid = usize::try_from(w.unsigned_abs()).unwrap_or(MAX_NUM);
                         if w < 0 {
                             f.minus = true;
                             f.zero = false;
@@ -151,10 +155,11 @@ impl Printer {
                 (arg_num, i, after_index) = self.arg_number(arg_num, fmt, i, args.len());
                 if i < end && fmt[i] == b'*' {
                     i += 1;
-                    match star_arg(args, &mut arg_num) {
-                        Some(p) if p >= 0 => {
+                    // A negative precision is bad, unlike a negative width.
+                    match star_arg(args, &mut arg_num).and_then(|p| usize::try_from(p).ok()) {
+                        Some(p) => {
                             let f = self.flags();
-                            (f.prec, f.prec_present) = (p as usize, true);
+                            (f.prec, f.prec_present) = (p, true);
                         }
                         _ => self.out.buf.push_str("%!(BADPREC)"),
                     }

@@ -5,6 +5,10 @@ use super::quote::{can_backquote, is_print, quote, quote_rune, quote_to_ascii};
 
 /// Flags, width and precision of the directive being printed.
 #[derive(Clone, Copy, Default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "Go's fmtFlags, flag for flag: each is one character of the directive"
+)]
 pub(super) struct Flags {
     pub wid: usize,
     pub wid_present: bool,
@@ -99,9 +103,10 @@ impl Fmt {
 
     /// A signed or unsigned integer in `base`; `verb` `O` adds the `0o` prefix.
     pub fn fmt_integer(&mut self, u: u64, base: u32, signed: bool, verb: char, upper: bool) {
-        let negative = signed && (u as i64) < 0;
+        // Go passes an int64 as its bits; the sign is the top bit.
+        let negative = signed && u.cast_signed() < 0;
         let mut u = if negative {
-            (u as i64).unsigned_abs()
+            u.cast_signed().unsigned_abs()
         } else {
             u
         };
@@ -126,11 +131,12 @@ impl Fmt {
         // Built right to left, then reversed.
         let mut rev: Vec<u8> = Vec::with_capacity(prec.max(24));
         let b = u64::from(base);
+        let digit = |d: u64| dig[usize::try_from(d).expect("a digit is below the base")];
         while u >= b {
-            rev.push(dig[(u % b) as usize]);
+            rev.push(digit(u % b));
             u /= b;
         }
-        rev.push(dig[u as usize]);
+        rev.push(digit(u));
         while rev.len() < prec {
             rev.push(b'0');
         }
@@ -260,7 +266,8 @@ impl Fmt {
     /// explicit one); handles the sign flags, `#` and zero padding after the sign.
     pub fn fmt_float(&mut self, v: f64, verb: u8, prec: i64) {
         let prec = if self.f.prec_present {
-            self.f.prec as i64
+            // At most about 10^7 (directive::parse_num).
+            i64::try_from(self.f.prec).unwrap_or(i64::MAX)
         } else {
             prec
         };
@@ -282,7 +289,7 @@ impl Fmt {
             return;
         }
         if self.f.sharp && verb != b'b' {
-            num = sharp_float(num, verb, prec);
+            num = sharp_float(&num, verb, prec);
         }
         if self.f.plus || !num.starts_with('+') {
             if self.f.zero && !self.f.minus && self.f.wid_present && self.f.wid > num.len() {
@@ -301,7 +308,7 @@ impl Fmt {
 }
 
 /// The `#` flag on floats: always a decimal point, and `%#g` keeps its trailing zeros.
-fn sharp_float(num: String, verb: u8, prec: i64) -> String {
+fn sharp_float(num: &str, verb: u8, prec: i64) -> String {
     let mut digits: i64 = match verb {
         b'v' | b'g' | b'G' | b'x' => {
             if prec == -1 {

@@ -10,6 +10,8 @@
 //! float64 it widens to, so the fixed-precision digits are the same and only the shortest
 //! digits (those that read back as the float32) and the `b` format's mantissa differ.
 
+use std::fmt::Write;
+
 /// Go's `bitSize`: the float whose value is printed.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Width {
@@ -89,7 +91,7 @@ impl Digits {
     }
 
     fn nd(&self) -> i64 {
-        self.d.len() as i64
+        i64::try_from(self.d.len()).expect("at most EXACT_DIGITS digits")
     }
 
     fn digit(&self, i: i64) -> u8 {
@@ -151,8 +153,8 @@ pub(super) fn append_float(out: &mut String, f: f64, fmt: u8, prec: i64, width: 
             if neg {
                 out.push('-');
             }
-            let prec = prec as usize;
-            out.push_str(&format!("{:.*}", prec.min(EXACT_DIGITS), f.abs()));
+            let prec = usize::try_from(prec).unwrap_or(usize::MAX);
+            let _ = write!(out, "{:.*}", prec.min(EXACT_DIGITS), f.abs());
             out.extend(std::iter::repeat_n('0', prec.saturating_sub(EXACT_DIGITS)));
         }
         b'e' | b'E' | b'f' | b'g' | b'G' => fmt_decimal(out, f.abs(), neg, fmt, prec, width),
@@ -176,13 +178,15 @@ fn fmt_decimal(out: &mut String, x: f64, neg: bool, fmt: u8, prec: i64, width: W
         };
         d
     } else {
+        // Digits::fixed takes no more than EXACT_DIGITS: a precision past usize is as many.
+        let wanted = usize::try_from(prec).unwrap_or(usize::MAX);
         match fmt {
-            b'e' | b'E' => Digits::fixed(x, prec as usize + 1),
+            b'e' | b'E' => Digits::fixed(x, wanted.saturating_add(1)),
             _ => {
                 if prec == 0 {
                     prec = 1;
                 }
-                Digits::fixed(x, prec as usize)
+                Digits::fixed(x, wanted.max(1))
             }
         }
     };
@@ -226,7 +230,7 @@ fn fmt_e(out: &mut String, neg: bool, d: &Digits, prec: i64, fmt: u8) {
     out.push(char::from(fmt));
     let exp = if d.d.is_empty() { 0 } else { d.dp - 1 };
     out.push(if exp < 0 { '-' } else { '+' });
-    out.push_str(&format!("{:02}", exp.abs()));
+    let _ = write!(out, "{:02}", exp.abs());
 }
 
 /// `-ddddddd.ddddd`
@@ -253,7 +257,7 @@ fn fmt_f(out: &mut String, neg: bool, d: &Digits, prec: i64) {
 /// implicit leading bit made explicit (`x = mant * 2^(exp - 52)`).
 fn decompose(f: f64) -> (u64, i64) {
     let bits = f.to_bits();
-    let biased = ((bits >> 52) & 0x7ff) as i64;
+    let biased = ((bits >> 52) & 0x7ff).cast_signed();
     let mut mant = bits & ((1 << 52) - 1);
     let exp = if biased == 0 {
         1 - 1023
@@ -280,7 +284,7 @@ fn fmt_b(out: &mut String, f: f64, width: Width) {
     if f.is_sign_negative() {
         out.push('-');
     }
-    out.push_str(&format!("{mant}p{}{e}", if e >= 0 { "+" } else { "" }));
+    let _ = write!(out, "{mant}p{}{e}", if e >= 0 { "+" } else { "" });
 }
 
 /// [`decompose`] of a float32 (`x = mant * 2^(exp - 23)`).
@@ -311,7 +315,7 @@ fn fmt_x(out: &mut String, f: f64, fmt: u8, prec: i64) {
         exp -= 1;
     }
     if (0..15).contains(&prec) {
-        let shift = (prec * 4) as u32;
+        let shift = u32::try_from(prec * 4).expect("prec is in 0..15");
         let extra = (mant << shift) & ((1 << 60) - 1);
         mant >>= 60 - shift;
         // Round half to even on the dropped bits.
@@ -351,5 +355,5 @@ fn fmt_x(out: &mut String, f: f64, fmt: u8, prec: i64) {
     }
     out.push(if upper { 'P' } else { 'p' });
     out.push(if exp < 0 { '-' } else { '+' });
-    out.push_str(&format!("{:02}", exp.abs()));
+    let _ = write!(out, "{:02}", exp.abs());
 }

@@ -92,6 +92,10 @@ fn quote_matches_go() {
 /// with long precision, unknown formats). Expected strings are those of Go's own
 /// `strconv` test table.
 #[test]
+#[expect(
+    clippy::unreadable_literal,
+    reason = "numbers spelled as Go spells them, beside the text Go prints"
+)]
 fn format_float_matches_go_strconv_table() {
     let below_1e23 = 99999999999999974834176.0;
     let above_1e23 = 100000000000000008388608.0;
@@ -155,6 +159,10 @@ fn format_float_matches_go_strconv_table() {
 /// strconv. The float32 nearest 0.1 is "0.1" at 32 bits; `186839.125` lies halfway
 /// between the shortest candidates 186839.12 and 186839.13, and Go takes the even one.
 #[test]
+#[expect(
+    clippy::unreadable_literal,
+    reason = "numbers spelled as Go spells them, beside the text Go prints"
+)]
 fn format_float32_matches_go() {
     let tenth = f64::from(0.1_f32);
     let cases: Vec<(f64, u8, i32, &str)> = vec![
@@ -199,7 +207,7 @@ fn format_float32_matches_go() {
 struct Version;
 
 impl Object for Version {
-    fn type_name(&self) -> &str {
+    fn type_name(&self) -> &'static str {
         "*common.KubeVersion"
     }
     fn go_string(&self) -> String {
