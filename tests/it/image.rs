@@ -273,7 +273,7 @@ fn library_crates_declare_the_workspace_package_fields() {
     let root = env!("CARGO_MANIFEST_DIR");
     let workspace = read(format!("{root}/Cargo.toml"));
     let fields = &workspace["workspace"]["package"];
-    for krate in ["runtime", "chart", "gotemplate"] {
+    for krate in ["runtime", "chart", "helm-values", "gotemplate"] {
         let manifest = read(format!("{root}/crates/{krate}/Cargo.toml"));
         for field in [
             "version",
@@ -305,7 +305,7 @@ fn library_crates_declare_the_workspace_lints() {
             .map(|(name, level)| format!("{name} = {}", level.to_string().trim()))
             .collect()
     };
-    for krate in ["runtime", "chart", "gotemplate"] {
+    for krate in ["runtime", "chart", "helm-values", "gotemplate"] {
         let manifest = read(format!("{root}/crates/{krate}/Cargo.toml"));
         assert_eq!(
             lints(&manifest["lints"]["clippy"]),

@@ -84,7 +84,7 @@ impl Chart {
     /// (Helm's `helm template --debug` "COMPUTED VALUES").
     pub fn merged_values(&self, user: &Value) -> Value {
         let processed = crate::dependencies::process(self, user);
-        crate::values::coalesce(&processed, user)
+        helm_values::coalesce_values(&processed, user)
     }
 
     /// Where the chart was loaded from.

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::chart::Chart;
-use crate::values::{self, coalesce_tables, path_value};
+use helm_values::{coalesce_tables, coalesce_values, path_value};
 
 /// A copy of `chart` with aliased subcharts renamed and disabled ones removed, and with
 /// imported values merged into the parents' defaults.
@@ -12,7 +12,7 @@ pub fn process(chart: &Chart, user: &Value) -> Chart {
     // Conditions and tags are read from the coalesced values; a tree that declares no
     // dependencies has none to read, and skips coalescing its values here.
     if declares_dependencies(&chart) {
-        let root_values = values::coalesce(&with_aliases(&chart), user);
+        let root_values = coalesce_values(&with_aliases(&chart), user);
         enable(&mut chart, &root_values, "");
         import_values(&mut chart);
     }
@@ -26,8 +26,8 @@ pub(crate) fn check_sections(chart: &Chart, user: &Value) -> Result<(), String> 
         return Ok(());
     }
     let aliased = with_aliases(chart);
-    let root_values = values::coalesce(&aliased, user);
-    values::subchart_sections(&aliased, &root_values, true)
+    let root_values = coalesce_values(&aliased, user);
+    crate::values::subchart_sections(&aliased, &root_values, true)
 }
 
 /// Whether `chart` or a subchart lists dependencies in its Chart.yaml.
@@ -150,7 +150,7 @@ fn import_values(chart: &mut Chart) {
     if chart.metadata.dependencies.is_empty() {
         return;
     }
-    let cvals = values::coalesce(chart, &Value::Object(Map::new()));
+    let cvals = coalesce_values(chart, &Value::Object(Map::new()));
     let mut imported = Map::new();
     for dep in &chart.metadata.dependencies {
         for spec in &dep.import_values {

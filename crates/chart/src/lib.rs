@@ -31,18 +31,18 @@ pub mod schema;
 pub mod sprig;
 pub mod starter;
 mod values;
-mod yaml;
-mod yaml_indent;
+/// The YAML reader, shared with the runtime: `crate::yaml` in this crate's modules.
+use helm_values::yaml;
 
 pub use chart::{Chart, ChartFile};
 pub use dependencies::process as process_dependencies;
 pub use engine::{Capabilities, HelmVersion, KubeVersion, Lookup, RenderOptions, render};
 pub use error::{ChartError, ManifestError, ObjectsError, RenderError};
 pub use funcs::yaml_emit::json_to_yaml;
+pub use helm_values::yaml::parse as parse_yaml;
 pub use helmignore::HelmIgnore;
 pub use manifests::{
     ChartObjects, FailedSwitch, HookKind, Manifest, all_objects, split_manifests, switches_overlay,
 };
 pub use metadata::{ChartMetadata, Dependency, Maintainer};
 pub use schema::{crd_schema, validate_against_schema};
-pub use yaml::parse as parse_yaml;

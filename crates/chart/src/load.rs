@@ -95,11 +95,10 @@ fn from_files_within(
         match name.as_str() {
             "Chart.yaml" | "Chart.lock" | "requirements.lock" => {}
             "values.yaml" => {
-                let text = crate::yaml::utf8_text(&file.data).map_err(|e| {
-                    invalid("values.yaml", crate::values::yaml_conversion_error(&e))
-                })?;
+                let text = crate::yaml::utf8_text(&file.data)
+                    .map_err(|e| invalid("values.yaml", helm_values::yaml_conversion_error(&e)))?;
                 chart.values = std::sync::Arc::new(
-                    crate::values::load_values(text).map_err(|e| invalid("values.yaml", e))?,
+                    helm_values::load_values(text).map_err(|e| invalid("values.yaml", e))?,
                 );
                 chart.values_yaml = std::sync::Arc::from(text);
             }

@@ -1,4 +1,5 @@
-//! The one place that reads YAML. It reads it the way Helm does (go-yaml v2 behind
+//! The chart engine's one YAML reader (values, Chart.yaml, manifests, `fromYaml`) and the
+//! runtime's for values.yaml. It reads YAML the way Helm does (go-yaml v2 behind
 //! sigs.k8s.io/yaml): YAML 1.1 plain scalars (`yes`/`on`/`y` are booleans, `0755` is
 //! octal), map keys turned into strings, anchors, aliases and `<<` merge keys; key order
 //! is kept.
@@ -10,6 +11,10 @@ use yaml_rust2::scanner::Marker;
 use yaml_rust2::scanner::TScalarStyle;
 
 /// Parse the first document; an empty text is `null`.
+///
+/// # Errors
+///
+/// go-yaml's words for text that is not YAML, or a value JSON cannot hold (`.inf`).
 pub fn parse(text: &str) -> Result<Value, String> {
     Ok(parse_all_raw(text)?
         .into_iter()
@@ -18,6 +23,10 @@ pub fn parse(text: &str) -> Result<Value, String> {
 }
 
 /// Parse every document of a stream, skipping empty (null) ones.
+///
+/// # Errors
+///
+/// As [`parse`], for any of the documents.
 pub fn parse_all(text: &str) -> Result<Vec<Value>, String> {
     Ok(parse_all_raw(text)?
         .into_iter()
@@ -272,18 +281,27 @@ fn size(value: &Value) -> usize {
     }
 }
 
+/// A decoded YAML or JSON number as Go prints it: an integer as it is, a float64 as
+/// `strconv.FormatFloat(f, 'g', -1, 64)` (`1.10` is "1.1", `1e6` is "1e+06").
+pub fn number_text(n: &Number) -> String {
+    match n.as_f64() {
+        Some(f) if !(n.is_i64() || n.is_u64()) => gotemplate::fmt::format_float(f, b'g', -1),
+        _ => n.to_string(),
+    }
+}
+
 /// sigs.k8s.io/yaml's key conversion: every key becomes its string form.
 fn key_string(key: &Value) -> String {
     match key {
         Value::String(s) => s.clone(),
         Value::Null => "null".into(),
-        Value::Number(n) => crate::gofmt::number_text(n),
+        Value::Number(n) => number_text(n),
         other => other.to_string(),
     }
 }
 
 /// go-yaml v2's resolution of a scalar: quoted ones are strings, plain ones may be
-/// null, booleans (YAML 1.1 words), integers (Go's ParseInt base 0) or floats.
+/// null, booleans (YAML 1.1 words), integers (Go's `ParseInt` base 0) or floats.
 fn resolve(text: &str, style: TScalarStyle, tag: Option<&Tag>) -> Result<Value, String> {
     if style != TScalarStyle::Plain
         || tag.is_some_and(|t| t.suffix == "str" || t.suffix == "binary")
@@ -325,7 +343,7 @@ fn number(text: &str) -> Option<Value> {
 }
 
 /// `strconv.ParseInt(s, 0, 64)`, then `ParseUint`: 0x, 0o, 0b prefixes, a leading 0 is octal.
-pub(crate) fn go_int(s: &str) -> Option<Value> {
+pub fn go_int(s: &str) -> Option<Value> {
     let (neg, body) = match s.as_bytes().first()? {
         b'-' => (true, &s[1..]),
         b'+' => (false, &s[1..]),
@@ -363,7 +381,7 @@ pub(crate) fn go_int(s: &str) -> Option<Value> {
 }
 
 /// go-yaml's float pattern `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
-pub(crate) fn is_yaml_float(s: &str) -> bool {
+pub fn is_yaml_float(s: &str) -> bool {
     let b = s.strip_prefix(['-', '+']).unwrap_or(s);
     let (mantissa, exp) = match b.find(['e', 'E']) {
         Some(i) => (&b[..i], Some(&b[i + 1..])),
@@ -378,8 +396,12 @@ pub(crate) fn is_yaml_float(s: &str) -> bool {
     mantissa_ok && exp.is_none_or(|e| digits(e.strip_prefix(['-', '+']).unwrap_or(e)))
 }
 
-/// The text of a YAML file, or go-yaml's reader error for bytes that are not UTF-8
-/// (`yaml: invalid leading UTF-8 octet`), which Helm reports for such a values file.
+/// The text of a YAML file.
+///
+/// # Errors
+///
+/// go-yaml's reader error for bytes that are not UTF-8 (`yaml: invalid leading UTF-8
+/// octet`), which Helm reports for such a values file.
 pub fn utf8_text(data: &[u8]) -> Result<&str, String> {
     let e = match std::str::from_utf8(data) {
         Ok(text) => return Ok(text),
@@ -458,8 +480,27 @@ fn go_yaml_message(e: &yaml_rust2::ScanError) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write;
+
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn numbers_print_as_go_prints_them() {
+        let number = |text: &str| number_text(&serde_json::from_str(text).unwrap());
+        assert_eq!(number("1.10"), "1.1");
+        assert_eq!(number("1e6"), "1e+06");
+        assert_eq!(number("18446744073709551615"), "18446744073709551615");
+        assert_eq!(
+            parse(
+                "1e6: a
+2.50: b
+"
+            )
+            .unwrap(),
+            json!({"1e+06": "a", "2.5": "b"})
+        );
+    }
 
     #[test]
     fn plain_scalars_resolve_as_yaml_1_1() {
@@ -467,7 +508,7 @@ mod tests {
         assert_eq!(
             v,
             json!({"a": true, "b": false, "c": 493, "d": 31, "e": 1000, "f": 0.5, "g": 1000.0, "h": "0755",
-                   "i": "yes", "j": "1:20", "k": null, "l": "2001-12-14", "m": "12", "big": 1.2345678901234568e23})
+                   "i": "yes", "j": "1:20", "k": null, "l": "2001-12-14", "m": "12", "big": 1.234_567_890_123_456_8e23})
         );
     }
 
@@ -496,7 +537,11 @@ mod tests {
         let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 1..12 {
             let p = i - 1;
-            bomb.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
+            writeln!(
+                bomb,
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]"
+            )
+            .unwrap();
         }
         let err = parse(&bomb).unwrap_err();
         assert!(err.contains("aliases are expanded"), "{err}");

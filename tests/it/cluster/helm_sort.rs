@@ -135,7 +135,7 @@ const KNOWN_DIFFERENCES: &[(&str, &str)] = &[(
     "prometheus/switches.json",
     // prometheus/templates/vpa.yaml renders `containerPolicies: \n    []`: go-yaml takes
     // a flow sequence on the line after its key, at the key's column; the chart engine's
-    // YAML reader (crates/chart/src/yaml.rs) refuses it ("simple key expected").
+    // YAML reader (crates/helm-values/src/yaml.rs) refuses it ("simple key expected").
     "YAML parse error on prometheus/templates/vpa.yaml",
 )];
 

@@ -46,7 +46,7 @@ pub fn render(
     let _keys = crate::sprig::spare_keys::RenderKeys::begin();
     crate::dependencies::check_sections(chart, values).map_err(RenderError::Execute)?;
     let chart = crate::dependencies::process(chart, values);
-    let merged = crate::values::coalesce(&chart, values);
+    let merged = helm_values::coalesce_values(&chart, values);
     crate::values::subchart_sections(&chart, &merged, false).map_err(RenderError::Execute)?;
     crate::schema::validate_chart_values(&chart, &merged)?;
     let shared = SharedObjects {

@@ -19,8 +19,9 @@
 //! `Irreconcilable` (and `Paused`) with upstream's reasons; `status.deployedRelease`; one
 //! `ValueOverridden` Warning event per override value.
 //!
-//! Values: overrides on the spec, then the value translator, then coalesced with the chart's
-//! values.yaml (as upstream's `chartutil.CoalesceValues`), and upgrades pass
+//! Values: overrides on the spec, then the value translator, then merged with the chart's
+//! values.yaml by Helm's rules (`MergeValues`, which keeps a spec's `null` so that Helm's own
+//! coalescing deletes that default; upstream calls `chartutil.CoalesceValues`), and upgrades pass
 //! `--reset-values`: an emptied spec deploys the chart's defaults, never the previous
 //! release's values. Override values get `$VAR` expansion but no Go template rendering.
 //!

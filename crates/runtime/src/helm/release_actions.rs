@@ -5,7 +5,7 @@ use kube::runtime::events::{Event, EventType, Recorder};
 use serde_json::Value;
 
 use super::annotations::{install_options, uninstall_options, upgrade_options};
-use super::chart_values::{chart_defaults, coalesce};
+use super::chart_values::{chart_defaults, merge_defaults};
 use super::client::{HelmError, RollbackOptions, UpgradeOptions};
 use super::reconcile::{Flow, ReconcileError, ReleaseState};
 use super::release::{Release, ReleaseStatus, owner_labels};
@@ -29,7 +29,7 @@ impl Flow<'_> {
                 .map_err(ValuesError::Translator)
                 .and_then(ensure_map),
         }?;
-        Ok(coalesce(self.chart_defaults()?, values))
+        Ok(merge_defaults(self.chart_defaults()?, &values))
     }
 
     fn chart_defaults(&self) -> Result<&Value, ValuesError> {
