@@ -42,6 +42,14 @@ pub fn line() -> String {
     )
 }
 
+/// The runtime crate generated projects link, and the version they depend on: the one
+/// this rusty-sdk was built with.
+pub const RUNTIME_CRATE: &str = "rusty-sdk-runtime";
+pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Where a project points the runtime at a local source (`[patch]`): the only file that
+/// may differ between machines for the same command.
+pub const LOCAL_LINK: &str = ".cargo/config.toml";
+
 #[cfg(test)]
 mod tests {
     /// The README names both minimums: rusty-sdk's own (this crate's `rust-version`) and the

@@ -13,14 +13,10 @@ use crate::project::{self, Project};
 use crate::scaffold::{Policy, Tree, toml};
 use crate::session::Session;
 use crate::templates::{self, Renderer};
-use crate::versions;
+use crate::versions::{self, LOCAL_LINK, RUNTIME_CRATE};
 
 /// The runtime source this rusty-sdk was built from (the workspace's `crates/runtime`).
 const BUILT_RUNTIME: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/crates/runtime");
-pub const RUNTIME_CRATE: &str = "rusty-sdk-runtime";
-pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
-/// The only file that may differ between machines for the same command.
-pub const LOCAL_LINK: &str = ".cargo/config.toml";
 
 /// The longest name of a Kubernetes object (a DNS-1123 subdomain).
 const MAX_OBJECT_NAME: usize = 253;
@@ -100,7 +96,7 @@ impl InitSettings {
             has_helm: self.layout.has_helm(),
             has_rust: self.layout.has_rust(),
             namespaced_manager: self.namespaced,
-            runtime_version: RUNTIME_VERSION,
+            runtime_version: versions::RUNTIME_VERSION,
             rusty_sdk_version: env!("CARGO_PKG_VERSION"),
             leader_election_id: self.leader_election_id(),
             image: "controller:latest",

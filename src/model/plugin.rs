@@ -1,7 +1,15 @@
-//! Plugin keys: which project layout `init` makes and which `create api` flavours it allows.
+//! Plugin keys: which project layout `init` makes, which `create api` flavours it allows
+//! and under which keys PROJECT keeps a plugin's data; and kubebuilder's inputs that only
+//! mean something to Go (plugin keys, package flags), refused saying why.
 use std::fmt;
 
 use crate::error::{Error, Result};
+
+/// The keys under which PROJECT's `plugins:` holds what a plugin recorded, as kubebuilder
+/// records `deploy-image.go.kubebuilder.io/v1-alpha`; `alpha generate` reads them back.
+pub const DEPLOY_IMAGE_DATA: &str = "deploy-image.rust.rusty-sdk.dev/v1";
+pub const GRAFANA_DATA: &str = "grafana.kubebuilder.io/v1-alpha";
+pub const HELM_CHART_DATA: &str = "helm.kubebuilder.io/v2-alpha";
 
 /// The layout chosen at `init`, recorded in PROJECT.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +26,11 @@ impl Layout {
     pub const ALL: [Layout; 3] = [Layout::HybridHelm, Layout::Helm, Layout::Rust];
 
     /// Parse `--plugins` for `init`, accepting operator-sdk's spellings as aliases.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` naming `s` when it is no layout plugin, saying why for
+    /// kubebuilder's Go plugins.
     pub fn parse(s: &str) -> Result<Self> {
         Self::from_key(s).ok_or_else(|| match go_plugin(s) {
             Some(why) => Error::invalid(format!(
@@ -102,6 +115,11 @@ pub enum ApiPlugin {
 }
 
 impl ApiPlugin {
+    /// Parse `--plugins` for `create api`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` naming `s` when it is no `create api` plugin.
     pub fn parse(s: &str) -> Result<Self> {
         match s.trim() {
             "helm"
@@ -143,6 +161,21 @@ pub fn is_deploy_image(key: &str) -> bool {
         key.trim(),
         "deploy-image/v1-alpha" | "deploy-image.go.kubebuilder.io/v1-alpha"
     )
+}
+
+/// The first of kubebuilder's flags that name an external kind's Go package
+/// (`--external-api-path`, `--external-api-module`) given, with its value: a Rust
+/// controller or webhook gets the kind's types from its CRD instead.
+pub fn go_package_flag<'a>(
+    path: Option<&'a str>,
+    module: Option<&'a str>,
+) -> Option<(&'static str, &'a str)> {
+    [
+        ("--external-api-path", path),
+        ("--external-api-module", module),
+    ]
+    .into_iter()
+    .find_map(|(flag, value)| value.map(|value| (flag, value)))
 }
 
 /// Why a kubebuilder Go plugin key (`go/v4`, `go.kubebuilder.io/v4`) does not apply here.

@@ -9,18 +9,18 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::commands::create_api::rust::{external, external_files};
 use crate::error::{Error, Result};
 use crate::model::names::{shown, shown_path};
-use crate::project::{Project, Resource};
+use crate::model::plugin;
+use crate::project::{EXTERNAL_CRD_DIR, EXTERNAL_CRD_KEY, Project, Resource};
 use crate::yaml::Value;
 
 /// PROJECT's plugin keys, and what replays each.
 const HELM_APIS: &str = "helm.rusty-sdk.dev/v1";
-const DEPLOY_IMAGE: &str = crate::commands::create_api::rust::image::PLUGIN_KEY;
+const DEPLOY_IMAGE: &str = plugin::DEPLOY_IMAGE_DATA;
 const RBAC: &str = crate::rbac::PLUGIN_KEY;
-const OPERATOR_CHART: &str = "helm.kubebuilder.io/v2-alpha";
-const GRAFANA: &str = crate::commands::edit::grafana::PROJECT_PLUGIN;
+const OPERATOR_CHART: &str = plugin::HELM_CHART_DATA;
+const GRAFANA: &str = plugin::GRAFANA_DATA;
 const KNOWN_PLUGINS: [&str; 5] = [HELM_APIS, DEPLOY_IMAGE, RBAC, OPERATOR_CHART, GRAFANA];
 
 /// The command lines that make the project again, in the order they ran.
@@ -59,7 +59,7 @@ pub fn plan(project: &Project, input: &Path) -> Result<Replay> {
             None => replay.not_replayed.push(format!(
                 "the external API {} and its webhooks (the project does not keep its CRD in {}/, as projects of an older rusty-sdk do not): their files stay as you have them",
                 gvk(resource),
-                external::KEPT_DIR
+                EXTERNAL_CRD_DIR
             )),
         }
     }
@@ -249,11 +249,11 @@ fn api(
 fn external_crd(resource: &Resource, input: &Path) -> Option<Vec<String>> {
     let kept = resource
         .extra
-        .get(external_files::CRD_KEY)
+        .get(EXTERNAL_CRD_KEY)
         .and_then(Value::as_str)
         // Only a file of the project's own folder for them.
         .filter(|path| {
-            Path::new(path).parent() == Some(Path::new(external::KEPT_DIR)) && !path.contains("..")
+            Path::new(path).parent() == Some(Path::new(EXTERNAL_CRD_DIR)) && !path.contains("..")
         })?;
     let file = input.join(kept);
     if !file.is_file() {
@@ -375,25 +375,25 @@ mod tests {
         let mut resource = Resource::default();
         resource
             .extra
-            .insert(external_files::CRD_KEY.into(), Value::String(path.into()));
+            .insert(EXTERNAL_CRD_KEY.into(), Value::String(path.into()));
         resource
     }
 
     #[test]
     fn only_a_kept_crd_of_the_projects_own_folder_is_replayed() {
         let dir = tempfile::tempdir().unwrap();
-        let kept = dir.path().join(external::KEPT_DIR);
+        let kept = dir.path().join(EXTERNAL_CRD_DIR);
         std::fs::create_dir_all(&kept).unwrap();
         std::fs::write(kept.join("a.yaml"), "kind: CustomResourceDefinition\n").unwrap();
         std::fs::write(dir.path().join("outside.yaml"), "x").unwrap();
-        let good = format!("{}/a.yaml", external::KEPT_DIR);
+        let good = format!("{}/a.yaml", EXTERNAL_CRD_DIR);
         assert!(external_crd(&with_kept(&good), dir.path()).is_some());
         for hostile in [
             "outside.yaml".to_string(),
             "/etc/passwd".to_string(),
-            format!("{}/../../outside.yaml", external::KEPT_DIR),
-            format!("{}/sub/a.yaml", external::KEPT_DIR),
-            format!("{}/missing.yaml", external::KEPT_DIR),
+            format!("{}/../../outside.yaml", EXTERNAL_CRD_DIR),
+            format!("{}/sub/a.yaml", EXTERNAL_CRD_DIR),
+            format!("{}/missing.yaml", EXTERNAL_CRD_DIR),
         ] {
             assert!(
                 external_crd(&with_kept(&hostile), dir.path()).is_none(),

@@ -12,12 +12,12 @@ use std::process::Command;
 
 use super::merge::{self, Outcome};
 use crate::cli::AlphaUpdateArgs;
-use crate::commands::init::{LOCAL_LINK, RUNTIME_CRATE};
 use crate::error::{Error, Result};
 use crate::model::names::{shown, shown_path};
 use crate::project::Project;
 use crate::scaffold::{Policy, Tree};
 use crate::session::Session;
+use crate::versions::{LOCAL_LINK, RUNTIME_CRATE};
 
 pub fn run(session: &Session, args: &AlphaUpdateArgs) -> Result<()> {
     let project = session.load_project()?;

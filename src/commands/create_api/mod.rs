@@ -8,6 +8,7 @@ pub mod rust;
 use crate::cli::CreateApiArgs;
 use crate::error::{Error, Result};
 use crate::model::names::shown;
+use crate::model::plugin::go_package_flag;
 use crate::model::{ApiPlugin, Layout};
 use crate::session::Session;
 
@@ -25,25 +26,12 @@ pub fn run(session: &Session, args: &CreateApiArgs) -> Result<()> {
     }
 }
 
-/// The first of kubebuilder's flags that name an external kind's Go package
-/// (`--external-api-path`, `--external-api-module`) given, with its value: a Rust
-/// controller or webhook gets the kind's types from its CRD instead.
-pub fn go_package_flag<'a>(
-    path: &'a Option<String>,
-    module: &'a Option<String>,
-) -> Option<(&'static str, &'a str)> {
-    [
-        ("--external-api-path", path),
-        ("--external-api-module", module),
-    ]
-    .into_iter()
-    .find_map(|(flag, value)| value.as_deref().map(|value| (flag, value)))
-}
-
 /// kubebuilder's Go-package flags are refused naming `--external-api-crd`.
 fn refuse_go_flags(args: &CreateApiArgs) -> Result<()> {
-    if let Some((flag, value)) = go_package_flag(&args.external_api_path, &args.external_api_module)
-    {
+    if let Some((flag, value)) = go_package_flag(
+        args.external_api_path.as_deref(),
+        args.external_api_module.as_deref(),
+    ) {
         return Err(Error::invalid(format!(
             "{flag} {} names a Go package, but a Rust controller gets the kind's types from its CRD: pass --external-api-crd <CRD file> instead (e.g. cert-manager's cert-manager.io_certificates.yaml)",
             shown(value)

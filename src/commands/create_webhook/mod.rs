@@ -15,10 +15,9 @@ pub use paths::CustomPaths;
 use std::path::Path;
 
 use crate::cli::CreateWebhookArgs;
-use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
 use crate::model::names::shown;
-use crate::model::{Group, Kind, Version};
+use crate::model::{ApiSpec, Group, Kind, Version};
 use crate::project::{Project, Resource, ResourceWebhooks};
 use crate::scaffold::Tree;
 use crate::session::Session;

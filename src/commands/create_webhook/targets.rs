@@ -8,9 +8,10 @@ use std::path::Path;
 
 use super::{Origin, Target};
 use crate::cli::CreateWebhookArgs;
-use crate::commands::create_api::rust::builtin::{self, BuiltinApi};
 use crate::error::{Error, Result};
+use crate::model::builtin::{self, BuiltinApi};
 use crate::model::names::shown;
+use crate::model::plugin::go_package_flag;
 use crate::model::{Group, Kind, Version};
 use crate::project::{Project, Resource};
 
@@ -33,9 +34,9 @@ pub fn refuse_go_flags(
     version: &Version,
     kind: &Kind,
 ) -> Result<()> {
-    let go_package = crate::commands::create_api::go_package_flag(
-        &args.external_api_path,
-        &args.external_api_module,
+    let go_package = go_package_flag(
+        args.external_api_path.as_deref(),
+        args.external_api_module.as_deref(),
     );
     if let Some((flag, value)) = go_package {
         return Err(Error::invalid(format!(

@@ -1,8 +1,8 @@
 //! The top-level objects a template sees, as Helm defines them: `.Values` (a
 //! `common.Values` map with its methods), `.Release`, `.Chart` (metadata as a map plus
-//! IsRoot), `.Capabilities` (a struct with KubeVersion, APIVersions and HelmVersion),
-//! `.Files` (a `files` map with Get, GetBytes, Glob, Lines, AsConfig, AsSecrets) and
-//! `.Template`.
+//! `IsRoot`), `.Capabilities` (a struct with `KubeVersion`, `APIVersions` and
+//! `HelmVersion`), `.Files` (a `files` map with `Get`, `GetBytes`, `Glob`, `Lines`,
+//! `AsConfig`, `AsSecrets`) and `.Template`.
 use std::sync::{Arc, OnceLock};
 
 use gotemplate::{Error, MapMethods, MapRef, Object, Value};
@@ -17,7 +17,7 @@ fn strings(items: &[String]) -> Value {
     Value::List(items.iter().map(|s| string(s)).collect())
 }
 
-/// `.Chart`: Helm 4 exposes the metadata as a map with these keys (plus IsRoot).
+/// `.Chart`: Helm 4 exposes the metadata as a map with these keys (plus `IsRoot`).
 pub fn chart_object(meta: &ChartMetadata, is_root: bool) -> Value {
     let maintainers = meta
         .maintainers
@@ -119,7 +119,7 @@ struct CapabilitiesObject {
 }
 
 impl Object for CapabilitiesObject {
-    fn type_name(&self) -> &str {
+    fn type_name(&self) -> &'static str {
         "*common.Capabilities"
     }
     fn field(&self, name: &str) -> Option<Value> {
@@ -202,7 +202,7 @@ impl KubeVersionObject {
 }
 
 impl Object for KubeVersionObject {
-    fn type_name(&self) -> &str {
+    fn type_name(&self) -> &'static str {
         "common.KubeVersion"
     }
     fn field(&self, name: &str) -> Option<Value> {
@@ -250,7 +250,7 @@ impl Object for KubeVersionObject {
             ("Version", string(&self.version)),
         ])
     }
-    /// GitVersion is `json:"-"`.
+    /// `GitVersion` is `json:"-"`.
     fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
         Some(vec![
             ("Version", string(&self.version)),
@@ -264,7 +264,7 @@ impl Object for KubeVersionObject {
 struct VersionSet(Arc<[Value]>);
 
 impl Object for VersionSet {
-    fn type_name(&self) -> &str {
+    fn type_name(&self) -> &'static str {
         "common.VersionSet"
     }
     fn call_method(&self, name: &str, args: &[Value]) -> Option<Result<Value, Error>> {
@@ -307,7 +307,7 @@ const BUILD_INFO_FIELDS: [&str; 5] = [
 ];
 
 impl Object for BuildInfo {
-    fn type_name(&self) -> &str {
+    fn type_name(&self) -> &'static str {
         "version.BuildInfo"
     }
     fn field(&self, name: &str) -> Option<Value> {
@@ -353,7 +353,7 @@ impl Object for BuildInfo {
 struct RawString(Vec<u8>);
 
 impl Object for RawString {
-    fn type_name(&self) -> &str {
+    fn type_name(&self) -> &'static str {
         "string"
     }
     fn go_string(&self) -> String {
@@ -401,7 +401,7 @@ pub fn files_object(chart: &Chart) -> Value {
             (name, Value::Object(Arc::new(file)))
         })
         .collect();
-    Value::Map(files_map(MapRef::new(entries)))
+    Value::Map(files_map(&MapRef::new(entries)))
 }
 
 /// Go's `[]byte` as a template value.
@@ -417,7 +417,7 @@ enum Bytes {
 }
 
 impl Object for Bytes {
-    fn type_name(&self) -> &str {
+    fn type_name(&self) -> &'static str {
         "[]uint8"
     }
     fn go_string(&self) -> String {
@@ -450,7 +450,7 @@ impl Bytes {
     }
 }
 
-fn files_map(m: MapRef) -> MapRef {
+fn files_map(m: &MapRef) -> MapRef {
     static METHODS: OnceLock<MapMethods> = OnceLock::new();
     m.with_methods_of_type(
         METHODS.get_or_init(|| Arc::new(files_method)).clone(),
@@ -494,7 +494,7 @@ fn files_method(m: &MapRef, name: &str, args: &[Value]) -> Option<Result<Value, 
             }
         }),
         "GetBytes" => one_string(args).map(|path| byte_slice(files::bytes(m.get(&path).as_ref()))),
-        "Glob" => one_string(args).map(|pattern| Value::Map(files_map(files::glob(m, &pattern)))),
+        "Glob" => one_string(args).map(|pattern| Value::Map(files_map(&files::glob(m, &pattern)))),
         "Lines" => one_string(args).map(|path| files::lines(m.get(&path).as_ref())),
         "AsConfig" => no_args(args).map(|()| files::as_config(m)),
         "AsSecrets" => no_args(args).map(|()| files::as_secrets(m)),

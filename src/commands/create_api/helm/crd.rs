@@ -4,7 +4,7 @@
 //! else inferred from values.yaml), so `kubectl` validates and explains every field.
 use serde_json::{Value, json};
 
-use crate::commands::create_api::common::ApiSpec;
+use crate::model::ApiSpec;
 use rusty_sdk_chart::json_to_yaml;
 
 /// The CRD file for `spec`, whose CRs are reconciled with the chart at `chart_path`.

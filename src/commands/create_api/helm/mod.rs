@@ -13,10 +13,9 @@ use std::path::Path;
 
 use rusty_sdk_chart::{Chart, ChartError, RenderError};
 
-use super::common::ApiSpec;
 use crate::cli::CreateApiArgs;
 use crate::error::{Error, Result};
-use crate::model::{Group, Kind, Version};
+use crate::model::{ApiSpec, Group, Kind, Version};
 use crate::project::Project;
 use crate::scaffold::Tree;
 use crate::session::Session;

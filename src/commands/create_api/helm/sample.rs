@@ -4,7 +4,7 @@
 //! shows them; values.yaml's comments stay in the chart.
 use serde_json::Value;
 
-use crate::commands::create_api::common::ApiSpec;
+use crate::model::ApiSpec;
 use rusty_sdk_chart::json_to_yaml;
 
 /// The sample file. `values_origin` is the values file path shown in the comment

@@ -4,9 +4,9 @@ use rusty_sdk_chart::Chart;
 
 use super::source::FetchedChart;
 use super::{CHARTS_DIR, crd, sample};
-use crate::commands::create_api::common::{self, ApiSpec};
+use crate::commands::create_api::common;
 use crate::error::Result;
-use crate::model::ApiPlugin;
+use crate::model::{ApiPlugin, ApiSpec};
 use crate::project::Project;
 use crate::scaffold::{Policy, Tree};
 use crate::templates::Renderer;

@@ -6,98 +6,41 @@ use tera::Context;
 
 use super::files;
 use super::named::ControllerName;
-use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
-use crate::model::{Group, Kind, Version};
+use crate::model::ApiSpec;
+use crate::model::builtin::BuiltinApi;
 use crate::project::Resource;
-use crate::rbac::resources::{BUILTIN_KINDS, BuiltinKind, Scope, short_group, type_path};
+use crate::rbac::resources::BuiltinKind;
 use crate::scaffold::{Policy, Tree};
 use crate::templates::Renderer;
 
-/// A kind of k8s-openapi the controller will watch.
-pub struct BuiltinApi {
-    kind: &'static BuiltinKind,
-}
-
-/// The built-in kind `--group`, `--version` and `--kind` name, if any. The group is given
-/// as kubebuilder takes it: `core` for the core group, else the first label of the API
-/// group (`apps`, `batch`, `networking` for networking.k8s.io).
-pub fn find(group: &Group, version: &Version, kind: &Kind) -> Option<BuiltinApi> {
-    BUILTIN_KINDS
-        .iter()
-        .filter(|k| k.scope != Scope::Subresource && !k.plural.is_empty())
-        .find(|k| {
-            short_group(k.group) == group.as_str()
-                && k.version == version.as_str()
-                && k.kind == kind.as_str()
-        })
-        .map(|kind| BuiltinApi { kind })
-}
-
-impl BuiltinApi {
-    /// `apps/v1`, or `v1` for the core group.
-    fn api_version(&self) -> String {
-        if self.kind.group.is_empty() {
-            self.kind.version.to_string()
-        } else {
-            format!("{}/{}", self.kind.group, self.kind.version)
-        }
-    }
-
-    /// Stage the controller, its module line and its start in main.rs; return the kind's
-    /// PROJECT entry, to which the caller adds the controller.
-    pub fn stage(
-        &self,
-        tree: &mut Tree,
-        renderer: &mut Renderer,
-        controller: &ControllerName,
-    ) -> Result<Resource> {
-        let rbac_group = if self.kind.group.is_empty() {
-            "core"
-        } else {
-            self.kind.group
-        };
-        let watched = WatchedType {
-            kind: self.kind.kind,
-            type_name: self.kind.kind.to_string(),
-            type_path: type_path(self.kind.group, self.kind.version),
-            api_version: self.api_version(),
-            namespaced: self.kind.scope == Scope::Namespaced,
-            rbac_group,
-            plural: self.kind.plural,
-            external: false,
-            payload: payload(self.kind),
-        };
-        stage_watch_controller(tree, renderer, controller, &watched)?;
-        Ok(self.resource())
-    }
-
-    /// The PROJECT entry of the kind, as kubebuilder records a core type: `core: true`, the
-    /// group as `--group` names it (`core`, `apps`) and no domain; the path is the module
-    /// of k8s-openapi that holds the type.
-    pub fn resource(&self) -> Resource {
-        Resource {
-            core: true,
-            group: short_group(self.kind.group).to_string(),
-            kind: self.kind.kind.to_string(),
-            path: Some(type_path(self.kind.group, self.kind.version)),
-            version: self.kind.version.to_string(),
-            ..Resource::default()
-        }
-    }
-
-    /// The API group (`""` for the core group, `apps`, `networking.k8s.io`).
-    pub fn api_group(&self) -> &'static str {
-        self.kind.group
-    }
-
-    pub fn plural(&self) -> &'static str {
-        self.kind.plural
-    }
-
-    pub fn namespaced(&self) -> bool {
-        self.kind.scope == Scope::Namespaced
-    }
+/// Stage the controller of built-in kind `api`, its module line and its start in main.rs;
+/// return the kind's PROJECT entry, to which the caller adds the controller.
+pub fn stage(
+    api: &BuiltinApi,
+    tree: &mut Tree,
+    renderer: &mut Renderer,
+    controller: &ControllerName,
+) -> Result<Resource> {
+    let kind = api.kind();
+    let rbac_group = if kind.group.is_empty() {
+        "core"
+    } else {
+        kind.group
+    };
+    let watched = WatchedType {
+        kind: kind.kind,
+        type_name: kind.kind.to_string(),
+        type_path: api.type_path(),
+        api_version: api.api_version(),
+        namespaced: api.namespaced(),
+        rbac_group,
+        plural: kind.plural,
+        external: false,
+        payload: payload(kind),
+    };
+    stage_watch_controller(tree, renderer, controller, &watched)?;
+    Ok(api.resource())
 }
 
 /// A type the project does not own, as the controller template needs it.
@@ -174,38 +117,4 @@ pub fn unknown(spec: &ApiSpec) -> Error {
         "the controller needs the type of {kind}, which Kubernetes does not define ({group}/{version}) and this project does not have ({}/{version}); create it too with --resource, or name a built-in kind (e.g. --group apps --version v1 --kind Deployment)",
         spec.qualified_group()
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn built_in_kinds_are_found_by_short_group() {
-        let find = |g: &str, v: &str, k: &str| {
-            find(
-                &Group::parse(g).unwrap(),
-                &Version::parse(v).unwrap(),
-                &Kind::parse(k).unwrap(),
-            )
-            .map(|b| (b.api_version(), type_path(b.kind.group, b.kind.version)))
-        };
-        assert_eq!(
-            find("apps", "v1", "Deployment"),
-            Some(("apps/v1".into(), "k8s_openapi::api::apps::v1".into()))
-        );
-        assert_eq!(
-            find("core", "v1", "ConfigMap"),
-            Some(("v1".into(), "k8s_openapi::api::core::v1".into()))
-        );
-        assert_eq!(
-            find("networking", "v1", "Ingress"),
-            Some((
-                "networking.k8s.io/v1".into(),
-                "k8s_openapi::api::networking::v1".into()
-            ))
-        );
-        assert_eq!(find("apps", "v1", "Memcached"), None);
-        assert_eq!(find("cache", "v1", "Deployment"), None);
-    }
 }

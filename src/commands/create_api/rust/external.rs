@@ -9,6 +9,7 @@ use serde_json::Value as Json;
 
 use crate::cli::CreateApiArgs;
 use crate::error::{Error, Result};
+use crate::project::EXTERNAL_CRD_DIR;
 use crate::yaml;
 
 /// Larger CRD files than this are refused before reading (the biggest real CRDs, such as
@@ -16,9 +17,6 @@ use crate::yaml;
 const MAX_CRD_BYTES: u64 = 8 << 20;
 /// More documents than this in one file are refused.
 const MAX_DOCUMENTS: usize = 500;
-
-/// Where the project keeps the CRDs of other projects' kinds it has types for.
-pub const KEPT_DIR: &str = "config/crd/external";
 
 /// One version of one kind of an external CRD.
 pub struct ExternalCrd {
@@ -71,7 +69,7 @@ impl ExternalCrd {
     /// CRD files. Outside config/crd/bases, so no kustomization installs it: the CRD is the
     /// other project's to install.
     pub fn kept_path(&self) -> String {
-        format!("{KEPT_DIR}/{}_{}.yaml", self.api_group, self.plural)
+        format!("{EXTERNAL_CRD_DIR}/{}_{}.yaml", self.api_group, self.plural)
     }
 
     /// The CRD document the types come from, as YAML: the file may hold others.

@@ -1,14 +1,13 @@
 //! kubebuilder's deploy-image options (`--image` and friends): validation, the image env
 //! var in config/manager/manager.yaml, and the record PROJECT keeps of them.
 use crate::cli::CreateApiArgs;
-use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
+use crate::model::ApiSpec;
+use crate::model::plugin::DEPLOY_IMAGE_DATA;
 use crate::project::Project;
 use crate::scaffold::Tree;
 use crate::yaml::{Mapping, Value};
 
-/// Where PROJECT records the options, as kubebuilder records `deploy-image.go.kubebuilder.io/v1-alpha`.
-pub const PLUGIN_KEY: &str = "deploy-image.rust.rusty-sdk.dev/v1";
 const MANAGER: &str = "config/manager/manager.yaml";
 
 /// The container a deploy-image controller runs.
@@ -153,7 +152,7 @@ impl ImageOptions {
         entry.insert(Value::from("options"), Value::Mapping(options));
         insert(&mut entry, "version", spec.version.to_string());
 
-        let data = project.plugin_data_mut(PLUGIN_KEY);
+        let data = project.plugin_data_mut(DEPLOY_IMAGE_DATA);
         let resources = data
             .entry(Value::from("resources"))
             .or_insert_with(|| Value::Sequence(Vec::new()));

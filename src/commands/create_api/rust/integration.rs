@@ -6,8 +6,8 @@
 //! unit tests run against the latter's scripted API server), each added once.
 use tera::Context;
 
-use crate::commands::create_api::common::ApiSpec;
 use crate::error::Result;
+use crate::model::ApiSpec;
 use crate::scaffold::type_names::TypeNames;
 use crate::scaffold::{EditOutcome, Policy, Tree, toml};
 use crate::templates::{self, Renderer};
@@ -60,7 +60,7 @@ pub fn stage(
 /// Make the project's tests build the runtime with `feature`, once.
 pub fn ensure_runtime_dev_feature(tree: &mut Tree, feature: &str) -> Result<()> {
     let manifest = tree.read(MANIFEST)?.unwrap_or_default();
-    let version = crate::commands::init::RUNTIME_VERSION;
+    let version = crate::versions::RUNTIME_VERSION;
     let (outcome, updated) =
         toml::ensure_dev_dependency_feature(MANIFEST, &manifest, RUNTIME, version, feature)?;
     if outcome == EditOutcome::Applied {

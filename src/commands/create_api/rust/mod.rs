@@ -13,9 +13,10 @@ pub(crate) mod named;
 use std::io::Write;
 
 use crate::cli::CreateApiArgs;
-use crate::commands::create_api::common::{self, ApiSpec};
+use crate::commands::create_api::common;
 use crate::error::{Error, Result};
-use crate::model::{Group, Kind, Version};
+use crate::model::builtin::BuiltinApi;
+use crate::model::{ApiSpec, Group, Kind, Version};
 use crate::project::{Project, Resource};
 use crate::prompt::Answers;
 use crate::scaffold::Tree;
@@ -186,7 +187,7 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
         settings.spec.check_new(&project, force, false)?;
     } else if !files::type_exists(&settings.spec, &project) {
         let spec = &settings.spec;
-        let Some(api) = builtin::find(&spec.group, &spec.version, &spec.kind) else {
+        let Some(api) = crate::model::builtin::find(&spec.group, &spec.version, &spec.kind) else {
             return Err(builtin::unknown(spec));
         };
         return builtin_controller(session, &settings, &api, project);
@@ -244,7 +245,7 @@ pub fn run(session: &Session, args: &CreateApiArgs, mut project: Project) -> Res
 fn builtin_controller(
     session: &Session,
     settings: &RustApiSettings,
-    api: &builtin::BuiltinApi,
+    api: &BuiltinApi,
     mut project: Project,
 ) -> Result<()> {
     let spec = &settings.spec;
@@ -266,7 +267,7 @@ fn builtin_controller(
     }
     let mut tree = Tree::new(&session.root);
     let mut renderer = Renderer::new();
-    let staged = api.stage(&mut tree, &mut renderer, &settings.controller_name)?;
+    let staged = builtin::stage(api, &mut tree, &mut renderer, &settings.controller_name)?;
     let mut resource = match existing {
         Some(existing) => Resource {
             controller: existing.controller,

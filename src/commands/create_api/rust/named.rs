@@ -7,10 +7,9 @@
 //! `controllers:` as kubebuilder does, the unnamed one turned into the kind's name.
 use heck::ToUpperCamelCase;
 
-use crate::commands::create_api::common::ApiSpec;
 use crate::error::{Error, Result};
-use crate::model::Group;
 use crate::model::names::shown;
+use crate::model::{ApiSpec, Group};
 use crate::project::{NamedController, Project, Resource};
 
 /// The controller a `create api` scaffolds.

@@ -15,6 +15,7 @@ mod custom_metrics;
 pub mod dashboards;
 
 use crate::error::Result;
+use crate::model::plugin;
 use crate::project::Project;
 use crate::scaffold::{Policy, Tree};
 use crate::session::Session;
@@ -22,7 +23,6 @@ use crate::yaml;
 
 /// The plugin keys `edit --plugins` takes for this: kubebuilder's, short and full.
 pub const PLUGIN_KEYS: [&str; 2] = ["grafana/v1-alpha", "grafana.kubebuilder.io/v1-alpha"];
-pub(crate) const PROJECT_PLUGIN: &str = "grafana.kubebuilder.io/v1-alpha";
 
 pub const RUNTIME_DASHBOARD: &str = "grafana/controller-runtime-metrics.json";
 pub const RESOURCES_DASHBOARD: &str = "grafana/controller-resources-metrics.json";
@@ -33,7 +33,7 @@ pub fn run(session: &Session) -> Result<()> {
     let mut tree = Tree::new(&session.root);
     let custom = stage(&mut tree, &project)?;
     project.plugins.insert(
-        PROJECT_PLUGIN.into(),
+        plugin::GRAFANA_DATA.into(),
         yaml::Value::Mapping(yaml::Mapping::new()),
     );
     session.apply(tree, &project)?;

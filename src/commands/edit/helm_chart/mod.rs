@@ -24,6 +24,7 @@ use serde_json::Value;
 use crate::cli::EditArgs;
 use crate::error::{Error, Result};
 use crate::kustomize_output;
+use crate::model::plugin;
 use crate::project::Project;
 use crate::scaffold::Tree;
 use crate::session::Session;
@@ -36,7 +37,6 @@ pub const PLUGIN_KEYS: [&str; 3] = [
     "helm.kubebuilder.io/v2-alpha",
     "helm-chart",
 ];
-const PROJECT_PLUGIN: &str = "helm.kubebuilder.io/v2-alpha";
 
 pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     let mut project = session.load_project()?;
@@ -227,7 +227,8 @@ fn record(project: &mut Project, manifests: &str, output: &str) {
     let mut settings = yaml::Mapping::new();
     settings.insert("manifests".into(), manifests.into());
     settings.insert("output".into(), output.into());
-    project
-        .plugins
-        .insert(PROJECT_PLUGIN.into(), yaml::Value::Mapping(settings));
+    project.plugins.insert(
+        plugin::HELM_CHART_DATA.into(),
+        yaml::Value::Mapping(settings),
+    );
 }
