@@ -15,12 +15,12 @@ pub struct Tree {
 }
 
 impl Tree {
-    /// `NAME:LINE:COL` of byte offset `pos`, as Go's ErrorContext prints it.
+    /// `NAME:LINE:COL` of byte offset `pos`, as Go's `ErrorContext` prints it.
     pub fn location(&self, pos: usize) -> String {
         let pos = pos.min(self.source.len());
         let text = &self.source.as_bytes()[..pos];
-        let line = 1 + text.iter().filter(|b| **b == b'\n').count();
-        let col = match text.iter().rposition(|b| *b == b'\n') {
+        let line = 1 + memchr::memchr_iter(b'\n', text).count();
+        let col = match memchr::memrchr(b'\n', text) {
             Some(nl) => pos - nl - 1,
             None => pos,
         };
@@ -109,7 +109,7 @@ pub struct Command {
 #[derive(Debug)]
 pub struct Variable {
     pub pos: usize,
-    /// `$x.a.b` is ["$x", "a", "b"].
+    /// `$x.a.b` is `["$x", "a", "b"]`.
     pub ident: Vec<String>,
 }
 

@@ -1,5 +1,6 @@
 //! text/template's predefined functions with Go's semantics: and, or, not, len, index,
 //! slice, call, print, printf, println, html, js, urlquery and the comparisons.
+use std::fmt::Write;
 use std::sync::Arc;
 
 use crate::exec::Slot;
@@ -29,7 +30,10 @@ pub(crate) enum Builtin {
 }
 
 pub(crate) fn lookup(name: &str) -> Option<Builtin> {
-    use Builtin::*;
+    use Builtin::{
+        And, Call, Eq, Ge, Gt, Html, Index, Js, Le, Len, Lt, Ne, Not, Or, Print, Printf, Println,
+        Slice, Urlquery,
+    };
     Some(match name {
         "and" => And,
         "or" => Or,
@@ -62,7 +66,10 @@ pub(crate) fn is_builtin(name: &str) -> bool {
 impl Builtin {
     /// Fixed parameters and whether more may follow, from Go's signatures.
     pub(crate) fn arity(self) -> (usize, bool) {
-        use Builtin::*;
+        use Builtin::{
+            And, Call, Eq, Ge, Gt, Html, Index, Js, Le, Len, Lt, Ne, Not, Or, Print, Printf,
+            Println, Slice, Urlquery,
+        };
         match self {
             And | Or | Index | Slice | Call | Eq | Printf => (1, true),
             Not | Len => (1, false),
@@ -75,7 +82,10 @@ impl Builtin {
 type R = Result<Slot, String>;
 
 pub(crate) fn call(b: Builtin, args: &[Slot], call_name: &str) -> R {
-    use Builtin::*;
+    use Builtin::{
+        And, Call, Eq, Ge, Gt, Html, Index, Js, Le, Len, Lt, Ne, Not, Or, Print, Printf, Println,
+        Slice, Urlquery,
+    };
     let v = |i: usize| args[i].value();
     let values = || args.iter().map(|s| s.value().clone()).collect::<Vec<_>>();
     match b {
@@ -142,10 +152,10 @@ fn index_arg(index: &Value, cap: usize) -> Result<usize, String> {
             ));
         }
     };
-    if x < 0 || x > cap as i128 {
-        return Err(format!("index out of range: {x}"));
+    match usize::try_from(x) {
+        Ok(i) if i <= cap => Ok(i),
+        _ => Err(format!("index out of range: {x}")),
     }
-    Ok(x as usize)
 }
 
 fn index(item: &Slot, indexes: &[Slot]) -> R {
@@ -292,6 +302,10 @@ fn eq(arg1: &Slot, rest: &[Slot]) -> Result<bool, String> {
     for arg in rest {
         let b = arg.value();
         let k2 = basic_kind(b);
+        #[expect(
+            clippy::if_not_else,
+            reason = "Go's eq in its order: mixed kinds first"
+        )]
         let truth = if k1 != k2 {
             match (a, b) {
                 (Value::Int(i) | Value::Int64(i), Value::Uint(u))
@@ -360,11 +374,11 @@ fn lt(arg1: &Slot, arg2: &Slot) -> Result<bool, String> {
         (Value::Int(i) | Value::Int64(i), Value::Uint(u)) => *i < 0 || i.cast_unsigned() < *u,
         (Value::Uint(u), Value::Int(i) | Value::Int64(i)) => *i >= 0 && *u < i.cast_unsigned(),
         _ if k1 != k2 => return Err(bad_comparison(a, b)),
-        (Value::Bool(_) | Value::Complex(..), _) => return Err(BAD_COMPARISON_TYPE.into()),
         (Value::Int(x) | Value::Int64(x), Value::Int(y) | Value::Int64(y)) => x < y,
         (Value::Uint(x), Value::Uint(y)) => x < y,
         (Value::Float(x), Value::Float(y)) => x < y,
         (Value::String(x), Value::String(y)) => x < y,
+        // Booleans, complex numbers and whatever else has no order.
         _ => return Err(BAD_COMPARISON_TYPE.into()),
     })
 }
@@ -424,10 +438,13 @@ pub fn js_escape(s: &str) -> String {
             '>' => out.push_str("\\u003E"),
             '&' => out.push_str("\\u0026"),
             '=' => out.push_str("\\u003D"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c if c.is_ascii() => out.push(c),
-            c if crate::fmt::is_print(c) => out.push(c),
-            c => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c if c < ' ' => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c if c.is_ascii() || crate::fmt::is_print(c) => out.push(c),
+            c => {
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
         }
     }
     out
@@ -439,10 +456,12 @@ pub fn query_escape(s: &str) -> String {
     for b in s.bytes() {
         match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
+                out.push(char::from(b));
             }
             b' ' => out.push('+'),
-            b => out.push_str(&format!("%{b:02X}")),
+            b => {
+                let _ = write!(out, "%{b:02X}");
+            }
         }
     }
     out

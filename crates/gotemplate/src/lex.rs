@@ -159,7 +159,7 @@ struct Lexer<'s, 'o> {
 
 type Step = Result<(), ()>;
 
-impl<'s> Lexer<'s, '_> {
+impl Lexer<'_, '_> {
     fn rest(&self) -> &str {
         &self.input[self.pos..]
     }
@@ -322,6 +322,10 @@ impl<'s> Lexer<'s, '_> {
         self.pos += rest.len() - rest.trim_start_matches(is_space).len();
     }
 
+    #[expect(
+        clippy::unnecessary_wraps,
+        reason = "a state of the lexer: every state is a Step (Go's stateFn)"
+    )]
     fn right_delim(&mut self, inside: &mut bool) -> Step {
         let (_, trim) = self.at_right_delim();
         if trim {
@@ -415,6 +419,10 @@ impl<'s> Lexer<'s, '_> {
         }
     }
 
+    #[expect(
+        clippy::unnecessary_wraps,
+        reason = "a state of the lexer: every state is a Step (Go's stateFn)"
+    )]
     fn space(&mut self) -> Step {
         let mut spaces = 0;
         while self.peek().is_some_and(is_space) {
@@ -435,9 +443,8 @@ impl<'s> Lexer<'s, '_> {
 
     fn at_terminator(&self) -> bool {
         match self.peek() {
-            None => true,
+            None | Some('.' | ',' | '|' | ':' | ')' | '(') => true,
             Some(c) if is_space(c) => true,
-            Some('.' | ',' | '|' | ':' | ')' | '(') => true,
             _ => starts_with(self.rest(), self.opts.right),
         }
     }
@@ -574,16 +581,13 @@ impl<'s> Lexer<'s, '_> {
     }
 
     fn raw_quote(&mut self) -> Step {
-        match self.rest().find('`') {
-            Some(x) => {
-                self.pos += x + 1;
-                self.emit(Kind::RawString);
-                Ok(())
-            }
-            None => {
-                self.pos = self.input.len();
-                self.error("unterminated raw quoted string".into())
-            }
+        if let Some(x) = self.rest().find('`') {
+            self.pos += x + 1;
+            self.emit(Kind::RawString);
+            Ok(())
+        } else {
+            self.pos = self.input.len();
+            self.error("unterminated raw quoted string".into())
         }
     }
 }

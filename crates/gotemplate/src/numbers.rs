@@ -1,5 +1,6 @@
-//! Go's strconv number syntax: ParseInt/ParseUint with base 0 (prefixes 0x, 0o, 0b and
-//! a leading 0 for octal; `_` between digits) and ParseFloat (decimal and hex floats).
+//! Go's strconv number syntax: `ParseInt`/`ParseUint` with base 0 (prefixes 0x, 0o, 0b
+//! and a leading 0 for octal; `_` between digits) and `ParseFloat` (decimal and hex
+//! floats).
 
 /// Whether the underscores in `s` sit only between digits (or after a base prefix).
 fn underscores_ok(s: &str) -> bool {
@@ -76,7 +77,8 @@ pub(crate) fn parse_int(s: &str) -> Option<i64> {
     let m = parse_magnitude(body)?;
     if neg {
         if m <= 1 << 63 {
-            Some((m as i64).wrapping_neg())
+            // 2^63 is i64::MIN's magnitude: its bits, negated, are i64::MIN again.
+            Some(m.cast_signed().wrapping_neg())
         } else {
             None
         }

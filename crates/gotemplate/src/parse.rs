@@ -471,11 +471,10 @@ impl<'a> Parser<'a> {
                     }
                 }
                 return self.error(format!("too many declarations in {context}"));
-            } else {
-                // `$x` is an operand, not a declaration.
-                self.at = mark;
-                break;
             }
+            // `$x` is an operand, not a declaration.
+            self.at = mark;
+            break;
         }
         loop {
             let token = self.next_non_space();
@@ -682,35 +681,41 @@ fn unquote_escape(s: &str, quote: u8) -> Option<(Vec<u8>, usize)> {
         b'\\' => simple(b'\\'),
         b'\'' | b'"' if c == quote => simple(c),
         b'x' | b'u' | b'U' => {
-            let n = match c {
+            let digits = match c {
                 b'x' => 2,
                 b'u' => 4,
                 _ => 8,
             };
-            let hex = s.get(1..1 + n)?;
+            let hex = s.get(1..1 + digits)?;
             if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
                 return None;
             }
-            let v = u32::from_str_radix(hex, 16).ok()?;
+            let code = u32::from_str_radix(hex, 16).ok()?;
             if c == b'x' {
-                return Some((vec![u8::try_from(v).ok()?], 1 + n));
+                return Some((vec![u8::try_from(code).ok()?], 1 + digits));
             }
-            let ch = char::from_u32(v)?;
-            Some((ch.to_string().into_bytes(), 1 + n))
+            let ch = char::from_u32(code)?;
+            Some((ch.to_string().into_bytes(), 1 + digits))
         }
         b'0'..=b'7' => {
             let oct = s.get(0..3)?;
             if !oct.bytes().all(|o| (b'0'..=b'7').contains(&o)) {
                 return None;
             }
-            let v = u32::from_str_radix(oct, 8).ok()?;
-            Some((vec![u8::try_from(v).ok()?], 3))
+            let code = u32::from_str_radix(oct, 8).ok()?;
+            Some((vec![u8::try_from(code).ok()?], 3))
         }
         _ => None,
     }
 }
 
 /// A number token with Go's interpretations (parse.newNumber).
+#[expect(
+    clippy::cast_precision_loss,
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "Go's float64(i) and int64(f)/uint64(f) conversions, the latter after checks that make them exact"
+)]
 fn number(token: &Item) -> Result<Number, String> {
     let text: &str = &token.val;
     let mut n = Number {
@@ -800,6 +805,11 @@ fn number(token: &Item) -> Result<Number, String> {
 
 /// A complex constant stays complex128 where its value is read as it is; without an
 /// imaginary part it also serves as a float or integer parameter (Go's simplifyComplex).
+#[expect(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    reason = "Go's int64(f)/uint64(f) conversions, after checks that make them exact"
+)]
 fn set_complex(n: &mut Number, re: f64, im: f64) {
     n.complex = Some((re, im));
     if im == 0.0 {

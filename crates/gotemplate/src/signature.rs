@@ -83,6 +83,11 @@ pub struct Signature {
 
 impl Signature {
     /// Parse Go's spelling of a function type: `func(int, ...string) (string, error)`.
+    ///
+    /// # Errors
+    ///
+    /// A text that is not `func(...)` with balanced parentheses, a variadic parameter
+    /// before the last, or a parameter without a type; the message quotes the text.
     pub fn parse(text: &str) -> Result<Signature, String> {
         let bad = || format!("not a Go function type: {text:?}");
         let rest = text.strip_prefix("func(").ok_or_else(bad)?;

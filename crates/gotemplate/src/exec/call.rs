@@ -45,17 +45,14 @@ impl<'t> State<'_, '_, 't> {
         self.at = At::Arg(node);
         let found = self.set().func(name);
         let explicit = if args.is_empty() { &[][..] } else { &args[1..] };
-        let (func, signature) = match found {
-            Some(f) => f,
-            None => match builtins::lookup(name) {
-                Some(b) => return self.eval_builtin(dot, node, b, name, cmd, explicit, fin),
-                None => {
-                    return Err(self.error(format!(
-                        "{} is not a defined function",
-                        crate::fmt::quote(name)
-                    )));
-                }
-            },
+        let Some((func, signature)) = found else {
+            return match builtins::lookup(name) {
+                Some(b) => self.eval_builtin(dot, node, b, name, cmd, explicit, fin),
+                None => Err(self.error(format!(
+                    "{} is not a defined function",
+                    crate::fmt::quote(name)
+                ))),
+            };
         };
         let (values, slots) = match &signature {
             Some(sig) => self.typed_args(dot, name, sig, explicit, fin)?,
@@ -170,19 +167,20 @@ impl<'t> State<'_, '_, 't> {
     fn validate_type(&mut self, slot: Slot, ty: &GoType) -> R<Value> {
         let expected = ty.name();
         match (slot.v, ty) {
-            (v, GoType::Any) => Ok(v),
+            // Any value is an interface {}; a value of the parameter's own type is itself.
+            (v, GoType::Any)
+            | (v @ Value::Bool(_), GoType::Bool)
+            | (v @ Value::Int(_), GoType::Int)
+            | (v @ Value::Int64(_), GoType::Int64)
+            | (v @ Value::Float(_), GoType::Float64)
+            | (v @ Value::String(_), GoType::String)
+            | (v @ Value::List(_), GoType::List) => Ok(v),
             // A nil interface is not unwrapped: its type is interface {}.
             (Value::Nil, _) if slot.iface => Err(self.error(format!(
                 "wrong type for value; expected {expected}; got interface {{}}"
             ))),
             (Value::Nil, ty) if ty.can_be_nil() => Ok(Value::Nil),
             (Value::Nil, _) => Err(self.error(format!("invalid value; expected {expected}"))),
-            (v @ Value::Bool(_), GoType::Bool)
-            | (v @ Value::Int(_), GoType::Int)
-            | (v @ Value::Int64(_), GoType::Int64)
-            | (v @ Value::Float(_), GoType::Float64)
-            | (v @ Value::String(_), GoType::String)
-            | (v @ Value::List(_), GoType::List) => Ok(v),
             // A named map type (Helm's common.Values) converts to its underlying type;
             // another map type (`map[string]string`) is not assignable.
             (Value::Map(m), GoType::Map) if m.go_type_name().is_none() => Ok(Value::Map(m.plain())),

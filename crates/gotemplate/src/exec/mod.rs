@@ -62,12 +62,21 @@ impl<'s> Context<'_, 's> {
     }
 
     /// Go's `ExecuteTemplate`: run template `name` with `data` within this execution.
+    ///
+    /// # Errors
+    ///
+    /// Go's errors: no template `name` in the set, or what its execution fails with
+    /// (a function's error, a type error, the execution's limits).
     pub fn execute_template(&self, name: &str, data: &Value) -> Result<String, Error> {
         execute_in(self.run, name, data)
     }
 
     /// Run `template` of another template set (one `tpl` built), sharing this
     /// execution's limits and counters.
+    ///
+    /// # Errors
+    ///
+    /// What `template`'s execution fails with, as [`Context::execute_template`].
     pub fn execute_in_set(
         &self,
         set: &Templates,
@@ -543,7 +552,7 @@ impl<'t> State<'_, '_, 't> {
         Ok(value)
     }
 
-    fn not_a_function(&self, args: &[Arg], fin: &Option<Slot>) -> R<()> {
+    fn not_a_function(&self, args: &[Arg], fin: Option<&Slot>) -> R<()> {
         if args.len() > 1 || fin.is_some() {
             return Err(self.error(format!("can't give argument to non-function {}", args[0])));
         }
@@ -562,14 +571,14 @@ impl<'t> State<'_, '_, 't> {
                 return self.eval_function(dot, first, name, Some(cmd), &cmd.args, fin);
             }
             Arg::Pipe(p) => {
-                self.not_a_function(&cmd.args, &fin)?;
+                self.not_a_function(&cmd.args, fin.as_ref())?;
                 return self.eval_pipeline(dot, p);
             }
             Arg::Variable(v) => return self.eval_variable(dot, v, &cmd.args, fin),
             _ => {}
         }
         self.at = At::Arg(first);
-        self.not_a_function(&cmd.args, &fin)?;
+        self.not_a_function(&cmd.args, fin.as_ref())?;
         match first {
             Arg::Bool(_, b) => Ok(Slot::concrete(Value::Bool(*b))),
             Arg::Dot(_) => Ok(dot.clone()),
@@ -638,7 +647,7 @@ impl<'t> State<'_, '_, 't> {
         self.at = At::Var(v);
         let value = self.var_value(&v.ident[0])?;
         if v.ident.len() == 1 {
-            self.not_a_function(args, &fin)?;
+            self.not_a_function(args, fin.as_ref())?;
             return Ok(value);
         }
         let node = &args[0];
@@ -670,9 +679,9 @@ impl<'t> State<'_, '_, 't> {
     ) -> R<Slot> {
         let n = idents.len();
         for ident in &idents[..n - 1] {
-            receiver = self.eval_field(dot, ident, at, &[], None, receiver)?;
+            receiver = self.eval_field(dot, ident, at, &[], None, &receiver)?;
         }
-        self.eval_field(dot, &idents[n - 1], at, args, fin, receiver)
+        self.eval_field(dot, &idents[n - 1], at, args, fin, &receiver)
     }
 
     fn eval_field(
@@ -682,7 +691,7 @@ impl<'t> State<'_, '_, 't> {
         at: At<'t>,
         args: &'t [Arg],
         fin: Option<Slot>,
-        receiver: Slot,
+        receiver: &Slot,
     ) -> R<Slot> {
         // Errors here point where evaluation is (Go's evalField does not move it): the
         // field node, or in a chain (`(x).a`) the last node the receiver touched.
@@ -782,19 +791,16 @@ impl<'t> State<'_, '_, 't> {
     ) -> R<Option<Slot>> {
         let explicit = args.get(1..).unwrap_or_default();
         let before = self.at;
-        let values = match signature {
-            Some(text) => match crate::Signature::parse(text) {
-                Ok(sig) => self.typed_args(dot, name, &sig, explicit, fin)?.0,
-                Err(e) => return Err(self.error(e)),
-            },
-            None => {
-                let mut values = Vec::new();
-                for arg in explicit {
-                    values.push(self.eval_arg(dot, arg)?.v);
-                }
-                values.extend(fin.map(|f| f.v));
-                values
+        let values = if let Some(text) = signature {
+            let sig = crate::Signature::parse(text).map_err(|e| self.error(e))?;
+            self.typed_args(dot, name, &sig, explicit, fin)?.0
+        } else {
+            let mut values = Vec::new();
+            for arg in explicit {
+                values.push(self.eval_arg(dot, arg)?.v);
             }
+            values.extend(fin.map(|f| f.v));
+            values
         };
         // A call that succeeds leaves the position at its last argument, as in Go.
         match call(name, &values) {
