@@ -39,7 +39,7 @@ pub use value::{
 };
 
 /// The hash map of names the engine looks up on every call and include: foldhash is
-/// several times faster than the default SipHash on short keys and, seeded per map,
+/// several times faster than the default `SipHash` on short keys and, seeded per map,
 /// as hard to flood with collisions.
 pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -98,12 +98,10 @@ pub struct Templates {
 
 impl std::fmt::Debug for Templates {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut names: Vec<_> = self.names();
-        names.sort();
         f.debug_struct("Templates")
             .field("name", &self.name)
-            .field("templates", &names)
-            .finish()
+            .field("templates", &self.names())
+            .finish_non_exhaustive()
     }
 }
 
@@ -148,6 +146,11 @@ impl Templates {
     /// any argument is evaluated, each argument against its parameter right after it
     /// is evaluated, constants against the parameter's kind. A function without a
     /// signature takes and returns anything.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Exec`] naming the function when `signature` is not a Go function type
+    /// ([`Signature::parse`]).
     pub fn declare(&mut self, name: &str, signature: &str) -> Result<&mut Self> {
         let sig = Signature::parse(signature)
             .map_err(|e| Error::Exec(format!("signature of function {name}: {e}")))?;
@@ -209,6 +212,11 @@ impl Templates {
     ///
     /// Returns the template parsed under `name` itself, which Go executes even when
     /// the set kept an older non-empty one of that name.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Parse`] with Go's message (`template: NAME:LINE: ...`) when `source` does
+    /// not parse or defines nothing under `name`.
     pub fn parse(&mut self, name: &str, source: &str) -> Result<Template> {
         let trees = parse::parse(
             name,
@@ -232,6 +240,11 @@ impl Templates {
     }
 
     /// Run a template this set parsed, over `data`.
+    ///
+    /// # Errors
+    ///
+    /// What the execution fails with, in Go's words: a function's error, a type error,
+    /// a missing key under `missingkey=error`, the execution's limits.
     pub fn execute_parsed(&self, template: &Template, data: &Value) -> Result<String> {
         let shared = exec::Shared::default();
         let run = exec::Run::new(self, &shared);
@@ -257,6 +270,11 @@ impl Templates {
     }
 
     /// Go's `ExecuteTemplate`: run template `name` over `data`.
+    ///
+    /// # Errors
+    ///
+    /// No template `name` in the set, or what its execution fails with, as
+    /// [`Templates::execute_parsed`].
     pub fn execute(&self, name: &str, data: &Value) -> Result<String> {
         let shared = exec::Shared::default();
         let run = exec::Run::new(self, &shared);

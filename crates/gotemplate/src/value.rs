@@ -83,7 +83,7 @@ pub trait Object: Send + Sync {
     /// `String` method).
     fn go_string(&self) -> String;
     /// What `{{ value }}` prints: text/template also finds a `String` method declared
-    /// on the pointer, which fmt does not (Helm's KubeVersion prints its version in a
+    /// on the pointer, which fmt does not (Helm's `KubeVersion` prints its version in a
     /// template and its fields through printf).
     fn template_string(&self) -> String {
         self.go_string()
