@@ -25,7 +25,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
     if n % 2 == 1 {
         xs[n / 2]
     } else {
-        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+        f64::midpoint(xs[n / 2 - 1], xs[n / 2])
     }
 }
 
@@ -116,7 +116,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "\ntotal of medians: ours {ours_total:.1} ms, helm {helm_total:.1} ms: {:.1}x faster; geometric mean of per-chart speedups {:.1}x over {count} charts",
         helm_total / ours_total,
-        (log_sum / count as f64).exp()
+        (log_sum / f64::from(count)).exp()
     );
     Ok(())
 }

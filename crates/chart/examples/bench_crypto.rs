@@ -37,7 +37,7 @@ const CASES: [(&str, &str); 8] = [
 
 /// A chart whose template calls the case N times (the CA for genSignedCert is made
 /// once, outside the loop, and subtracted with the baseline).
-fn write_chart(dir: &Path, body: &str, n: usize) -> std::io::Result<()> {
+fn write_chart(dir: &Path, body: &str, n: u32) -> std::io::Result<()> {
     std::fs::create_dir_all(dir.join("templates"))?;
     std::fs::write(
         dir.join("Chart.yaml"),
@@ -89,7 +89,7 @@ print(statistics.median(ts))
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let n: usize = std::env::args()
+    let n: u32 = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(20)
@@ -107,7 +107,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         write_chart(&dir, body, n)?;
         let setup_only = if body.contains("$.ca") { body } else { "" };
         write_chart(&base, setup_only, 0)?;
-        let per = |full: f64, empty: f64| (full - empty).max(0.0) * 1000.0 / n as f64;
+        let per = |full: f64, empty: f64| (full - empty).max(0.0) * 1000.0 / f64::from(n);
         let mine = per(ours(&dir, reps)?, ours(&base, reps)?);
         let theirs = helm(&dir, reps)
             .zip(helm(&base, reps))

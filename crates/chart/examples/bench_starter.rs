@@ -7,6 +7,10 @@ use std::time::{Duration, Instant};
 
 use rusty_sdk_chart::{Chart, RenderOptions, render, starter, switches_overlay};
 
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "a count of samples, far below the 2^52 an f64 holds exactly"
+)]
 fn stats(mut samples: Vec<Duration>) -> (f64, f64) {
     samples.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;

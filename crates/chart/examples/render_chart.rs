@@ -5,6 +5,8 @@
 //! `cargo run -p rusty-sdk-chart --example render_chart -- [--json] <chart dir|tgz> ['{"json":"values"}']`
 use std::path::Path;
 
+use rusty_sdk_chart::RenderOptions;
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1).peekable();
     let as_json = args.next_if(|a| a == "--json").is_some();
@@ -17,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         None => serde_json::json!({}),
     };
     let chart = rusty_sdk_chart::Chart::load(Path::new(&path))?;
-    let rendered = rusty_sdk_chart::render(&chart, &values, &Default::default())?;
+    let rendered = rusty_sdk_chart::render(&chart, &values, &RenderOptions::default())?;
     if as_json {
         println!("{}", serde_json::to_string(&rendered)?);
         return Ok(());

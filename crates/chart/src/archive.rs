@@ -60,6 +60,11 @@ impl Budget {
 }
 
 /// Refuse a file larger than Helm loads (`name` is shown in the message).
+///
+/// # Errors
+///
+/// A file over 5 MiB, Helm's limit for one chart file: the message names it, its size
+/// and the limit.
 pub fn check_file_size(name: &str, size: u64) -> Result<(), String> {
     if size > MAX_FILE_BYTES {
         Err(format!(
@@ -72,6 +77,12 @@ pub fn check_file_size(name: &str, size: u64) -> Result<(), String> {
 
 /// The files of a chart archive with its top-level folder (the chart's name) stripped,
 /// sorted by path. `source` names the archive in errors.
+///
+/// # Errors
+///
+/// [`ChartError::Archive`] when the bytes are not a gzipped tar, or the archive breaks
+/// one of Helm's limits (total size, number of files, size of one file) or holds a path
+/// outside the chart folder; [`ChartError::NotAChart`] when it has no `Chart.yaml`.
 pub fn read_archive(source: &Path, bytes: &[u8]) -> Result<Vec<ChartFile>, ChartError> {
     read(source, bytes, &mut Budget::default())
 }

@@ -56,7 +56,7 @@ fn apply_aliases(chart: &mut Chart) {
         if let Some(found) = existing.iter().find(|c| answers(dep, c)) {
             let mut copy = found.clone();
             if !dep.alias.is_empty() {
-                copy.metadata.name = dep.alias.clone();
+                copy.metadata.name.clone_from(&dep.alias);
             }
             out.push(copy);
         }

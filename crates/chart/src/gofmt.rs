@@ -47,19 +47,19 @@ mod tests {
     fn floats_print_as_go_prints_them() {
         assert_eq!(format_float(1.0), "1");
         assert_eq!(format_float(1.5), "1.5");
-        assert_eq!(format_float(100000.0), "100000");
+        assert_eq!(format_float(100_000.0), "100000");
         assert_eq!(format_float(1e6), "1e+06");
         assert_eq!(format_float(1e-5), "1e-05");
         assert_eq!(format_float(0.0001), "0.0001");
         assert_eq!(format_float(-3.0), "-3");
         assert_eq!(
-            format_float(12345678901234567000.0),
+            format_float(12_345_678_901_234_567_000.0),
             "1.2345678901234567e+19"
         );
-        assert_eq!(format_float(123456789.0), "1.23456789e+08");
-        assert_eq!(format_float(1234567.0), "1.234567e+06");
+        assert_eq!(format_float(123_456_789.0), "1.23456789e+08");
+        assert_eq!(format_float(1_234_567.0), "1.234567e+06");
         assert_eq!(format_float_f(1e21), "1000000000000000000000");
-        assert_eq!(format_float_f(0.000123), "0.000123");
+        assert_eq!(format_float_f(0.000_123), "0.000123");
     }
 
     #[test]

@@ -12,6 +12,12 @@ use crate::metadata::{ChartMetadata, Dependency};
 
 impl Chart {
     /// Load a chart from a directory or a `.tgz`/`.tar.gz` archive.
+    ///
+    /// # Errors
+    ///
+    /// [`ChartError::NotFound`] when `path` does not exist, [`ChartError::Io`] when it
+    /// cannot be read, and the errors of [`Chart::from_files`] and
+    /// [`Chart::from_archive`].
     pub fn load(path: &Path) -> Result<Chart, ChartError> {
         if !path.exists() {
             return Err(ChartError::NotFound(path.to_path_buf()));
@@ -31,16 +37,36 @@ impl Chart {
     /// The files [`Chart::load`] reads from a chart directory (what .helmignore excludes left
     /// out), sorted by path: `Chart::from_files(path, Chart::dir_files(path)?)` equals
     /// `Chart::load(path)`, so a caller can look at the bytes before parsing them.
+    ///
+    /// # Errors
+    ///
+    /// [`ChartError::Io`] for a file or folder that cannot be read,
+    /// [`ChartError::InvalidFile`] for what Helm refuses to load (a link back to a folder
+    /// it is in, a FIFO, socket or device, a `.helmignore` that is not a file, a chart
+    /// over Helm's size or file limits).
     pub fn dir_files(path: &Path) -> Result<Vec<ChartFile>, ChartError> {
         read_dir_files(path)
     }
 
     /// Load a chart from the bytes of a `.tgz` archive; `source` names it in errors.
+    ///
+    /// # Errors
+    ///
+    /// Those of [`archive::read_archive`] for the archive and of [`Chart::from_files`]
+    /// for what it holds.
     pub fn from_archive(source: &Path, bytes: &[u8]) -> Result<Chart, ChartError> {
         from_archive_within(source, bytes, &mut Budget::default())
     }
 
     /// Build a chart from chart-relative files (as Helm's loader does).
+    ///
+    /// # Errors
+    ///
+    /// [`ChartError::NotAChart`] without a `Chart.yaml`,
+    /// [`ChartError::InvalidChartYaml`] when it does not parse or misses what Helm
+    /// requires, [`ChartError::InvalidFile`] for a values.yaml, values.schema.json or
+    /// requirements.yaml Helm would not load, and the errors of the subcharts under
+    /// `charts/` (of [`Chart::from_archive`] for the archives).
     pub fn from_files(source: &Path, files: Vec<ChartFile>) -> Result<Chart, ChartError> {
         from_files_within(source, files, &mut Budget::default())
     }
@@ -79,13 +105,13 @@ fn from_files_within(
     let mut chart = Chart {
         source: source.to_path_buf(),
         metadata: ChartMetadata::default(),
-        values: std::sync::Arc::new(Value::Object(Default::default())),
+        values: std::sync::Arc::new(Value::Object(serde_json::Map::default())),
         values_yaml: std::sync::Arc::from(""),
         schema: None,
-        templates: Default::default(),
-        render_cache: Default::default(),
-        schema_check: Default::default(),
-        files: Default::default(),
+        templates: std::sync::Arc::default(),
+        render_cache: crate::engine::RenderCache::default(),
+        schema_check: std::sync::Arc::default(),
+        files: std::sync::Arc::default(),
         dependencies: Vec::new(),
     };
     let mut subchart_files: Vec<(String, ChartFile)> = Vec::new();
@@ -155,7 +181,12 @@ fn load_subcharts(
     let mut charts = Vec::new();
     for (key, files) in groups {
         let sub_source = source.join("charts").join(&key);
-        if key.ends_with(".tgz") || key.ends_with(".tar.gz") {
+        #[expect(
+            clippy::case_sensitive_file_extension_comparisons,
+            reason = "Helm's loader takes a subchart archive by its exact suffix: a .TGZ is not one"
+        )]
+        let is_archive = key.ends_with(".tgz") || key.ends_with(".tar.gz");
+        if is_archive {
             if let Some(archive) = files.iter().find(|f| f.name.is_empty()) {
                 charts.push(from_archive_within(&sub_source, &archive.data, budget)?);
             }
@@ -220,6 +251,10 @@ fn helmignore(root: &Path) -> Result<String, ChartError> {
 
 /// A directory's device and inode, to know it again behind another name.
 #[cfg(unix)]
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "the signature of the other platforms' version, which has no identity to give"
+)]
 fn identity(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     Some((meta.dev(), meta.ino()))
@@ -305,7 +340,8 @@ impl DirWalk<'_> {
                 ));
             } else {
                 self.budget.take(&rel, meta.len()).map_err(invalid)?;
-                let mut data = Vec::with_capacity(meta.len() as usize);
+                // (At most 5 MiB: the budget has taken it.)
+                let mut data = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
                 // Bounded again while reading, for a file that grows after the lookup.
                 std::fs::File::open(&path)
                     .and_then(|file| {

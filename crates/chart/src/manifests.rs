@@ -85,6 +85,11 @@ fn is_notes(source: &str) -> bool {
 
 /// Split rendered templates into objects: NOTES.txt and empty documents are skipped,
 /// the items of a `v1 List` become objects of their own.
+///
+/// # Errors
+///
+/// A document that is not YAML, not a mapping, or lacks `apiVersion` or `kind`: the
+/// error names the template it came from.
 pub fn split_manifests(
     rendered: &BTreeMap<String, String>,
 ) -> Result<Vec<Manifest>, ManifestError> {
@@ -167,6 +172,11 @@ pub fn switches_overlay(chart: &Chart) -> Value {
 /// Charts may refuse some switch combinations (`required`, `fail`, the schema); when the
 /// all-on render fails, each switch is tried on its own and the renders that work count.
 /// Only a failing default render is an error.
+///
+/// # Errors
+///
+/// The default render's error ([`ObjectsError::Render`]), or a rendered document that is
+/// not an object ([`ObjectsError::Manifest`]).
 pub fn all_objects(chart: &Chart) -> Result<ChartObjects, ObjectsError> {
     let opts = crate::RenderOptions::default();
     // The renders of one set share generated keys: RSA keys would dominate otherwise.
@@ -272,7 +282,7 @@ fn merge_overlay(acc: &mut Value, one: &Value) {
         for (key, val) in one {
             match acc.get_mut(key) {
                 Some(existing) if existing.is_object() && val.is_object() => {
-                    merge_overlay(existing, val)
+                    merge_overlay(existing, val);
                 }
                 _ => {
                     acc.insert(key.clone(), val.clone());

@@ -1,6 +1,6 @@
 //! The starter chart `create api --kind` scaffolds, written for this project and
-//! embedded in the crate: a Deployment of nginx with its Service and ServiceAccount,
-//! optional Ingress, HTTPRoute and HorizontalPodAutoscaler, and a `helm test` Pod; its
+//! embedded in the crate: a `Deployment` of nginx with its `Service` and `ServiceAccount`,
+//! optional `Ingress`, `HTTPRoute` and `HorizontalPodAutoscaler`, and a `helm test` Pod; its
 //! values have the keys and defaults operator-sdk's Helm tutorial shows. The files live
 //! in `crates/chart/starter/` with a `<CHARTNAME>` placeholder.
 

@@ -14,14 +14,15 @@ mod fuzz_support;
 
 /// `CHART_FUZZ_SEED`, or a new seed from the clock.
 fn seed() -> u64 {
-    match std::env::var("CHART_FUZZ_SEED") {
-        Ok(text) => text.trim().parse().unwrap_or_else(|_| {
+    if let Ok(text) = std::env::var("CHART_FUZZ_SEED") {
+        text.trim().parse().unwrap_or_else(|_| {
             panic!("CHART_FUZZ_SEED={text} is not a number; give the seed a failed run printed")
-        }),
-        Err(_) => {
-            let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
-            now.as_secs() ^ (u64::from(now.subsec_nanos()) << 20)
-        }
+        })
+    } else {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .expect("the clock is after 1970");
+        now.as_secs() ^ (u64::from(now.subsec_nanos()) << 20)
     }
 }
 

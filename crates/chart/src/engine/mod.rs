@@ -37,6 +37,13 @@ struct Renderable<'c> {
 
 /// Render a chart with user `values`, as Helm's engine does: dependency processing,
 /// value coalescing, values.schema.json validation, then every template.
+///
+/// # Errors
+///
+/// In Helm's words: [`RenderError::Schema`] when the values break a values.schema.json,
+/// [`RenderError::Parse`] for a template that does not parse, [`RenderError::Execute`]
+/// for one that fails while running (`fail`, `required`, a function's error) and for a
+/// subchart section of the values that is not a map.
 pub fn render(
     chart: &Chart,
     values: &serde_json::Value,

@@ -29,10 +29,13 @@ pub trait Lookup: Send + Sync {
     ///   across all namespaces when `namespace` is empty;
     /// - `namespace` is ignored for cluster-scoped kinds;
     /// - an object (or kind) that is not there is `{}` (or `null`), not an error, so that
-    ///   `if not (lookup ...)` works;
-    /// - any other failure is an error worded as Helm words it (e.g. `unable to get
-    ///   apiresource from unstructured: example.com/v1, Kind=Foo: the server could not find
-    ///   the requested resource`); it fails the render.
+    ///   `if not (lookup ...)` works.
+    ///
+    /// # Errors
+    ///
+    /// Any other failure, worded as Helm words it (e.g. `unable to get apiresource from
+    /// unstructured: example.com/v1, Kind=Foo: the server could not find the requested
+    /// resource`); it fails the render.
     fn lookup(
         &self,
         api_version: &str,
@@ -180,7 +183,10 @@ impl Default for Capabilities {
                 major: "1".into(),
                 minor: "36".into(),
             },
-            api_versions: DEFAULT_API_VERSIONS.iter().map(|s| s.to_string()).collect(),
+            api_versions: DEFAULT_API_VERSIONS
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
             helm_version: HelmVersion {
                 version: "v4.2".into(),
                 git_commit: String::new(),

@@ -267,7 +267,7 @@ fn literal(bytes: &[u8], start: usize) -> Result<usize, String> {
     Ok(start + word.len())
 }
 
-/// Go's UnmarshalTypeError message for a valid JSON text decoded into `target`
+/// Go's `UnmarshalTypeError` message for a valid JSON text decoded into `target`
 /// (`map[string]interface {}`, `[]interface {}`), or `None` when it fits (null fits
 /// both).
 pub fn type_error(text: &str, target: &str) -> Option<String> {

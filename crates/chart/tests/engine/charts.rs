@@ -1,9 +1,9 @@
 //! Our own small charts (testdata/charts) render exactly as the real Helm engine renders
 //! them, with default values and with every `enabled` switch on (expected output made by
-//! testdata/make_expected.py).
+//! `testdata/make_expected.py`).
 
 use crate::common;
-use rusty_sdk_chart::Chart;
+use rusty_sdk_chart::{Chart, RenderOptions};
 
 fn check(name: &str) {
     let chart = Chart::load(&common::testdata().join("charts").join(name)).unwrap();
@@ -55,7 +55,7 @@ fn set_merge_unset_change_values_and_dot_in_place_like_go_maps() {
 fn user_null_reaches_into_subcharts_and_tags_enable_charts() {
     let chart = Chart::load(&common::testdata().join("charts/parent")).unwrap();
     let values = serde_json::json!({"child": {"greeting": null}, "tags": {"optional": true}});
-    let out = rusty_sdk_chart::render(&chart, &values, &Default::default()).unwrap();
+    let out = rusty_sdk_chart::render(&chart, &values, &RenderOptions::default()).unwrap();
     let deployment = &out["parent/charts/child/templates/deployment.yaml"];
     assert!(deployment.contains("greeting: \n"), "{deployment}");
     assert!(out.contains_key("parent/charts/extra/templates/secret.yaml"));
@@ -93,7 +93,7 @@ fn tpl_of_a_missing_value_fails_like_helm_at_its_line() {
     )
     .unwrap();
     let chart = Chart::load(dir.path()).unwrap();
-    let err = rusty_sdk_chart::render(&chart, &serde_json::json!({}), &Default::default())
+    let err = rusty_sdk_chart::render(&chart, &serde_json::json!({}), &RenderOptions::default())
         .unwrap_err()
         .to_string();
     assert!(err.contains("t/templates/ingress.yaml:3:"), "{err}");
@@ -127,7 +127,7 @@ fn files_and_template_objects_have_helms_types() {
         rusty_sdk_chart::render(
             &chart(template),
             &serde_json::json!({}),
-            &Default::default(),
+            &RenderOptions::default(),
         )
         .map(|out| out["t/templates/t.yaml"].clone())
         .map_err(|e| e.to_string())

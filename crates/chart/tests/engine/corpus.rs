@@ -46,7 +46,7 @@ fn corpus_renders_like_helm() {
                     problems.push(format!("{label}: now matches Helm; remove from known gaps"));
                 }
                 (Verdict::Panicked(message), _) => {
-                    problems.push(format!("{label}: engine panicked: {message}"))
+                    problems.push(format!("{label}: engine panicked: {message}"));
                 }
                 (_, Some(_)) => {}
                 (verdict, None) => problems.push(format!("{label}: {verdict:?}")),

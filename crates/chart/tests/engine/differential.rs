@@ -33,28 +33,27 @@ fn compare(helm: &Value, ours: &Value) -> Option<String> {
         return None;
     }
     let mut out = String::new();
-    match (helm.get("output"), ours.get("output")) {
-        (Some(Value::Object(h)), Some(Value::Object(o))) => {
-            for path in h.keys().chain(o.keys().filter(|k| !h.contains_key(*k))) {
-                match (h.get(path), o.get(path)) {
-                    (Some(a), Some(b)) if a == b => {}
-                    (Some(Value::String(a)), Some(Value::String(b))) => {
-                        let _ = writeln!(out, "    {path}: {}", describe(a, b));
-                    }
-                    (a, b) => {
-                        let _ = writeln!(out, "    {path}: helm {a:?}, ours {b:?}");
-                    }
+    if let (Some(Value::Object(h)), Some(Value::Object(o))) =
+        (helm.get("output"), ours.get("output"))
+    {
+        for path in h.keys().chain(o.keys().filter(|k| !h.contains_key(*k))) {
+            match (h.get(path), o.get(path)) {
+                (Some(a), Some(b)) if a == b => {}
+                (Some(Value::String(a)), Some(Value::String(b))) => {
+                    let _ = writeln!(out, "    {path}: {}", describe(a, b));
+                }
+                (a, b) => {
+                    let _ = writeln!(out, "    {path}: helm {a:?}, ours {b:?}");
                 }
             }
         }
-        _ => {
-            let text = |v: &Value| match (v.get("output"), v.get("error")) {
-                (Some(o), _) => format!("output {o}"),
-                (_, Some(Value::String(e))) => format!("error {e:?}"),
-                _ => v.to_string(),
-            };
-            let _ = writeln!(out, "    helm: {}\n    ours: {}", text(helm), text(ours));
-        }
+    } else {
+        let text = |v: &Value| match (v.get("output"), v.get("error")) {
+            (Some(o), _) => format!("output {o}"),
+            (_, Some(Value::String(e))) => format!("error {e:?}"),
+            _ => v.to_string(),
+        };
+        let _ = writeln!(out, "    helm: {}\n    ours: {}", text(helm), text(ours));
     }
     Some(out)
 }

@@ -3,7 +3,7 @@
 use crate::common;
 use std::path::Path;
 
-use rusty_sdk_chart::{Chart, ChartError, RenderError, render};
+use rusty_sdk_chart::{Chart, ChartError, RenderError, RenderOptions, render};
 
 fn write(dir: &Path, files: &[(&str, &str)]) {
     for (name, text) in files {
@@ -67,7 +67,7 @@ fn loads_a_tgz_with_a_packed_subchart() {
     assert_eq!(chart.metadata().version, "1.0.0");
     assert_eq!(chart.values_yaml(), "replicas: 3\n");
     assert_eq!(chart.dependencies()[0].name(), "inner");
-    let out = render(&chart, &serde_json::json!({}), &Default::default()).unwrap();
+    let out = render(&chart, &serde_json::json!({}), &RenderOptions::default()).unwrap();
     assert_eq!(out["packed/templates/cm.yaml"], "replicas: 3\n");
     assert_eq!(
         out["packed/charts/inner/templates/cm.yaml"],
@@ -108,7 +108,7 @@ fn helmignore_hides_files_from_dot_files() {
         ],
     );
     let chart = Chart::load(tmp.path()).unwrap();
-    let out = render(&chart, &serde_json::json!({}), &Default::default()).unwrap();
+    let out = render(&chart, &serde_json::json!({}), &RenderOptions::default()).unwrap();
     assert_eq!(
         out["packed/templates/cm.yaml"],
         ".helmignore;config/app.conf;"
@@ -218,7 +218,7 @@ fn template_parse_errors_name_file_and_line() {
         ],
     );
     let chart = Chart::load(tmp.path()).unwrap();
-    let err = render(&chart, &serde_json::json!({}), &Default::default()).unwrap_err();
+    let err = render(&chart, &serde_json::json!({}), &RenderOptions::default()).unwrap_err();
     assert!(matches!(err, RenderError::Parse { line: 3, .. }), "{err:?}");
     assert!(
         err.to_string()
@@ -248,7 +248,7 @@ fn execution_errors_name_template_line_and_column_like_helm() {
     let chart = Chart::load(tmp.path()).unwrap();
     // Helm's own messages for this chart (checked with the real engine).
     let values = serde_json::json!({"list": [0, 1, 2, 3, 4, 5]});
-    let err = render(&chart, &values, &Default::default()).unwrap_err();
+    let err = render(&chart, &values, &RenderOptions::default()).unwrap_err();
     assert_eq!(
         err.to_string(),
         "execution error at (mychart/templates/x.yaml:3:22): image is required"
@@ -256,7 +256,7 @@ fn execution_errors_name_template_line_and_column_like_helm() {
     let err = render(
         &chart,
         &serde_json::json!({"image": "x", "list": [1]}),
-        &Default::default(),
+        &RenderOptions::default(),
     )
     .unwrap_err();
     let msg = err.to_string();
@@ -287,7 +287,7 @@ fn runaway_include_recursion_is_an_error_not_a_crash() {
         ],
     );
     let chart = Chart::load(tmp.path()).unwrap();
-    let err = render(&chart, &serde_json::json!({}), &Default::default()).unwrap_err();
+    let err = render(&chart, &serde_json::json!({}), &RenderOptions::default()).unwrap_err();
     assert!(
         err.to_string()
             .starts_with("template: r/templates/a.yaml:2:6:"),
@@ -333,7 +333,7 @@ fn a_subchart_outside_the_declared_range_is_not_aliased() {
         ],
     );
     let chart = Chart::load(tmp.path()).unwrap();
-    let out = render(&chart, &serde_json::json!({}), &Default::default()).unwrap();
+    let out = render(&chart, &serde_json::json!({}), &RenderOptions::default()).unwrap();
     let names: Vec<&String> = out.keys().collect();
     assert_eq!(names, ["p/charts/second/templates/cm.yaml"]);
     assert_eq!(out["p/charts/second/templates/cm.yaml"], "name: second\n");

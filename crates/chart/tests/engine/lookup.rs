@@ -13,7 +13,7 @@ struct FakeCluster {
     calls: Mutex<Vec<[String; 4]>>,
 }
 
-/// The ConfigMap and Deployment as the API server returned them (metadata trimmed).
+/// The `ConfigMap` and `Deployment` as the API server returned them (metadata trimmed).
 fn config_map() -> Value {
     json!({"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "1"},
            "metadata": {"name": "cm1", "namespace": "default", "resourceVersion": "210"}})

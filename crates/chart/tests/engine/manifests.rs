@@ -1,4 +1,4 @@
-//! Splitting renders into objects, hooks, the switches overlay and all_objects.
+//! Splitting renders into objects, hooks, the switches overlay and `all_objects`.
 
 use crate::common;
 use std::collections::BTreeMap;

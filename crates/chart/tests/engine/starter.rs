@@ -1,5 +1,5 @@
 //! The embedded starter chart renders byte-identical to Helm's engine (expected output
-//! made by testdata/make_expected.py), and keeps the values of the Helm tutorial.
+//! made by `testdata/make_expected.py`), and keeps the values of the Helm tutorial.
 
 use crate::common;
 use rusty_sdk_chart::{Chart, starter};

@@ -21,7 +21,7 @@ pub fn expected(name: &str, set: &str) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// The overlay make_expected.py uses: every boolean `enabled` set to true.
+/// The overlay `make_expected.py` uses: every boolean `enabled` set to true.
 pub fn switches(chart: &Chart) -> Value {
     rusty_sdk_chart::switches_overlay(chart)
 }

@@ -147,7 +147,7 @@ pub fn render(chart_dir: &Path, values: &serde_json::Value) -> Outcome {
             payload
                 .downcast_ref::<String>()
                 .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .or_else(|| payload.downcast_ref::<&str>().map(ToString::to_string))
                 .unwrap_or_else(|| "non-string panic".into()),
         ),
     }

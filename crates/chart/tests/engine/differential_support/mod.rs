@@ -4,6 +4,7 @@
 //! given as a list of numbers is raw bytes, for BOMs and invalid UTF-8).
 use std::path::{Path, PathBuf};
 
+use rusty_sdk_chart::RenderOptions;
 use serde_json::{Map, Value, json};
 
 fn file_bytes(text: &Value) -> Vec<u8> {
@@ -12,7 +13,7 @@ fn file_bytes(text: &Value) -> Vec<u8> {
         Value::Array(a) => a
             .iter()
             .filter_map(Value::as_u64)
-            .map(|b| b as u8)
+            .map(|b| u8::try_from(b).expect("a raw byte is a number from 0 to 255"))
             .collect(),
         _ => Vec::new(),
     }
@@ -44,7 +45,8 @@ pub fn write_chart(
 pub fn render_dir(dir: &Path, values: &Value) -> Value {
     let outcome = std::panic::catch_unwind(|| {
         let chart = rusty_sdk_chart::Chart::load(dir).map_err(|e| helm_load_error(&e))?;
-        rusty_sdk_chart::render(&chart, values, &Default::default()).map_err(|e| e.to_string())
+        rusty_sdk_chart::render(&chart, values, &RenderOptions::default())
+            .map_err(|e| e.to_string())
     });
     match outcome {
         Ok(Ok(map)) => json!({ "output": map }),
@@ -54,7 +56,7 @@ pub fn render_dir(dir: &Path, values: &Value) -> Value {
             let text = payload
                 .downcast_ref::<String>()
                 .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+                .or_else(|| payload.downcast_ref::<&str>().map(ToString::to_string))
                 .unwrap_or_default();
             json!({ "panic": text })
         }
