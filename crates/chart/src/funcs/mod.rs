@@ -33,12 +33,22 @@ pub(crate) fn declare_signatures(set: &mut Templates) {
     }
 }
 
-/// `(name, Go type)` of every function: the families' tables, then the separate list.
+/// `(name, Go type)` of every function, in the order Helm's funcMap is built: the sprig
+/// families' tables, then the remaining list, whose Helm functions replace sprig's of
+/// the same name (the later entry wins).
 fn all_signatures() -> impl Iterator<Item = (&'static str, &'static str)> {
-    let tables = crate::sprig::TABLES.iter().flat_map(|table| table.iter());
-    tables
-        .map(|function| (function.name, function.go_type))
-        .chain(signatures::SIGNATURES.iter().copied())
+    tables().flatten()
+}
+
+/// The signature tables, each naming a function at most once.
+fn tables() -> impl Iterator<Item = Vec<(&'static str, &'static str)>> {
+    let sprig = crate::sprig::TABLES.iter().map(|table| {
+        table
+            .iter()
+            .map(|function| (function.name, function.go_type))
+            .collect()
+    });
+    sprig.chain([signatures::SIGNATURES.to_vec()])
 }
 
 /// The registration and argument helpers every function family shares (one set, in
@@ -72,16 +82,33 @@ mod signature_tests {
     #[test]
     fn every_function_has_exactly_one_valid_signature() {
         let mut declared = BTreeSet::new();
-        for (name, signature) in super::all_signatures() {
-            assert!(
-                gotemplate::Signature::parse(signature).is_ok(),
-                "{name}: {signature}"
-            );
-            assert!(declared.insert(name), "{name} is declared twice");
+        for table in super::tables() {
+            let mut in_table = BTreeSet::new();
+            for (name, signature) in table {
+                assert!(
+                    gotemplate::Signature::parse(signature).is_ok(),
+                    "{name}: {signature}"
+                );
+                assert!(in_table.insert(name), "{name} is declared twice in a table");
+                declared.insert(name);
+            }
         }
         let all = super::all();
         let mut defined: BTreeSet<&str> = all.keys().map(String::as_str).collect();
         defined.extend(["include", "tpl"]);
         assert_eq!(declared, defined);
+    }
+
+    #[test]
+    fn helms_functions_replace_sprigs_types() {
+        let winner = |name: &str| super::all_signatures().filter(|(n, _)| *n == name).last();
+        assert_eq!(
+            winner("fromJson"),
+            Some(("fromJson", "func(string) map[string]interface {}"))
+        );
+        assert_eq!(
+            winner("mustToJson"),
+            Some(("mustToJson", "func(interface {}) string"))
+        );
     }
 }

@@ -12,14 +12,14 @@ use aws_lc_rs::rsa::KeyPair as RsaKeyPair;
 use aws_lc_rs::signature::{ECDSA_P256_SHA256_ASN1_SIGNING, EcdsaKeyPair};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use gotemplate::{FuncMap, Result, Value};
+use gotemplate::{Result, Value};
 use rand_core::{OsRng, RngCore};
 use rcgen::{
     BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
     Issuer, KeyPair, KeyUsagePurpose, SanType, SerialNumber,
 };
 
-use super::args::{self, add, call_error, exact, int, string};
+use super::args::{self, Function, call_error, exact, int, string};
 use super::certificate::{Certificate, Made, pem_field};
 
 /// A PEM block with Go's layout: 64-column base64 lines, LF endings.
@@ -355,71 +355,114 @@ fn wrap<T>(name: &str, r: std::result::Result<T, String>) -> Result<T> {
     r.map_err(|e| call_error(name, e))
 }
 
-pub(crate) fn register(m: &mut FuncMap) {
-    add(m, "genPrivateKey", |a| {
-        let kind = string(&exact("genPrivateKey", a, 1)?[0])?;
-        let made = if kind == "dsa" {
-            super::dsa::private_key_der()
-                .map(|der| pem_block("DSA PRIVATE KEY", &der))
-                .map_err(|e| format!("failed to generate private key: {e}"))
-        } else {
-            generate(kind).and_then(|k| key_pem(&k))
-        };
-        Ok(args::s(match made {
-            Ok(pem) => pem,
-            Err(message) => message,
-        }))
-    });
-    // The functions that generate a key return a certificate made when first read (see
-    // `certificate`); those given a key make it now.
-    add(m, "genCA", |a| {
-        let a = exact("genCA", a, 2)?;
-        let (cn, days) = (string(&a[0])?, int(&a[1])?);
-        let params = wrap("genCA", ca_params(cn, days))?;
-        Ok(later("genCA", move |k| self_signed(&params, k)))
-    });
-    add(m, "genCAWithKey", |a| {
-        let a = exact("genCAWithKey", a, 3)?;
-        let (cn, days, key) = (string(&a[0])?, int(&a[1])?, string(&a[2])?);
-        let made = provided(key).and_then(|k| self_signed(&ca_params(cn, days)?, &k));
-        now("genCAWithKey", made)
-    });
-    add(m, "genSelfSignedCert", |a| {
-        let a = exact("genSelfSignedCert", a, 4)?;
-        let (cn, ips, dns, days) = subject_args(a)?;
-        let params = wrap("genSelfSignedCert", base_params(cn, ips, dns, days))?;
-        Ok(later("genSelfSignedCert", move |k| self_signed(&params, k)))
-    });
-    add(m, "genSelfSignedCertWithKey", |a| {
-        let a = exact("genSelfSignedCertWithKey", a, 5)?;
-        let (cn, ips, dns, days) = subject_args(a)?;
-        let key = string(&a[4])?;
-        let made = provided(key).and_then(|k| self_signed(&base_params(cn, ips, dns, days)?, &k));
-        now("genSelfSignedCertWithKey", made)
-    });
-    add(m, "genSignedCert", |a| {
-        let a = exact("genSignedCert", a, 5)?;
-        let (cn, ips, dns, days) = subject_args(a)?;
-        let issuer = wrap("genSignedCert", issuer_of(&a[4])?)?;
-        let params = wrap("genSignedCert", base_params(cn, ips, dns, days))?;
-        Ok(later("genSignedCert", move |k| signed(params, &issuer, k)))
-    });
-    add(m, "genSignedCertWithKey", |a| {
-        let a = exact("genSignedCertWithKey", a, 6)?;
-        let (cn, ips, dns, days) = subject_args(a)?;
-        let key = string(&a[5])?;
-        let made = match provided(key) {
-            Ok(k) => issuer_of(&a[4])?
-                .and_then(|issuer| signed(base_params(cn, ips, dns, days)?, &issuer, &k)),
-            Err(e) => Err(e),
-        };
-        now("genSignedCertWithKey", made)
-    });
-    add(m, "buildCustomCert", |a| {
-        let a = exact("buildCustomCert", a, 2)?;
-        let made = build_custom(string(&a[0])?, string(&a[1])?);
-        now("buildCustomCert", made)
-    });
+/// The family's template functions. Those that generate a key return a certificate
+/// made when first read (see `certificate`); those given a key make it now.
+pub(crate) const FUNCTIONS: &[Function] = &[
+    Function::string("genPrivateKey", gen_private_key),
+    Function::new(
+        "genCA",
+        "func(string, int) (sprig.certificate, error)",
+        gen_ca,
+    ),
+    Function::new(
+        "genCAWithKey",
+        "func(string, int, string) (sprig.certificate, error)",
+        gen_ca_with_key,
+    ),
+    Function::new(
+        "genSelfSignedCert",
+        "func(string, []interface {}, []interface {}, int) (sprig.certificate, error)",
+        gen_self_signed_cert,
+    ),
+    Function::new(
+        "genSelfSignedCertWithKey",
+        "func(string, []interface {}, []interface {}, int, string) (sprig.certificate, error)",
+        gen_self_signed_cert_with_key,
+    ),
+    Function::new(
+        "genSignedCert",
+        "func(string, []interface {}, []interface {}, int, sprig.certificate) (sprig.certificate, error)",
+        gen_signed_cert,
+    ),
+    Function::new(
+        "genSignedCertWithKey",
+        "func(string, []interface {}, []interface {}, int, sprig.certificate, string) (sprig.certificate, error)",
+        gen_signed_cert_with_key,
+    ),
+    Function::new(
+        "buildCustomCert",
+        "func(string, string) (sprig.certificate, error)",
+        build_custom_cert,
+    ),
+];
+
+/// `genPrivateKey kind`: a new key's PEM, or sprig's message naming what failed.
+fn gen_private_key(kind: &str) -> String {
+    let made = if kind == "dsa" {
+        super::dsa::private_key_der()
+            .map(|der| pem_block("DSA PRIVATE KEY", &der))
+            .map_err(|e| format!("failed to generate private key: {e}"))
+    } else {
+        generate(kind).and_then(|k| key_pem(&k))
+    };
+    match made {
+        Ok(pem) | Err(pem) => pem,
+    }
+}
+
+fn gen_ca(a: &[Value]) -> Result<Value> {
+    let a = exact("genCA", a, 2)?;
+    let (cn, days) = (string(&a[0])?, int(&a[1])?);
+    let params = wrap("genCA", ca_params(cn, days))?;
+    Ok(later("genCA", move |k| self_signed(&params, k)))
+}
+
+fn gen_ca_with_key(a: &[Value]) -> Result<Value> {
+    let a = exact("genCAWithKey", a, 3)?;
+    let (cn, days, key) = (string(&a[0])?, int(&a[1])?, string(&a[2])?);
+    let made = provided(key).and_then(|k| self_signed(&ca_params(cn, days)?, &k));
+    now("genCAWithKey", made)
+}
+
+fn gen_self_signed_cert(a: &[Value]) -> Result<Value> {
+    let a = exact("genSelfSignedCert", a, 4)?;
+    let (cn, ips, dns, days) = subject_args(a)?;
+    let params = wrap("genSelfSignedCert", base_params(cn, ips, dns, days))?;
+    Ok(later("genSelfSignedCert", move |k| self_signed(&params, k)))
+}
+
+fn gen_self_signed_cert_with_key(a: &[Value]) -> Result<Value> {
+    let a = exact("genSelfSignedCertWithKey", a, 5)?;
+    let (cn, ips, dns, days) = subject_args(a)?;
+    let key = string(&a[4])?;
+    let made = provided(key).and_then(|k| self_signed(&base_params(cn, ips, dns, days)?, &k));
+    now("genSelfSignedCertWithKey", made)
+}
+
+fn gen_signed_cert(a: &[Value]) -> Result<Value> {
+    let a = exact("genSignedCert", a, 5)?;
+    let (cn, ips, dns, days) = subject_args(a)?;
+    let issuer = wrap("genSignedCert", issuer_of(&a[4])?)?;
+    let params = wrap("genSignedCert", base_params(cn, ips, dns, days))?;
+    Ok(later("genSignedCert", move |k| signed(params, &issuer, k)))
+}
+
+fn gen_signed_cert_with_key(a: &[Value]) -> Result<Value> {
+    let a = exact("genSignedCertWithKey", a, 6)?;
+    let (cn, ips, dns, days) = subject_args(a)?;
+    let key = string(&a[5])?;
+    let made = match provided(key) {
+        Ok(k) => issuer_of(&a[4])?
+            .and_then(|issuer| signed(base_params(cn, ips, dns, days)?, &issuer, &k)),
+        Err(e) => Err(e),
+    };
+    now("genSignedCertWithKey", made)
+}
+
+fn build_custom_cert(a: &[Value]) -> Result<Value> {
+    let a = exact("buildCustomCert", a, 2)?;
+    let made = build_custom(string(&a[0])?, string(&a[1])?);
+    now("buildCustomCert", made)
 }
 
 #[cfg(test)]
@@ -428,8 +471,8 @@ mod tests {
 
     /// A function of the chart library, called with `args`.
     fn call(name: &str, args: &[Value]) -> Result<Value> {
-        let mut m = FuncMap::new();
-        register(&mut m);
+        let mut m = gotemplate::FuncMap::new();
+        args::add_all(&mut m, FUNCTIONS);
         m[name](args)
     }
 

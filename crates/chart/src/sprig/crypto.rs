@@ -3,12 +3,12 @@
 use aes::cipher::{BlockDecryptMut, BlockEncryptMut, KeyIvInit, block_padding::Pkcs7};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use gotemplate::{FuncMap, Value};
+use gotemplate::{Result, Value};
 use hmac::{Hmac, Mac};
 use rand_core::{OsRng, RngCore};
 use sha2::Sha256;
 
-use super::args::{add, call_error, exact, int, s, string};
+use super::args::{Function, call_error, exact, int, s, string};
 
 /// Go's bcrypt.GenerateFromPassword with the default cost 10, "$2a$" form.
 fn bcrypt_hash(input: &str) -> String {
@@ -128,7 +128,7 @@ fn encrypt_aes(password: &str, plain: &str) -> String {
     STANDARD.encode(out)
 }
 
-fn decrypt_aes(password: &str, crypt64: &str) -> Result<String, String> {
+fn decrypt_aes(password: &str, crypt64: &str) -> std::result::Result<String, String> {
     if crypt64.is_empty() {
         return Ok(String::new());
     }
@@ -144,50 +144,66 @@ fn decrypt_aes(password: &str, crypt64: &str) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&plain).into_owned())
 }
 
-pub(crate) fn register(m: &mut FuncMap) {
-    add(m, "bcrypt", |a| {
-        Ok(s(bcrypt_hash(string(&exact("bcrypt", a, 1)?[0])?)))
-    });
-    add(m, "htpasswd", |a| {
-        let a = exact("htpasswd", a, 2)?;
-        let (user, password) = (string(&a[0])?, string(&a[1])?);
-        Ok(s(if user.contains(':') {
-            format!("invalid username: {user}")
-        } else {
-            format!("{user}:{}", bcrypt_hash(password))
-        }))
-    });
-    add(m, "derivePassword", |a| {
-        let a = exact("derivePassword", a, 5)?;
-        let counter = u32::try_from(int(&a[0])?)
-            .map_err(|_| call_error("derivePassword", "counter must fit in uint32"))?;
-        let (kind, password, user, site) = (
-            string(&a[1])?,
-            string(&a[2])?,
-            string(&a[3])?,
-            string(&a[4])?,
-        );
-        Ok(s(derive_password(counter, kind, password, user, site)))
-    });
-    add(m, "encryptAES", |a| {
-        let a = exact("encryptAES", a, 2)?;
-        Ok(s(encrypt_aes(string(&a[0])?, string(&a[1])?)))
-    });
-    add(m, "decryptAES", |a| {
-        let a = exact("decryptAES", a, 2)?;
-        decrypt_aes(string(&a[0])?, string(&a[1])?)
-            .map(s)
-            .map_err(|e| call_error("decryptAES", e))
-    });
-    add(m, "randBytes", |a| {
-        let n = int(&exact("randBytes", a, 1)?[0])?;
-        let n = usize::try_from(n)
-            .map_err(|_| call_error("randBytes", "runtime error: makeslice: len out of range"))?;
-        super::bounds::output("randBytes", n.saturating_mul(4) / 3)?;
-        let mut buf = vec![0u8; n];
-        OsRng.fill_bytes(&mut buf);
-        Ok(Value::String(STANDARD.encode(buf).into()))
-    });
+/// The family's template functions.
+pub(crate) const FUNCTIONS: &[Function] = &[
+    Function::string("bcrypt", bcrypt_hash),
+    Function::strings2("htpasswd", "func(string, string) string", htpasswd),
+    Function::new(
+        "derivePassword",
+        "func(uint32, string, string, string, string) string",
+        derive_password_fn,
+    ),
+    Function::strings2(
+        "encryptAES",
+        "func(string, string) (string, error)",
+        |key, text| s(encrypt_aes(key, text)),
+    ),
+    Function::new(
+        "decryptAES",
+        "func(string, string) (string, error)",
+        decrypt_aes_fn,
+    ),
+    Function::new("randBytes", "func(int) (string, error)", rand_bytes),
+];
+
+/// `htpasswd user password`: an Apache htpasswd line, or sprig's message for a user
+/// name Apache cannot hold.
+fn htpasswd(user: &str, password: &str) -> Value {
+    s(if user.contains(':') {
+        format!("invalid username: {user}")
+    } else {
+        format!("{user}:{}", bcrypt_hash(password))
+    })
+}
+
+fn derive_password_fn(a: &[Value]) -> Result<Value> {
+    let a = exact("derivePassword", a, 5)?;
+    let counter = u32::try_from(int(&a[0])?)
+        .map_err(|_| call_error("derivePassword", "counter must fit in uint32"))?;
+    let (kind, password, user, site) = (
+        string(&a[1])?,
+        string(&a[2])?,
+        string(&a[3])?,
+        string(&a[4])?,
+    );
+    Ok(s(derive_password(counter, kind, password, user, site)))
+}
+
+fn decrypt_aes_fn(a: &[Value]) -> Result<Value> {
+    let a = exact("decryptAES", a, 2)?;
+    decrypt_aes(string(&a[0])?, string(&a[1])?)
+        .map(s)
+        .map_err(|e| call_error("decryptAES", e))
+}
+
+fn rand_bytes(a: &[Value]) -> Result<Value> {
+    let n = int(&exact("randBytes", a, 1)?[0])?;
+    let n = usize::try_from(n)
+        .map_err(|_| call_error("randBytes", "runtime error: makeslice: len out of range"))?;
+    super::bounds::output("randBytes", n.saturating_mul(4) / 3)?;
+    let mut buf = vec![0u8; n];
+    OsRng.fill_bytes(&mut buf);
+    Ok(Value::String(STANDARD.encode(buf).into()))
 }
 
 #[cfg(test)]

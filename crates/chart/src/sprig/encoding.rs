@@ -3,11 +3,11 @@
 //! as sprig does, rather than failing the render.
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use gotemplate::FuncMap;
+use gotemplate::{Result, Value};
 use sha1::Sha1;
 use sha2::{Digest, Sha256, Sha512};
 
-use super::args::{add, exact, s, string};
+use super::args::{Function, exact, s, string};
 
 fn b64_value(c: u8) -> Option<u8> {
     match c {
@@ -104,51 +104,41 @@ fn b32_decode(x: &str) -> String {
     }
 }
 
-pub(crate) fn register(m: &mut FuncMap) {
-    add(m, "b64enc", |a| {
-        let arg = &exact("b64enc", a, 1)?[0];
-        // A binary file's content is a Go string of raw bytes.
-        if let gotemplate::Value::Object(o) = arg
-            && let Some(bytes) = o.as_bytes()
-        {
-            return Ok(s(STANDARD.encode(bytes)));
-        }
-        let x = string(arg)?;
-        super::bounds::output("b64enc", x.len().saturating_mul(4) / 3)?;
-        Ok(s(STANDARD.encode(x)))
-    });
-    add(m, "b64dec", |a| {
-        Ok(s(b64_decode(string(&exact("b64dec", a, 1)?[0])?)))
-    });
-    add(m, "b32enc", |a| {
-        let x = string(&exact("b32enc", a, 1)?[0])?;
-        super::bounds::output("b32enc", x.len().saturating_mul(8) / 5)?;
-        Ok(s(data_encoding::BASE32.encode(x.as_bytes())))
-    });
-    add(m, "b32dec", |a| {
-        Ok(s(b32_decode(string(&exact("b32dec", a, 1)?[0])?)))
-    });
-    add(m, "sha1sum", |a| {
-        Ok(s(hex::encode(Sha1::digest(string(
-            &exact("sha1sum", a, 1)?[0],
-        )?))))
-    });
-    add(m, "sha256sum", |a| {
-        Ok(s(hex::encode(Sha256::digest(string(
-            &exact("sha256sum", a, 1)?[0],
-        )?))))
-    });
-    add(m, "sha512sum", |a| {
-        Ok(s(hex::encode(Sha512::digest(string(
-            &exact("sha512sum", a, 1)?[0],
-        )?))))
-    });
-    add(m, "adler32sum", |a| {
-        let x = string(&exact("adler32sum", a, 1)?[0])?;
-        let mut h = adler2::Adler32::new();
-        h.write_slice(x.as_bytes());
-        Ok(s(h.checksum().to_string()))
-    });
+/// The family's template functions.
+pub(crate) const FUNCTIONS: &[Function] = &[
+    Function::new("b64enc", "func(string) string", b64enc),
+    Function::string("b64dec", b64_decode),
+    Function::new("b32enc", "func(string) string", b32enc),
+    Function::string("b32dec", b32_decode),
+    Function::string("sha1sum", |x| hex::encode(Sha1::digest(x))),
+    Function::string("sha256sum", |x| hex::encode(Sha256::digest(x))),
+    Function::string("sha512sum", |x| hex::encode(Sha512::digest(x))),
+    Function::string("adler32sum", adler32sum),
+];
+
+fn b64enc(a: &[Value]) -> Result<Value> {
+    let arg = &exact("b64enc", a, 1)?[0];
+    // A binary file's content is a Go string of raw bytes.
+    if let Value::Object(o) = arg
+        && let Some(bytes) = o.as_bytes()
+    {
+        return Ok(s(STANDARD.encode(bytes)));
+    }
+    let x = string(arg)?;
+    super::bounds::output("b64enc", x.len().saturating_mul(4) / 3)?;
+    Ok(s(STANDARD.encode(x)))
+}
+
+fn b32enc(a: &[Value]) -> Result<Value> {
+    let x = string(&exact("b32enc", a, 1)?[0])?;
+    super::bounds::output("b32enc", x.len().saturating_mul(8) / 5)?;
+    Ok(s(data_encoding::BASE32.encode(x.as_bytes())))
+}
+
+fn adler32sum(x: &str) -> String {
+    let mut h = adler2::Adler32::new();
+    h.write_slice(x.as_bytes());
+    h.checksum().to_string()
 }
 
 #[cfg(test)]

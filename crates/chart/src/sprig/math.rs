@@ -1,72 +1,111 @@
 //! sprig's arithmetic: integer functions convert with cast.ToInt64 (so float64
 //! values from values.yaml truncate), the `f` functions compute in decimal as
 //! shopspring/decimal does (0.1 + 0.2 = 0.3).
-use gotemplate::{FuncMap, Result, Value};
+use gotemplate::{Result, Value};
 use rand::Rng;
 
-use super::args::{self, add, at_least, call_error, exact, int, s, string};
+use super::args::{self, Function, at_least, call_error, exact, int, s, string};
 use super::cast::{to_float64, to_int64};
 use crate::gofmt::sprint;
 
-pub(crate) fn register(m: &mut FuncMap) {
-    register_int(m);
-    register_float(m);
-    register_sequences(m);
-    register_conversions(m);
+/// The family's template functions: integer arithmetic, decimal arithmetic on float64,
+/// sequences and number conversions.
+pub(crate) const FUNCTIONS: &[Function] = &[
+    Function::new("add", "func(...interface {}) int64", add),
+    Function::new("add1", "func(interface {}) int64", add1),
+    Function::new("sub", "func(interface {}, interface {}) int64", sub),
+    Function::new("mul", "func(interface {}, ...interface {}) int64", mul),
+    Function::new("div", "func(interface {}, interface {}) int64", div),
+    Function::new("mod", "func(interface {}, interface {}) int64", rem),
+    Function::named("max", "func(interface {}, ...interface {}) int64", max),
+    Function::named("biggest", "func(interface {}, ...interface {}) int64", max),
+    Function::new("min", "func(interface {}, ...interface {}) int64", min),
+    Function::new("randInt", "func(int, int) int", rand_int),
+    Function::new("addf", "func(...interface {}) float64", addf),
+    Function::new("add1f", "func(interface {}) float64", add1f),
+    Function::named("subf", "func(interface {}, ...interface {}) float64", subf),
+    Function::named("mulf", "func(interface {}, ...interface {}) float64", mulf),
+    Function::named("divf", "func(interface {}, ...interface {}) float64", divf),
+    Function::new("maxf", "func(interface {}, ...interface {}) float64", maxf),
+    Function::new("minf", "func(interface {}, ...interface {}) float64", minf),
+    Function::new("floor", "func(interface {}) float64", floor),
+    Function::new("ceil", "func(interface {}) float64", ceil),
+    Function::new(
+        "round",
+        "func(interface {}, int, ...float64) float64",
+        round,
+    ),
+    Function::new("until", "func(int) []int", until),
+    Function::new("untilStep", "func(int, int, int) []int", until_step_fn),
+    Function::new("seq", "func(...int) string", seq_fn),
+    Function::new("atoi", "func(string) int", atoi),
+    Function::new("int", "func(interface {}) int", int_of),
+    Function::new("int64", "func(interface {}) int64", int64_of),
+    Function::new("float64", "func(interface {}) float64", float64_of),
+    Function::new("toDecimal", "func(interface {}) int64", to_decimal),
+];
+
+fn add(a: &[Value]) -> Result<Value> {
+    Ok(Value::Int64(
+        a.iter().map(to_int64).fold(0i64, i64::wrapping_add),
+    ))
 }
 
-fn register_int(m: &mut FuncMap) {
-    add(m, "add", |a| {
-        Ok(Value::Int64(
-            a.iter().map(to_int64).fold(0i64, i64::wrapping_add),
-        ))
-    });
-    add(m, "add1", |a| {
-        Ok(Value::Int64(
-            to_int64(&exact("add1", a, 1)?[0]).wrapping_add(1),
-        ))
-    });
-    add(m, "sub", |a| {
-        let a = exact("sub", a, 2)?;
-        Ok(Value::Int64(to_int64(&a[0]).wrapping_sub(to_int64(&a[1]))))
-    });
-    add(m, "mul", |a| {
-        let a = at_least("mul", a, 1)?;
-        Ok(Value::Int64(
-            a.iter().map(to_int64).fold(1i64, i64::wrapping_mul),
-        ))
-    });
-    for (name, op) in [
-        ("div", i64::checked_div as fn(i64, i64) -> Option<i64>),
-        ("mod", i64::checked_rem),
-    ] {
-        add(m, name, move |a| {
-            let a = exact(name, a, 2)?;
-            let (x, y) = (to_int64(&a[0]), to_int64(&a[1]));
-            if y == 0 {
-                return Err(call_error(name, "runtime error: integer divide by zero"));
-            }
-            Ok(Value::Int64(op(x, y).unwrap_or(x)))
-        });
+fn add1(a: &[Value]) -> Result<Value> {
+    Ok(Value::Int64(
+        to_int64(&exact("add1", a, 1)?[0]).wrapping_add(1),
+    ))
+}
+
+fn sub(a: &[Value]) -> Result<Value> {
+    let a = exact("sub", a, 2)?;
+    Ok(Value::Int64(to_int64(&a[0]).wrapping_sub(to_int64(&a[1]))))
+}
+
+fn mul(a: &[Value]) -> Result<Value> {
+    let a = at_least("mul", a, 1)?;
+    Ok(Value::Int64(
+        a.iter().map(to_int64).fold(1i64, i64::wrapping_mul),
+    ))
+}
+
+fn div(a: &[Value]) -> Result<Value> {
+    divide("div", a, i64::checked_div)
+}
+
+fn rem(a: &[Value]) -> Result<Value> {
+    divide("mod", a, i64::checked_rem)
+}
+
+/// `div` and `mod`: Go's runtime error on a zero divisor; the one overflowing case
+/// (the smallest int64 by -1) gives the dividend, as Go's wrapping does.
+fn divide(name: &str, a: &[Value], op: fn(i64, i64) -> Option<i64>) -> Result<Value> {
+    let a = exact(name, a, 2)?;
+    let (x, y) = (to_int64(&a[0]), to_int64(&a[1]));
+    if y == 0 {
+        return Err(call_error(name, "runtime error: integer divide by zero"));
     }
-    for name in ["max", "biggest"] {
-        add(m, name, move |a| {
-            let a = at_least(name, a, 1)?;
-            Ok(Value::Int64(a.iter().map(to_int64).max().unwrap_or(0)))
-        });
+    Ok(Value::Int64(op(x, y).unwrap_or(x)))
+}
+
+/// `max` and its alias `biggest`.
+fn max(name: &str, a: &[Value]) -> Result<Value> {
+    let a = at_least(name, a, 1)?;
+    Ok(Value::Int64(a.iter().map(to_int64).max().unwrap_or(0)))
+}
+
+fn min(a: &[Value]) -> Result<Value> {
+    let a = at_least("min", a, 1)?;
+    Ok(Value::Int64(a.iter().map(to_int64).min().unwrap_or(0)))
+}
+
+fn rand_int(a: &[Value]) -> Result<Value> {
+    let a = exact("randInt", a, 2)?;
+    let (lo, hi) = (int(&a[0])?, int(&a[1])?);
+    if hi <= lo {
+        return Err(call_error("randInt", "invalid argument to Intn"));
     }
-    add(m, "min", |a| {
-        let a = at_least("min", a, 1)?;
-        Ok(Value::Int64(a.iter().map(to_int64).min().unwrap_or(0)))
-    });
-    add(m, "randInt", |a| {
-        let a = exact("randInt", a, 2)?;
-        let (lo, hi) = (int(&a[0])?, int(&a[1])?);
-        if hi <= lo {
-            return Err(call_error("randInt", "invalid argument to Intn"));
-        }
-        Ok(Value::Int(rand::rng().random_range(lo..hi)))
-    });
+    Ok(Value::Int(rand::rng().random_range(lo..hi)))
 }
 
 /// A float64 as shopspring/decimal's NewFromFloat sees it: its shortest decimal
@@ -141,63 +180,82 @@ fn fold_decimal(op: Op, first: f64, rest: &[Value]) -> Value {
     )
 }
 
-fn register_float(m: &mut FuncMap) {
-    add(m, "addf", |a| Ok(fold_decimal(Op::Add, 0.0, a)));
-    add(m, "add1f", |a| {
-        let x = to_float64(&exact("add1f", a, 1)?[0]);
-        Ok(Value::Float(decimal_op(Op::Add, x, 1.0)))
-    });
-    for (name, op) in [("subf", Op::Sub), ("mulf", Op::Mul), ("divf", Op::Div)] {
-        add(m, name, move |a| {
-            let a = at_least(name, a, 1)?;
-            if matches!(op, Op::Div) && a[1..].iter().any(|v| to_float64(v) == 0.0) {
-                return Err(call_error(name, "decimal division by 0"));
-            }
-            Ok(fold_decimal(op, to_float64(&a[0]), &a[1..]))
-        });
+fn addf(a: &[Value]) -> Result<Value> {
+    Ok(fold_decimal(Op::Add, 0.0, a))
+}
+
+fn add1f(a: &[Value]) -> Result<Value> {
+    let x = to_float64(&exact("add1f", a, 1)?[0]);
+    Ok(Value::Float(decimal_op(Op::Add, x, 1.0)))
+}
+
+fn subf(name: &str, a: &[Value]) -> Result<Value> {
+    fold_args(name, a, Op::Sub)
+}
+
+fn mulf(name: &str, a: &[Value]) -> Result<Value> {
+    fold_args(name, a, Op::Mul)
+}
+
+fn divf(name: &str, a: &[Value]) -> Result<Value> {
+    fold_args(name, a, Op::Div)
+}
+
+/// The first argument, then `op` with each of the others in turn.
+fn fold_args(name: &str, a: &[Value], op: Op) -> Result<Value> {
+    let a = at_least(name, a, 1)?;
+    if matches!(op, Op::Div) && a[1..].iter().any(|v| to_float64(v) == 0.0) {
+        return Err(call_error(name, "decimal division by 0"));
     }
-    add(m, "maxf", |a| {
-        let a = at_least("maxf", a, 1)?;
-        Ok(Value::Float(
-            a[1..]
-                .iter()
-                .map(to_float64)
-                .fold(to_float64(&a[0]), f64::max),
-        ))
-    });
-    add(m, "minf", |a| {
-        let a = at_least("minf", a, 1)?;
-        Ok(Value::Float(
-            a[1..]
-                .iter()
-                .map(to_float64)
-                .fold(to_float64(&a[0]), f64::min),
-        ))
-    });
-    add(m, "floor", |a| {
-        Ok(Value::Float(to_float64(&exact("floor", a, 1)?[0]).floor()))
-    });
-    add(m, "ceil", |a| {
-        Ok(Value::Float(to_float64(&exact("ceil", a, 1)?[0]).ceil()))
-    });
-    add(m, "round", |a| {
-        if !(2..=3).contains(&a.len()) {
-            return Err(gotemplate::TemplateError::Exec(format!(
-                "wrong number of args for round: want 2 got {}",
-                a.len()
-            )));
-        }
-        let round_on = a.get(2).map_or(0.5, to_float64);
-        let pow = 10f64.powf(int(&a[1])? as f64);
-        let digit = pow * to_float64(&a[0]);
-        let frac = digit - digit.trunc();
-        let rounded = if frac >= round_on {
-            digit.ceil()
-        } else {
-            digit.floor()
-        };
-        Ok(Value::Float(rounded / pow))
-    });
+    Ok(fold_decimal(op, to_float64(&a[0]), &a[1..]))
+}
+
+fn maxf(a: &[Value]) -> Result<Value> {
+    let a = at_least("maxf", a, 1)?;
+    Ok(Value::Float(
+        a[1..]
+            .iter()
+            .map(to_float64)
+            .fold(to_float64(&a[0]), f64::max),
+    ))
+}
+
+fn minf(a: &[Value]) -> Result<Value> {
+    let a = at_least("minf", a, 1)?;
+    Ok(Value::Float(
+        a[1..]
+            .iter()
+            .map(to_float64)
+            .fold(to_float64(&a[0]), f64::min),
+    ))
+}
+
+fn floor(a: &[Value]) -> Result<Value> {
+    Ok(Value::Float(to_float64(&exact("floor", a, 1)?[0]).floor()))
+}
+
+fn ceil(a: &[Value]) -> Result<Value> {
+    Ok(Value::Float(to_float64(&exact("ceil", a, 1)?[0]).ceil()))
+}
+
+/// `round x places [roundOn]`: half-up at `roundOn` (0.5 unless given).
+fn round(a: &[Value]) -> Result<Value> {
+    if !(2..=3).contains(&a.len()) {
+        return Err(gotemplate::TemplateError::Exec(format!(
+            "wrong number of args for round: want 2 got {}",
+            a.len()
+        )));
+    }
+    let round_on = a.get(2).map_or(0.5, to_float64);
+    let pow = 10f64.powf(int(&a[1])? as f64);
+    let digit = pow * to_float64(&a[0]);
+    let frac = digit - digit.trunc();
+    let rounded = if frac >= round_on {
+        digit.ceil()
+    } else {
+        digit.floor()
+    };
+    Ok(Value::Float(rounded / pow))
 }
 
 /// The longest sequence `until`, `untilStep` and `seq` build.
@@ -274,41 +332,44 @@ fn seq(params: &[i64]) -> Result<String> {
         .join(" "))
 }
 
-fn register_sequences(m: &mut FuncMap) {
-    add(m, "until", |a| {
-        let count = int(&exact("until", a, 1)?[0])?;
-        let step = if count < 0 { -1 } else { 1 };
-        Ok(ints(checked_sequence("until", 0, count, step)?))
-    });
-    add(m, "untilStep", |a| {
-        let a = exact("untilStep", a, 3)?;
-        let (start, stop, step) = (int(&a[0])?, int(&a[1])?, int(&a[2])?);
-        Ok(ints(checked_sequence("untilStep", start, stop, step)?))
-    });
-    add(m, "seq", |a| {
-        let params = a.iter().map(int).collect::<Result<Vec<_>>>()?;
-        Ok(s(seq(&params)?))
-    });
+fn until(a: &[Value]) -> Result<Value> {
+    let count = int(&exact("until", a, 1)?[0])?;
+    let step = if count < 0 { -1 } else { 1 };
+    Ok(ints(checked_sequence("until", 0, count, step)?))
 }
 
-fn register_conversions(m: &mut FuncMap) {
-    add(m, "atoi", |a| {
-        let x = string(&exact("atoi", a, 1)?[0])?;
-        Ok(Value::Int(super::cast::go_atoi(x)))
-    });
-    add(m, "int", |a| {
-        Ok(Value::Int(to_int64(&exact("int", a, 1)?[0])))
-    });
-    add(m, "int64", |a| {
-        Ok(Value::Int64(to_int64(&exact("int64", a, 1)?[0])))
-    });
-    add(m, "float64", |a| {
-        Ok(Value::Float(to_float64(&exact("float64", a, 1)?[0])))
-    });
-    add(m, "toDecimal", |a| {
-        let text = sprint(&exact("toDecimal", a, 1)?[0]);
-        Ok(Value::Int64(i64::from_str_radix(&text, 8).unwrap_or(0)))
-    });
+fn until_step_fn(a: &[Value]) -> Result<Value> {
+    let a = exact("untilStep", a, 3)?;
+    let (start, stop, step) = (int(&a[0])?, int(&a[1])?, int(&a[2])?);
+    Ok(ints(checked_sequence("untilStep", start, stop, step)?))
+}
+
+fn seq_fn(a: &[Value]) -> Result<Value> {
+    let params = a.iter().map(int).collect::<Result<Vec<_>>>()?;
+    Ok(s(seq(&params)?))
+}
+
+fn atoi(a: &[Value]) -> Result<Value> {
+    let x = string(&exact("atoi", a, 1)?[0])?;
+    Ok(Value::Int(super::cast::go_atoi(x)))
+}
+
+fn int_of(a: &[Value]) -> Result<Value> {
+    Ok(Value::Int(to_int64(&exact("int", a, 1)?[0])))
+}
+
+fn int64_of(a: &[Value]) -> Result<Value> {
+    Ok(Value::Int64(to_int64(&exact("int64", a, 1)?[0])))
+}
+
+fn float64_of(a: &[Value]) -> Result<Value> {
+    Ok(Value::Float(to_float64(&exact("float64", a, 1)?[0])))
+}
+
+/// sprig's toDecimal: the value's text read as an octal number, 0 when it is not one.
+fn to_decimal(a: &[Value]) -> Result<Value> {
+    let text = sprint(&exact("toDecimal", a, 1)?[0]);
+    Ok(Value::Int64(i64::from_str_radix(&text, 8).unwrap_or(0)))
 }
 
 #[cfg(test)]

@@ -50,31 +50,29 @@ pub use certs::KeyReuse;
 pub use dicts::{deep_copy, merge_into};
 pub use standalone::execute_standalone;
 
-/// The families registered from a table of [`args::Function`]s, each function's Go type
-/// beside it (the others still list their types in `funcs::signatures`).
-pub(crate) const TABLES: &[&[args::Function]] =
-    &[
+/// sprig's function families, each a table of [`args::Function`]s: the template name,
+/// its Go type and the named function that does the work.
+pub(crate) const TABLES: &[&[args::Function]] = &[
+    certs::FUNCTIONS,
+    convert::FUNCTIONS,
+    crypto::FUNCTIONS,
     dates::FUNCTIONS,
     dicts::FUNCTIONS,
+    encoding::FUNCTIONS,
     lists::FUNCTIONS,
+    math::FUNCTIONS,
     paths::FUNCTIONS,
+    regex::FUNCTIONS,
+    semver::FUNCTIONS,
     strings::FUNCTIONS,
+    urls::FUNCTIONS,
 ];
 
 /// Every sprig function Helm offers, keyed by its template name.
 pub fn funcs() -> FuncMap {
     let mut m = FuncMap::new();
-    regex::register(&mut m);
-    math::register(&mut m);
-    convert::register(&mut m);
-    encoding::register(&mut m);
-    crypto::register(&mut m);
-    certs::register(&mut m);
-    semver::register(&mut m);
-    urls::register(&mut m);
     for table in TABLES {
         args::add_all(&mut m, table);
     }
-    args::add(&mut m, "hello", |_| Ok(args::s("Hello!")));
     m
 }

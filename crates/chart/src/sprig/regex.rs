@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use gotemplate::{FuncMap, Result, Value};
+use gotemplate::{Result, Value};
 use regex::Regex;
 
-use super::args::{self, add, call_error, exact, int, s, string};
+use super::args::{self, Function, call_error, exact, int, s, string};
 use super::bounds;
 
 /// Compiled patterns, shared across renders: charts call the same few patterns in
@@ -120,72 +120,115 @@ fn strings(items: Vec<&str>) -> Value {
     args::list(items.into_iter().map(s).collect())
 }
 
-pub(crate) fn register(m: &mut FuncMap) {
-    for (name, must) in [("regexMatch", false), ("mustRegexMatch", true)] {
-        add(m, name, move |a| {
-            let a = exact(name, a, 2)?;
-            let x = string(&a[1])?;
-            match pattern(name, &a[0]) {
-                Ok(re) => Ok(Value::Bool(re.is_match(x))),
-                Err(e) if must => Err(e),
-                Err(_) => Ok(Value::Bool(false)),
-            }
-        });
+/// The family's template functions. Each `mustName` shares its body with `name`:
+/// [`pattern`] words a bad pattern's error by the name.
+pub(crate) const FUNCTIONS: &[Function] = &[
+    Function::named("regexMatch", "func(string, string) bool", regex_match),
+    Function::named(
+        "mustRegexMatch",
+        "func(string, string) (bool, error)",
+        regex_match,
+    ),
+    Function::named(
+        "regexFindAll",
+        "func(string, string, int) []string",
+        find_all,
+    ),
+    Function::named(
+        "mustRegexFindAll",
+        "func(string, string, int) ([]string, error)",
+        find_all,
+    ),
+    Function::named("regexFind", "func(string, string) string", find),
+    Function::named(
+        "mustRegexFind",
+        "func(string, string) (string, error)",
+        find,
+    ),
+    Function::named(
+        "regexReplaceAll",
+        "func(string, string, string) string",
+        replace_all_expanded,
+    ),
+    Function::named(
+        "mustRegexReplaceAll",
+        "func(string, string, string) (string, error)",
+        replace_all_expanded,
+    ),
+    Function::named(
+        "regexReplaceAllLiteral",
+        "func(string, string, string) string",
+        replace_all_literal,
+    ),
+    Function::named(
+        "mustRegexReplaceAllLiteral",
+        "func(string, string, string) (string, error)",
+        replace_all_literal,
+    ),
+    Function::named("regexSplit", "func(string, string, int) []string", split),
+    Function::named(
+        "mustRegexSplit",
+        "func(string, string, int) ([]string, error)",
+        split,
+    ),
+    Function::string("regexQuoteMeta", quote_meta),
+];
+
+/// `regexMatch pattern x`: a bad pattern is no match, or the error of the must form.
+fn regex_match(name: &str, a: &[Value]) -> Result<Value> {
+    let a = exact(name, a, 2)?;
+    let x = string(&a[1])?;
+    match pattern(name, &a[0]) {
+        Ok(re) => Ok(Value::Bool(re.is_match(x))),
+        Err(e) if name.starts_with("must") => Err(e),
+        Err(_) => Ok(Value::Bool(false)),
     }
-    for name in ["regexFindAll", "mustRegexFindAll"] {
-        add(m, name, move |a| {
-            let a = exact(name, a, 3)?;
-            let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
-            let limit = if n < 0 { usize::MAX } else { n as usize };
-            let found: Vec<&str> = re
-                .find_iter(x)
-                .take(limit.min(bounds::MAX_ITEMS + 1))
-                .map(|m| m.as_str())
-                .collect();
-            bounds::items(name, found.len())?;
-            // Go's FindAllString returns a nil slice when nothing matches.
-            Ok(if found.is_empty() {
-                Value::Nil
-            } else {
-                strings(found)
-            })
-        });
-    }
-    for name in ["regexFind", "mustRegexFind"] {
-        add(m, name, move |a| {
-            let a = exact(name, a, 2)?;
-            let (re, x) = (pattern(name, &a[0])?, string(&a[1])?);
-            Ok(s(re.find(x).map_or("", |m| m.as_str())))
-        });
-    }
-    for name in ["regexReplaceAll", "mustRegexReplaceAll"] {
-        add(m, name, move |a| {
-            let a = exact(name, a, 3)?;
-            let (re, x, repl) = (pattern(name, &a[0])?, string(&a[1])?, string(&a[2])?);
-            Ok(s(replace_all(name, &re, x, repl, false)?))
-        });
-    }
-    for name in ["regexReplaceAllLiteral", "mustRegexReplaceAllLiteral"] {
-        add(m, name, move |a| {
-            let a = exact(name, a, 3)?;
-            let (re, x, repl) = (pattern(name, &a[0])?, string(&a[1])?, string(&a[2])?);
-            Ok(s(replace_all(name, &re, x, repl, true)?))
-        });
-    }
-    for name in ["regexSplit", "mustRegexSplit"] {
-        add(m, name, move |a| {
-            let a = exact(name, a, 3)?;
-            let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
-            let cap = bounds::MAX_ITEMS as i64 + 1;
-            let parts = go_regex_split(&re, x, if n < 0 || n > cap { cap } else { n });
-            bounds::items(name, parts.len())?;
-            // Go's Split returns a nil slice for n == 0.
-            Ok(if n == 0 { Value::Nil } else { strings(parts) })
-        });
-    }
-    add(m, "regexQuoteMeta", |a| {
-        Ok(s(quote_meta(string(&exact("regexQuoteMeta", a, 1)?[0])?)))
-    });
+}
+
+fn find_all(name: &str, a: &[Value]) -> Result<Value> {
+    let a = exact(name, a, 3)?;
+    let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
+    let limit = if n < 0 { usize::MAX } else { n as usize };
+    let found: Vec<&str> = re
+        .find_iter(x)
+        .take(limit.min(bounds::MAX_ITEMS + 1))
+        .map(|m| m.as_str())
+        .collect();
+    bounds::items(name, found.len())?;
+    // Go's FindAllString returns a nil slice when nothing matches.
+    Ok(if found.is_empty() {
+        Value::Nil
+    } else {
+        strings(found)
+    })
+}
+
+fn find(name: &str, a: &[Value]) -> Result<Value> {
+    let a = exact(name, a, 2)?;
+    let (re, x) = (pattern(name, &a[0])?, string(&a[1])?);
+    Ok(s(re.find(x).map_or("", |m| m.as_str())))
+}
+
+fn replace_all_expanded(name: &str, a: &[Value]) -> Result<Value> {
+    let a = exact(name, a, 3)?;
+    let (re, x, repl) = (pattern(name, &a[0])?, string(&a[1])?, string(&a[2])?);
+    Ok(s(replace_all(name, &re, x, repl, false)?))
+}
+
+fn replace_all_literal(name: &str, a: &[Value]) -> Result<Value> {
+    let a = exact(name, a, 3)?;
+    let (re, x, repl) = (pattern(name, &a[0])?, string(&a[1])?, string(&a[2])?);
+    Ok(s(replace_all(name, &re, x, repl, true)?))
+}
+
+fn split(name: &str, a: &[Value]) -> Result<Value> {
+    let a = exact(name, a, 3)?;
+    let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
+    let cap = bounds::MAX_ITEMS as i64 + 1;
+    let parts = go_regex_split(&re, x, if n < 0 || n > cap { cap } else { n });
+    bounds::items(name, parts.len())?;
+    // Go's Split returns a nil slice for n == 0.
+    Ok(if n == 0 { Value::Nil } else { strings(parts) })
 }
 
 #[cfg(test)]

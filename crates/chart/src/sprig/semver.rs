@@ -4,10 +4,10 @@
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
-use gotemplate::{FuncMap, Object, Result, Value};
+use gotemplate::{Object, Result, Value};
 use regex::Regex;
 
-use super::args::{add, call_error, exact, s, string};
+use super::args::{Function, call_error, exact, s, string};
 
 const LOOSE: &str = r"v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
 const CV: &str = r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?";
@@ -432,20 +432,31 @@ fn other_version(v: &Value) -> Result<Version> {
     }
 }
 
-pub(crate) fn register(m: &mut FuncMap) {
-    add(m, "semver", |a| {
-        let text = string(&exact("semver", a, 1)?[0])?;
-        Version::parse(text)
-            .map(|v| Value::Object(std::sync::Arc::new(VersionObject(v))))
-            .map_err(|e| call_error("semver", e))
-    });
-    add(m, "semverCompare", |a| {
-        let a = exact("semverCompare", a, 2)?;
-        let (constraint, version) = (string(&a[0])?, string(&a[1])?);
-        let c = Constraints::parse(constraint).map_err(|e| call_error("semverCompare", e))?;
-        let v = Version::parse(version).map_err(|e| call_error("semverCompare", e))?;
-        Ok(Value::Bool(c.check(&v)))
-    });
+/// The family's template functions.
+pub(crate) const FUNCTIONS: &[Function] = &[
+    Function::new("semver", "func(string) (*semver.Version, error)", semver),
+    Function::new(
+        "semverCompare",
+        "func(string, string) (bool, error)",
+        semver_compare,
+    ),
+];
+
+/// `semver text`: a `*semver.Version` object, or Masterminds' parse error.
+fn semver(a: &[Value]) -> Result<Value> {
+    let text = string(&exact("semver", a, 1)?[0])?;
+    Version::parse(text)
+        .map(|v| Value::Object(std::sync::Arc::new(VersionObject(v))))
+        .map_err(|e| call_error("semver", e))
+}
+
+/// `semverCompare constraint version`: whether the version meets the constraint.
+fn semver_compare(a: &[Value]) -> Result<Value> {
+    let a = exact("semverCompare", a, 2)?;
+    let (constraint, version) = (string(&a[0])?, string(&a[1])?);
+    let c = Constraints::parse(constraint).map_err(|e| call_error("semverCompare", e))?;
+    let v = Version::parse(version).map_err(|e| call_error("semverCompare", e))?;
+    Ok(Value::Bool(c.check(&v)))
 }
 
 #[cfg(test)]

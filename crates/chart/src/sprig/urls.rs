@@ -2,9 +2,9 @@
 //! and keep the raw query), not the WHATWG rules of the url crate.
 use std::fmt::Write;
 
-use gotemplate::{FuncMap, Value};
+use gotemplate::{Result, Value};
 
-use super::args::{self, Dict, add, call_error, dict, exact, s, string};
+use super::args::{self, Dict, Function, call_error, dict, exact, s, string};
 
 #[derive(Default)]
 struct GoUrl {
@@ -17,7 +17,7 @@ struct GoUrl {
     fragment: String,
 }
 
-fn unescape(x: &str) -> Result<String, String> {
+fn unescape(x: &str) -> std::result::Result<String, String> {
     let b = x.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -39,7 +39,7 @@ fn unescape(x: &str) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
-fn split_scheme(raw: &str) -> Result<(String, &str), String> {
+fn split_scheme(raw: &str) -> std::result::Result<(String, &str), String> {
     for (i, c) in raw.char_indices() {
         match c {
             'a'..='z' | 'A'..='Z' => {}
@@ -53,7 +53,7 @@ fn split_scheme(raw: &str) -> Result<(String, &str), String> {
 }
 
 /// net/url.Parse.
-fn parse(raw: &str) -> Result<GoUrl, String> {
+fn parse(raw: &str) -> std::result::Result<GoUrl, String> {
     let mut u = GoUrl::default();
     let (rest, frag) = raw.split_once('#').unwrap_or((raw, ""));
     u.fragment = unescape(frag)?;
@@ -157,44 +157,56 @@ fn to_string(u: &GoUrl) -> String {
     out
 }
 
-pub(crate) fn register(m: &mut FuncMap) {
-    add(m, "urlParse", |a| {
-        let raw = string(&exact("urlParse", a, 1)?[0])?;
-        let u = parse(raw).map_err(|e| {
-            call_error(
-                "urlParse",
-                format!("unable to parse url: parse {raw:?}: {e}"),
-            )
-        })?;
-        let mut d = Dict::new();
-        d.insert("scheme".into(), s(u.scheme.as_str()));
-        d.insert("host".into(), s(u.host.as_str()));
-        d.insert("hostname".into(), s(hostname(&u.host)));
-        d.insert("path".into(), s(u.path.as_str()));
-        d.insert("query".into(), s(u.raw_query.as_str()));
-        d.insert("opaque".into(), s(u.opaque.as_str()));
-        d.insert("fragment".into(), s(u.fragment.as_str()));
-        d.insert("userinfo".into(), s(u.userinfo.clone().unwrap_or_default()));
-        Ok(args::map(d))
-    });
-    add(m, "urlJoin", |a| {
-        let d = dict(&exact("urlJoin", a, 1)?[0])?;
-        let field = |k: &str| match d.as_ref().and_then(|d| d.get(k)) {
-            Some(Value::String(v)) => v.to_string(),
-            _ => String::new(),
-        };
-        let userinfo = field("userinfo");
-        let u = GoUrl {
-            scheme: field("scheme"),
-            opaque: field("opaque"),
-            userinfo: (!userinfo.is_empty()).then_some(userinfo),
-            host: field("host"),
-            path: field("path"),
-            raw_query: field("query"),
-            fragment: field("fragment"),
-        };
-        Ok(s(to_string(&u)))
-    });
+/// The family's template functions.
+pub(crate) const FUNCTIONS: &[Function] = &[
+    Function::new(
+        "urlParse",
+        "func(string) map[string]interface {}",
+        url_parse,
+    ),
+    Function::new("urlJoin", "func(map[string]interface {}) string", url_join),
+];
+
+/// `urlParse`: the URL's parts as sprig's map, keyed scheme, host, hostname, path,
+/// query, opaque, fragment and userinfo.
+fn url_parse(a: &[Value]) -> Result<Value> {
+    let raw = string(&exact("urlParse", a, 1)?[0])?;
+    let u = parse(raw).map_err(|e| {
+        call_error(
+            "urlParse",
+            format!("unable to parse url: parse {raw:?}: {e}"),
+        )
+    })?;
+    let mut d = Dict::new();
+    d.insert("scheme".into(), s(u.scheme.as_str()));
+    d.insert("host".into(), s(u.host.as_str()));
+    d.insert("hostname".into(), s(hostname(&u.host)));
+    d.insert("path".into(), s(u.path.as_str()));
+    d.insert("query".into(), s(u.raw_query.as_str()));
+    d.insert("opaque".into(), s(u.opaque.as_str()));
+    d.insert("fragment".into(), s(u.fragment.as_str()));
+    d.insert("userinfo".into(), s(u.userinfo.clone().unwrap_or_default()));
+    Ok(args::map(d))
+}
+
+/// `urlJoin`: the URL a map of `urlParse`'s keys describes.
+fn url_join(a: &[Value]) -> Result<Value> {
+    let d = dict(&exact("urlJoin", a, 1)?[0])?;
+    let field = |k: &str| match d.as_ref().and_then(|d| d.get(k)) {
+        Some(Value::String(v)) => v.to_string(),
+        _ => String::new(),
+    };
+    let userinfo = field("userinfo");
+    let u = GoUrl {
+        scheme: field("scheme"),
+        opaque: field("opaque"),
+        userinfo: (!userinfo.is_empty()).then_some(userinfo),
+        host: field("host"),
+        path: field("path"),
+        raw_query: field("query"),
+        fragment: field("fragment"),
+    };
+    Ok(s(to_string(&u)))
 }
 
 #[cfg(test)]
