@@ -253,58 +253,68 @@ fn fmt_f(out: &mut String, neg: bool, d: &Digits, prec: i64) {
     }
 }
 
-/// Sign, biased-exponent-free mantissa and binary exponent of a finite float, with the
-/// implicit leading bit made explicit (`x = mant * 2^(exp - 52)`).
-fn decompose(f: f64) -> (u64, i64) {
-    let bits = f.to_bits();
-    let biased = ((bits >> 52) & 0x7ff).cast_signed();
-    let mut mant = bits & ((1 << 52) - 1);
+/// The layout of a float's bits (Go's `floatInfo`).
+struct Layout {
+    mant_bits: u32,
+    exp_mask: u64,
+    bias: i64,
+}
+
+impl Width {
+    /// The layout of this width's floats and the bits of `f` rounded to it.
+    fn bits(self, f: f64) -> (Layout, u64) {
+        match self {
+            Width::F64 => (
+                Layout {
+                    mant_bits: 52,
+                    exp_mask: 0x7ff,
+                    bias: -1023,
+                },
+                f.to_bits(),
+            ),
+            Width::F32 => (
+                Layout {
+                    mant_bits: 23,
+                    exp_mask: 0xff,
+                    bias: -127,
+                },
+                u64::from(to_f32(f).to_bits()),
+            ),
+        }
+    }
+}
+
+/// Mantissa and binary exponent of a finite float, with the implicit leading bit made
+/// explicit (`x = mant * 2^(exp - mant_bits)`).
+fn decompose(f: f64, width: Width) -> (u64, i64, u32) {
+    let (layout, bits) = width.bits(f);
+    let biased = ((bits >> layout.mant_bits) & layout.exp_mask).cast_signed();
+    let mut mant = bits & ((1 << layout.mant_bits) - 1);
     let exp = if biased == 0 {
-        1 - 1023
+        1 + layout.bias
     } else {
-        mant |= 1 << 52;
-        biased - 1023
+        mant |= 1 << layout.mant_bits;
+        biased + layout.bias
     };
-    (mant, exp)
+    (mant, exp, layout.mant_bits)
 }
 
 /// `-ddddp±ddd`: the mantissa and a power of two, with the mantissa of a float32 at 32
 /// bits (`1` is `8388608p-23`, at 64 bits `4503599627370496p-52`).
 fn fmt_b(out: &mut String, f: f64, width: Width) {
-    let (mant, e) = match width {
-        Width::F64 => {
-            let (mant, exp) = decompose(f);
-            (mant, exp - 52)
-        }
-        Width::F32 => {
-            let (mant, exp) = decompose32(to_f32(f));
-            (u64::from(mant), exp - 23)
-        }
-    };
+    let (mant, exp, mant_bits) = decompose(f, width);
+    let e = exp - i64::from(mant_bits);
     if f.is_sign_negative() {
         out.push('-');
     }
     let _ = write!(out, "{mant}p{}{e}", if e >= 0 { "+" } else { "" });
 }
 
-/// [`decompose`] of a float32 (`x = mant * 2^(exp - 23)`).
-fn decompose32(f: f32) -> (u32, i64) {
-    let bits = f.to_bits();
-    let biased = i64::from((bits >> 23) & 0xff);
-    let mut mant = bits & ((1 << 23) - 1);
-    let exp = if biased == 0 {
-        1 - 127
-    } else {
-        mant |= 1 << 23;
-        biased - 127
-    };
-    (mant, exp)
-}
-
 /// `-0x1.yyyyp±dd`: a hexadecimal fraction and a binary exponent; `prec` hex digits after
 /// the point, or as many as needed when negative.
 fn fmt_x(out: &mut String, f: f64, fmt: u8, prec: i64) {
-    let (mut mant, mut exp) = decompose(f);
+    // A float32 widens to the same value, printed the same: decomposed at 64 bits.
+    let (mut mant, mut exp, _) = decompose(f, Width::F64);
     if mant == 0 {
         exp = 0;
     }
