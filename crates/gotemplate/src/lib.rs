@@ -35,7 +35,8 @@ pub use fmt::is_print;
 pub use signature::{GoType, Signature};
 pub use text::{go_lossy, rune_u};
 pub use value::{
-    MapEntries, MapMethods, MapRef, MethodSignatures, Object, TypedSlice, Value, ValueFunc,
+    MapEntries, MapMethods, MapRef, MethodSignatures, Object, StructField, TypedSlice, Value,
+    ValueFunc,
 };
 
 /// The hash map of names the engine looks up on every call and include: foldhash is

@@ -107,6 +107,12 @@ pub trait Object: Send + Sync {
     fn json_fields(&self) -> Option<Vec<(&'static str, Value)>> {
         None
     }
+    /// A struct's exported fields as Go's reflection lists them, by their Go names (not
+    /// their JSON names) in declaration order, for encoders that walk a struct that way
+    /// (BurntSushi/toml's behind Helm's `toToml`). `None` for types that are not structs.
+    fn struct_fields(&self) -> Option<Vec<StructField>> {
+        None
+    }
     /// The bytes of a Go string that is not valid UTF-8 (a binary file's content).
     fn as_bytes(&self) -> Option<&[u8]> {
         None
@@ -129,6 +135,17 @@ pub trait Object: Send + Sync {
             "struct"
         }
     }
+}
+
+/// One exported field of a Go struct, as reflection sees it ([`Object::struct_fields`]).
+pub struct StructField {
+    /// The field's Go name (`APIVersions`).
+    pub name: &'static str,
+    /// Its index among all the struct's fields, unexported ones included: BurntSushi/toml
+    /// decides where an inline table's commas go by it.
+    pub index: usize,
+    /// Its value, or the error of making it (a certificate is made when first read).
+    pub value: Result<Value, Error>,
 }
 
 /// A Go slice of a concrete element type (`[]string` from `splitList`, `[]int` from

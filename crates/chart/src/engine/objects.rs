@@ -5,7 +5,7 @@
 //! `AsConfig`, `AsSecrets`) and `.Template`.
 use std::sync::{Arc, OnceLock};
 
-use gotemplate::{Error, MapMethods, MapRef, Object, Value};
+use gotemplate::{Error, MapMethods, MapRef, Object, StructField, Value};
 
 use super::{Capabilities, RenderOptions};
 use crate::chart::Chart;
@@ -169,6 +169,25 @@ impl Object for CapabilitiesObject {
             ("HelmVersion", self.helm.clone()),
         ])
     }
+    fn struct_fields(&self) -> Option<Vec<StructField>> {
+        Some(struct_fields([
+            (0, "KubeVersion", self.kube.clone()),
+            (1, "APIVersions", self.api_versions.clone()),
+            (2, "HelmVersion", self.helm.clone()),
+        ]))
+    }
+}
+
+/// A struct's exported fields from (index, Go name, value).
+fn struct_fields<const N: usize>(fields: [(usize, &'static str, Value); N]) -> Vec<StructField> {
+    fields
+        .into_iter()
+        .map(|(index, name, value)| StructField {
+            name,
+            index,
+            value: Ok(value),
+        })
+        .collect()
 }
 
 /// Go's `common.KubeVersion`: its `String` (declared on the pointer) gives the version
@@ -258,6 +277,14 @@ impl Object for KubeVersionObject {
             ("Minor", string(&self.minor)),
         ])
     }
+    /// Field 1 is the unexported `normalizedVersion`.
+    fn struct_fields(&self) -> Option<Vec<StructField>> {
+        Some(struct_fields([
+            (0, "Version", string(&self.version)),
+            (2, "Major", string(&self.major)),
+            (3, "Minor", string(&self.minor)),
+        ]))
+    }
 }
 
 /// Go's `common.VersionSet` (a `[]string` with `Has`).
@@ -343,6 +370,20 @@ impl Object for BuildInfo {
                 .zip(&self.0)
                 .filter(|(key, v)| !v.is_empty() || **key == "kube_client_version")
                 .map(|(key, v)| (*key, string(v)))
+                .collect(),
+        )
+    }
+    fn struct_fields(&self) -> Option<Vec<StructField>> {
+        Some(
+            BUILD_INFO_FIELDS
+                .iter()
+                .zip(&self.0)
+                .enumerate()
+                .map(|(index, (name, v))| StructField {
+                    name,
+                    index,
+                    value: Ok(string(v)),
+                })
                 .collect(),
         )
     }

@@ -4,9 +4,10 @@ use std::sync::Arc;
 
 use gotemplate::{Context, Error, FuncMap, TemplateError, Templates, Value};
 
-use super::{add, arg, strval, yaml_emit};
+use super::{Function, add, add_all, arg, strval, yaml_emit};
 use crate::convert;
 use crate::engine::warn_wrap;
+use crate::sprig;
 
 /// Helm stops runaway recursion of include/tpl (pkg/engine/engine.go recursionMaxNums).
 const MAX_INCLUDE_DEPTH: usize = 1000;
@@ -149,71 +150,157 @@ fn error_map(message: String) -> Value {
     convert::map([("Error", super::string(message))])
 }
 
+/// Helm's own functions (its funcMap and the engine's `required`, `fail` and `lookup`),
+/// with their Go types: registered after sprig's, they replace those of the same name.
+/// `toJson` and `mustToJson` keep sprig's bodies (the same json.Marshal) under Helm's
+/// types. `include` and `tpl` run templates of the set: [`register_context_funcs`].
+pub(crate) const FUNCTIONS: &[Function] = &[
+    Function::new(
+        "required",
+        "func(string, interface {}) (interface {}, error)",
+        required,
+    ),
+    Function::new("fail", "func(string) (string, error)", fail),
+    Function::new(
+        "lookup",
+        "func(string, string, string, string) (map[string]interface {}, error)",
+        lookup_nothing,
+    ),
+    Function::new("toYaml", "func(interface {}) string", to_yaml),
+    Function::new("mustToYaml", "func(interface {}) string", to_yaml),
+    Function::new("toYamlPretty", "func(interface {}) string", to_yaml_pretty),
+    Function::new("toToml", "func(interface {}) string", to_toml),
+    Function::new("mustToToml", "func(interface {}) string", must_to_toml),
+    Function::new(
+        "fromToml",
+        "func(string) map[string]interface {}",
+        from_toml,
+    ),
+    Function::new(
+        "fromYaml",
+        "func(string) map[string]interface {}",
+        from_yaml_map,
+    ),
+    Function::new(
+        "fromYamlArray",
+        "func(string) []interface {}",
+        from_yaml_list,
+    ),
+    Function::new(
+        "fromJson",
+        "func(string) map[string]interface {}",
+        from_json_map,
+    ),
+    Function::new(
+        "fromJsonArray",
+        "func(string) []interface {}",
+        from_json_list,
+    ),
+    Function::named("toJson", "func(interface {}) string", sprig::to_json),
+    Function::named(
+        "mustToJson",
+        "func(interface {}) string",
+        sprig::must_to_json,
+    ),
+];
+
+/// The Go types of `include` and `tpl`.
+pub(crate) const CONTEXT_FUNCTIONS: &[(&str, &str)] = &[
+    ("include", "func(string, interface {}) (string, error)"),
+    ("tpl", "func(string, interface {}) (string, error)"),
+];
+
+/// Helm's own functions, keyed by template name.
 pub fn funcs() -> FuncMap {
     let mut m = FuncMap::new();
-    add(&mut m, "required", |a| match arg(a, 1) {
+    add_all(&mut m, FUNCTIONS);
+    m
+}
+
+/// `required message value`: the value, or the message as the render's error when it is
+/// nil or "".
+fn required(a: &[Value]) -> Result<Value, Error> {
+    match arg(a, 1) {
         Value::Nil => Err(Error::call(warn_wrap(&strval(arg(a, 0))))),
         Value::String(s) if s.is_empty() => Err(Error::call(warn_wrap(&strval(arg(a, 0))))),
         v => Ok(v.clone()),
-    });
-    add(&mut m, "fail", |a| {
-        Err(Error::call(warn_wrap(&strval(arg(a, 0)))))
-    });
-    add(&mut m, "lookup", |_| Ok(convert::map([])));
-    add(&mut m, "toYaml", |a| {
-        Ok(super::string(yaml_text(arg(a, 0))))
-    });
-    add(&mut m, "mustToYaml", |a| {
-        Ok(super::string(yaml_text(arg(a, 0))))
-    });
-    add(&mut m, "toYamlPretty", |a| {
-        let yaml = yaml_emit::to_yaml_pretty(arg(a, 0));
-        Ok(super::string(yaml.strip_suffix('\n').unwrap_or(&yaml)))
-    });
-    // Helm's toToml returns the encoder's error as its text; a nil value panics in Go's
-    // reflection first, which the template reports as the call's error.
-    add(&mut m, "toToml", |a| {
-        match super::toml::to_toml(arg(a, 0)) {
-            Ok(text) => Ok(super::string(text)),
-            Err(super::toml::TomlError::Encode(message)) => Ok(super::string(message)),
-            Err(e) => Err(Error::call(e.to_string())),
-        }
-    });
-    // Helm's mustToToml panics on any error; Go's template recovers it as the call's.
-    add(&mut m, "mustToToml", |a| {
-        super::toml::to_toml(arg(a, 0))
-            .map(super::string)
-            .map_err(|e| Error::call(e.to_string()))
-    });
-    add(&mut m, "fromToml", |a| {
-        Ok(super::toml::from_toml(&strval(arg(a, 0))))
-    });
-    // toJson and mustToJson are sprig's (crate::gojson), the same json.Marshal Helm uses.
-    add(&mut m, "fromYaml", |a| {
-        Ok(match from_yaml(&strval(arg(a, 0)), MAP) {
-            Ok(v) => v.unwrap_or_else(|| convert::map([])),
-            Err(e) => error_map(e),
-        })
-    });
-    add(&mut m, "fromYamlArray", |a| {
-        Ok(match from_yaml(&strval(arg(a, 0)), LIST) {
-            Ok(v) => v.unwrap_or_else(|| Value::nil_slice(LIST)),
-            Err(e) => Value::List(Arc::from([super::string(e)])),
-        })
-    });
-    add(&mut m, "fromJson", |a| {
-        Ok(match from_json(&strval(arg(a, 0)), MAP) {
-            Ok(v) => v.unwrap_or_else(|| convert::map([])),
-            Err(e) => error_map(e),
-        })
-    });
-    add(&mut m, "fromJsonArray", |a| {
-        Ok(match from_json(&strval(arg(a, 0)), LIST) {
-            Ok(v) => v.unwrap_or_else(|| Value::nil_slice(LIST)),
-            Err(e) => Value::List(Arc::from([super::string(e)])),
-        })
-    });
-    m
+    }
+}
+
+fn fail(a: &[Value]) -> Result<Value, Error> {
+    Err(Error::call(warn_wrap(&strval(arg(a, 0)))))
+}
+
+/// Helm's client-side `lookup`, which finds nothing; [`lookup_funcs`] replaces it when
+/// a cluster answers.
+fn lookup_nothing(_: &[Value]) -> Result<Value, Error> {
+    Ok(convert::map([]))
+}
+
+/// `toYaml` and `mustToYaml` (Helm's panics on a value YAML cannot hold; ours holds
+/// every template value).
+fn to_yaml(a: &[Value]) -> Result<Value, Error> {
+    Ok(super::string(yaml_text(arg(a, 0))))
+}
+
+fn to_yaml_pretty(a: &[Value]) -> Result<Value, Error> {
+    let yaml = yaml_emit::to_yaml_pretty(arg(a, 0));
+    Ok(super::string(yaml.strip_suffix('\n').unwrap_or(&yaml)))
+}
+
+/// Helm's toToml returns the encoder's error as its text; a nil value panics in Go's
+/// reflection first, which the template reports as the call's error.
+fn to_toml(a: &[Value]) -> Result<Value, Error> {
+    match super::toml::to_toml(arg(a, 0)) {
+        Ok(text) => Ok(super::string(text)),
+        Err(super::toml::TomlError::Encode(message)) => Ok(super::string(message)),
+        Err(e) => Err(e.into_template_error()),
+    }
+}
+
+/// Helm's mustToToml panics on any error; Go's template recovers it as the call's.
+fn must_to_toml(a: &[Value]) -> Result<Value, Error> {
+    super::toml::to_toml(arg(a, 0))
+        .map(super::string)
+        .map_err(super::toml::TomlError::into_template_error)
+}
+
+fn from_toml(a: &[Value]) -> Result<Value, Error> {
+    Ok(super::toml::from_toml(&strval(arg(a, 0))))
+}
+
+/// `fromYaml`: the document as a map, or a map holding the error under `Error`.
+fn from_yaml_map(a: &[Value]) -> Result<Value, Error> {
+    Ok(match from_yaml(&strval(arg(a, 0)), MAP) {
+        Ok(v) => v.unwrap_or_else(|| convert::map([])),
+        Err(e) => error_map(e),
+    })
+}
+
+/// `fromYamlArray`: the document as a list, or a list holding the error.
+fn from_yaml_list(a: &[Value]) -> Result<Value, Error> {
+    // sigs.k8s.io/yaml leaves Helm's empty list as it is for a document that is
+    // empty or null (json.Unmarshal of `null` would make it nil: fromJsonArray).
+    Ok(match from_yaml(&strval(arg(a, 0)), LIST) {
+        Ok(v) => v.unwrap_or_else(|| Value::List(Arc::from([]))),
+        Err(e) => Value::List(Arc::from([super::string(e)])),
+    })
+}
+
+/// `fromJson`: the document as a map, or a map holding the error under `Error`.
+fn from_json_map(a: &[Value]) -> Result<Value, Error> {
+    Ok(match from_json(&strval(arg(a, 0)), MAP) {
+        Ok(v) => v.unwrap_or_else(|| convert::map([])),
+        Err(e) => error_map(e),
+    })
+}
+
+/// `fromJsonArray`: the document as a list, or a list holding the error.
+fn from_json_list(a: &[Value]) -> Result<Value, Error> {
+    Ok(match from_json(&strval(arg(a, 0)), LIST) {
+        Ok(v) => v.unwrap_or_else(|| Value::nil_slice(LIST)),
+        Err(e) => Value::List(Arc::from([super::string(e)])),
+    })
 }
 
 const MAP: &str = "map[string]interface {}";

@@ -1,16 +1,23 @@
 //! Helm's `toToml` and `fromToml`, with BurntSushi/toml's layout and words.
 //!
-//! The encoder writes a map's plain keys before its tables, each group sorted; tables are
-//! `[a]`, `[a.b]` indented two spaces per level below the top, lists of maps `[[a]]`, a
-//! blank line before every top-level table and list of maps (but never at the start of
-//! the text), maps inside lists inline (`{a = 1}`), float64 numbers with a decimal point.
-//! A value that is not a map is written on its own (`"x"`, `[1, 2]`).
+//! The encoder writes a table's plain keys before its sub-tables: a map's sorted by key,
+//! a Go struct's (`.Capabilities`, a certificate) by field in declaration order under
+//! their Go names. Tables are `[a]`, `[a.b]` indented two spaces per level below the
+//! top, lists of tables `[[a]]`, a blank line before every top-level table and list of
+//! tables (but never at the start of the text), tables inside lists inline
+//! (`{a = 1}`), float64 numbers with a decimal point, `time.Time` as a TOML datetime and
+//! other Go values that marshal to text (a semver) as strings. A value that is not a
+//! table is written on its own (`"x"`, `[1, 2]`).
+use std::fmt::Write as _;
+use std::sync::Arc;
+
 use gotemplate::Value;
 
 use crate::gofmt;
+use crate::sprig::gotime::GoTime;
 
 /// Why a value could not be written as TOML.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub enum TomlError {
     /// The encoder's own error (`toml: cannot encode array with nil element`), which
     /// Helm's `toToml` returns as its text.
@@ -18,6 +25,9 @@ pub enum TomlError {
     /// A nil value at the top, where Go's reflection panics before the encoder looks:
     /// the call fails in Helm too.
     NilValue,
+    /// A field that could not be made (a certificate from a CA that is not one): Go's
+    /// call that made the value failed already, so the template fails with its error.
+    Field(gotemplate::Error),
 }
 
 impl std::fmt::Display for TomlError {
@@ -25,6 +35,17 @@ impl std::fmt::Display for TomlError {
         match self {
             TomlError::Encode(message) => f.write_str(message),
             TomlError::NilValue => f.write_str("reflect: call of reflect.Value.Type on zero Value"),
+            TomlError::Field(e) => e.fmt(f),
+        }
+    }
+}
+
+impl TomlError {
+    /// The template's error for a call that fails with this.
+    pub fn into_template_error(self) -> gotemplate::Error {
+        match self {
+            TomlError::Field(e) => e,
+            other => gotemplate::Error::call(other.to_string()),
         }
     }
 }
@@ -33,17 +54,22 @@ const NO_KEY: &str = "toml: top-level values must be Go maps or structs";
 const NIL_ELEMENT: &str = "toml: cannot encode array with nil element";
 
 /// The TOML text of `v` as Helm's encoder writes it.
+///
+/// # Errors
+///
+/// The encoder's refusals (a list of tables at the top, a nil list item), a nil `v`,
+/// and a struct field that could not be made.
 pub fn to_toml(v: &Value) -> Result<String, TomlError> {
     if matches!(v, Value::Nil) {
         return Err(TomlError::NilValue);
     }
     let mut encoder = Encoder::default();
-    encoder.encode(&[], v).map_err(TomlError::Encode)?;
+    encoder.encode(&[], v)?;
     Ok(encoder.out)
 }
 
 /// A value's items when it is a list (a `[]byte` is a list of numbers).
-fn items(v: &Value) -> Option<std::sync::Arc<[Value]>> {
+fn items(v: &Value) -> Option<Arc<[Value]>> {
     match v {
         Value::List(items) => Some(items.clone()),
         Value::Object(o) => o.as_list(),
@@ -51,25 +77,79 @@ fn items(v: &Value) -> Option<std::sync::Arc<[Value]>> {
     }
 }
 
-/// Whether `v` is written as a table (a map, or a non-empty list of maps only). Looking
-/// at a list fails on a nil item anywhere in it, as the encoder's type check does.
-fn is_table(v: &Value) -> Result<bool, &'static str> {
+/// Whether the encoder leaves `v` out, as it does Go's nil maps, slices and interfaces.
+fn is_nil(v: &Value) -> bool {
     match v {
-        Value::Map(_) => Ok(true),
-        _ => match items(v) {
-            Some(items) => {
-                let mut all_maps = !items.is_empty();
-                for item in items.iter() {
-                    if matches!(item, Value::Nil) {
-                        return Err(NIL_ELEMENT);
-                    }
-                    all_maps &= is_table(item)? && matches!(item, Value::Map(_));
-                }
-                Ok(all_maps)
-            }
-            None => Ok(false),
-        },
+        Value::Nil => true,
+        Value::Map(m) => m.is_nil(),
+        // A nil slice (`fromYamlArray ""`) is empty and serializes as null.
+        Value::Object(o) => {
+            o.is_nil()
+                || (o.as_list().is_some_and(|items| items.is_empty())
+                    && matches!(o.to_data(), Value::Nil))
+        }
+        _ => false,
     }
+}
+
+/// A table's entries in the encoder's order: key, field index (a struct's; a map has
+/// none) and value.
+struct Entries {
+    entries: Vec<(Arc<str>, Option<usize>, Value)>,
+}
+
+/// The entries of `v` when it is a TOML table: a map, or a Go struct that does not
+/// marshal itself to text (a `time.Time` is a datetime).
+fn table_entries(v: &Value) -> Option<Result<Entries, TomlError>> {
+    match v {
+        Value::Map(m) => Some(Ok(Entries {
+            entries: m
+                .snapshot()
+                .iter()
+                .map(|(k, v)| (Arc::clone(k), None, v.clone()))
+                .collect(),
+        })),
+        Value::Object(o) => o.struct_fields().map(|fields| {
+            fields
+                .into_iter()
+                .map(|f| Ok((Arc::from(f.name), Some(f.index), f.value?)))
+                .collect::<Result<_, gotemplate::Error>>()
+                .map(|entries| Entries { entries })
+                .map_err(TomlError::Field)
+        }),
+        _ => None,
+    }
+}
+
+/// Whether `v` is a table to the encoder (its TOML type is a hash).
+fn is_hash(v: &Value) -> bool {
+    match v {
+        Value::Map(m) => !m.is_nil(),
+        Value::Object(o) => o.struct_fields().is_some(),
+        _ => false,
+    }
+}
+
+/// Whether `v` is written as a table (a table, or a non-empty list of tables only).
+/// Looking at a list fails on a nil item anywhere in it, as the encoder's type check
+/// does.
+fn is_table(v: &Value) -> Result<bool, TomlError> {
+    if is_hash(v) {
+        return Ok(true);
+    }
+    let Some(items) = items(v) else {
+        return Ok(false);
+    };
+    let mut all_tables = !items.is_empty();
+    for item in items.iter() {
+        if is_nil(item) {
+            return Err(TomlError::Encode(NIL_ELEMENT));
+        }
+        // The type check looks inside nested lists too, for their nil items.
+        let table = is_table(item)?;
+        all_tables &= table && is_hash(item);
+    }
+    Ok(all_tables)
 }
 
 #[derive(Default)]
@@ -100,30 +180,36 @@ impl Encoder {
         }
     }
 
-    fn encode(&mut self, key: &[&str], v: &Value) -> Result<(), &'static str> {
-        match v {
-            Value::Nil => Ok(()),
-            Value::Map(_) => self.table(key, v),
-            v if items(v).is_some() && is_table(v)? => {
+    fn encode(&mut self, key: &[&str], v: &Value) -> Result<(), TomlError> {
+        if is_nil(v) {
+            return Ok(());
+        }
+        if let Some(entries) = table_entries(v) {
+            return self.table(key, &entries?);
+        }
+        match items(v) {
+            Some(items) if is_table(v)? => {
                 if key.is_empty() {
-                    return Err(NO_KEY);
+                    return Err(TomlError::Encode(NO_KEY));
                 }
-                for element in items(v).unwrap_or_default().iter() {
+                for element in items.iter() {
                     self.newline();
                     self.indent(key);
                     self.out.push_str("[[");
                     self.header(key);
                     self.out.push_str("]]");
                     self.newline();
-                    self.map_body(key, element, false)?;
+                    if let Some(entries) = table_entries(element) {
+                        self.table_body(key, &entries?, false)?;
+                    }
                 }
                 Ok(())
             }
-            v => self.key_value(key, v, false),
+            _ => self.key_value(key, v, false),
         }
     }
 
-    fn table(&mut self, key: &[&str], v: &Value) -> Result<(), &'static str> {
+    fn table(&mut self, key: &[&str], entries: &Entries) -> Result<(), TomlError> {
         if key.len() == 1 {
             // A blank line between top-level tables.
             self.newline();
@@ -135,37 +221,46 @@ impl Encoder {
             self.out.push(']');
             self.newline();
         }
-        self.map_body(key, v, false)
+        self.table_body(key, entries, false)
     }
 
-    /// A map's entries: plain values first, then tables, each group sorted by key; nil
-    /// values are left out. Inline, as `{a = 1, b = {c = 2}}`.
-    fn map_body(&mut self, key: &[&str], v: &Value, inline: bool) -> Result<(), &'static str> {
-        let Value::Map(m) = v else {
-            return Ok(());
-        };
-        let entries = m.snapshot();
+    /// A table's entries: plain values first, then tables, each group in the table's
+    /// order; nil values are left out. Inline, as `{a = 1, b = {c = 2}}`, with the
+    /// encoder's commas: a map's after every entry of a group but its last (and after the
+    /// last plain one when tables follow), counting the nil ones left out; a struct's
+    /// after every field whose index is not the number of fields less one.
+    fn table_body(
+        &mut self,
+        key: &[&str],
+        entries: &Entries,
+        inline: bool,
+    ) -> Result<(), TomlError> {
         let (mut direct, mut sub) = (Vec::new(), Vec::new());
-        for (k, item) in entries.iter() {
-            if is_table(item)? {
-                sub.push((k, item));
+        for entry in &entries.entries {
+            if is_table(&entry.2)? {
+                sub.push(entry);
             } else {
-                direct.push((k, item));
+                direct.push(entry);
             }
         }
         if inline {
             self.out.push('{');
         }
+        let fields = entries.entries.len();
         let trailing_comma = !sub.is_empty();
         for (group, comma_after_last) in [(direct, trailing_comma), (sub, false)] {
             let last = group.len().saturating_sub(1);
-            for (i, (k, item)) in group.into_iter().enumerate() {
-                if matches!(item, Value::Nil) {
+            for (i, (k, index, item)) in group.into_iter().enumerate() {
+                if is_nil(item) {
                     continue;
                 }
                 if inline {
                     self.key_value(&[k], item, true)?;
-                    if comma_after_last || i != last {
+                    let comma = match index {
+                        Some(index) => *index + 1 != fields,
+                        None => comma_after_last || i != last,
+                    };
+                    if comma {
                         self.out.push_str(", ");
                     }
                 } else {
@@ -183,7 +278,7 @@ impl Encoder {
 
     /// `key = value` on a line of its own (inline: without the line break); a value
     /// without a key (the whole document) is written alone.
-    fn key_value(&mut self, key: &[&str], v: &Value, inline: bool) -> Result<(), &'static str> {
+    fn key_value(&mut self, key: &[&str], v: &Value, inline: bool) -> Result<(), TomlError> {
         let Some(last) = key.last() else {
             return self.element(v);
         };
@@ -197,16 +292,19 @@ impl Encoder {
         Ok(())
     }
 
-    fn element(&mut self, v: &Value) -> Result<(), &'static str> {
+    fn element(&mut self, v: &Value) -> Result<(), TomlError> {
         match v {
             Value::String(s) => self.out.push_str(&quote(s)),
             Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
             Value::Int(i) | Value::Int64(i) => self.out.push_str(&i.to_string()),
             Value::Uint(u) => self.out.push_str(&u.to_string()),
             Value::Float(f) => self.out.push_str(&float(*f)),
-            Value::Map(_) => self.map_body(&[], v, true)?,
-            v => match items(v) {
-                Some(items) => {
+            v => {
+                if let Some(time) = GoTime::from_value(v) {
+                    self.out.push_str(&datetime(&time));
+                } else if let Some(entries) = table_entries(v) {
+                    self.table_body(&[], &entries?, true)?;
+                } else if let Some(items) = items(v) {
                     self.out.push('[');
                     for (i, item) in items.iter().enumerate() {
                         if i > 0 {
@@ -215,12 +313,27 @@ impl Encoder {
                         self.element(item)?;
                     }
                     self.out.push(']');
+                } else {
+                    // A Go value that marshals itself to text (a semver).
+                    self.out.push_str(&quote(&v.to_string()));
                 }
-                None => self.out.push_str(&quote(&v.to_string())),
-            },
+            }
         }
         Ok(())
     }
+}
+
+/// A `time.Time` as a TOML datetime: RFC 3339 with as many fractional digits as it
+/// has; the local kinds `fromToml` makes (date-times, dates and times without an
+/// offset) without their offset.
+fn datetime(time: &GoTime) -> String {
+    let layout = match time.zone.as_str() {
+        "datetime-local" => "2006-01-02T15:04:05.999999999",
+        "date-local" => "2006-01-02",
+        "time-local" => "15:04:05.999999999",
+        _ => "2006-01-02T15:04:05.999999999Z07:00",
+    };
+    time.format(layout)
 }
 
 fn float(f: f64) -> String {
@@ -265,7 +378,7 @@ fn quote(s: &str) -> String {
             '\u{c}' => out.push_str("\\f"),
             '\r' => out.push_str("\\r"),
             c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
             }
             c => out.push(c),
         }
@@ -319,7 +432,7 @@ fn go_time(d: &toml::value::Datetime) -> Value {
         .time
         .map_or((0, 0, 0, 0), |t| (t.hour, t.minute, t.second, t.nanosecond));
     let (seconds, zone) = match (d.offset, d.date.is_some(), d.time.is_some()) {
-        (Some(Offset::Z) | Some(Offset::Custom { minutes: 0 }), ..) => (0, "UTC".to_string()),
+        (Some(Offset::Z | Offset::Custom { minutes: 0 }), ..) => (0, "UTC".to_string()),
         (Some(Offset::Custom { minutes }), ..) => {
             let m = i32::from(minutes);
             let sign = if m < 0 { '-' } else { '+' };

@@ -79,6 +79,14 @@ impl Object for Certificate {
             Err(message) => Some(Err(call_error(self.func, message))),
         }
     }
+    fn struct_fields(&self) -> Option<Vec<gotemplate::StructField>> {
+        let field = |index, name| gotemplate::StructField {
+            name,
+            index,
+            value: self.field_result(name).unwrap_or(Ok(Value::Nil)),
+        };
+        Some(vec![field(0, "Cert"), field(1, "Key")])
+    }
     /// Go prints a struct as its fields in braces.
     fn go_string(&self) -> String {
         let (cert, key) = self

@@ -54,6 +54,11 @@ impl GoTime {
         self.at.with_timezone(&Utc)
     }
 
+    /// Go's `Time.Format(layout)`.
+    pub fn format(&self, layout: &str) -> String {
+        format(&self.at, &self.zone, layout)
+    }
+
     /// Go's Time.String() without the monotonic clock reading.
     pub fn to_go_string(&self) -> String {
         format(

@@ -173,7 +173,8 @@ pub fn parse(layout: &str, value: &str, zone: &str) -> Result<GoTime, String> {
         *rest = &rest[n..];
         Some(v)
     };
-    for (is_tok, text) in tokens(layout) {
+    let tokens = tokens(layout);
+    for (i, &(is_tok, text)) in tokens.iter().enumerate() {
         if !is_tok {
             rest = rest.strip_prefix(text).ok_or_else(err)?;
             continue;
@@ -194,8 +195,14 @@ pub fn parse(layout: &str, value: &str, zone: &str) -> Result<GoTime, String> {
             "04" | "4" => min = number(&mut rest, 2).ok_or_else(err)?,
             "05" | "5" => {
                 sec = number(&mut rest, 2).ok_or_else(err)?;
+                // A fraction the layout does not spell out is read here; one it does
+                // (`05.999`) is left to its own element, as Go does.
+                let fraction_follows = tokens
+                    .get(i + 1)
+                    .is_some_and(|&(is_tok, next)| is_tok && next.starts_with(['.', ',']));
                 if let Some(frac) = rest
                     .strip_prefix('.')
+                    .filter(|_| !fraction_follows)
                     .filter(|f| f.starts_with(|c: char| c.is_ascii_digit()))
                 {
                     let n = frac.bytes().take_while(u8::is_ascii_digit).count();
@@ -239,6 +246,12 @@ pub fn parse(layout: &str, value: &str, zone: &str) -> Result<GoTime, String> {
                 rest = &rest[n..];
             }
             frac => {
+                // `.999` reads a fraction only when there is one.
+                let has_fraction = rest.starts_with(['.', ','])
+                    && rest[1..].starts_with(|c: char| c.is_ascii_digit());
+                if frac.as_bytes()[1] == b'9' && !has_fraction {
+                    continue;
+                }
                 let n = 1 + rest
                     .get(1..)
                     .unwrap_or("")
