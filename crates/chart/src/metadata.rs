@@ -245,7 +245,7 @@ mod tests {
 
     /// helm v4.2.3 renders `.Chart.AppVersion` of `appVersion: 186839.125` as 186839.12
     /// and an annotation of 2800147.25 as 2.8001472e+06: the float32 lies halfway between
-    /// two shortest candidates and Go's FormatFloat takes the even one.
+    /// two shortest candidates and Go's `FormatFloat` takes the even one.
     #[test]
     fn float_scalars_are_go_float32_text() {
         let meta = ChartMetadata::parse(
