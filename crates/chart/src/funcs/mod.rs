@@ -5,7 +5,6 @@ use gotemplate::{FuncMap, Templates, Value};
 
 pub(crate) mod files;
 pub mod helm;
-mod signatures;
 pub mod toml;
 pub mod yaml_emit;
 mod yaml_scalar;
@@ -34,26 +33,27 @@ pub(crate) fn declare_signatures(set: &mut Templates) {
 }
 
 /// `(name, Go type)` of every function, in the order Helm's funcMap is built: the sprig
-/// families' tables, then the remaining list, whose Helm functions replace sprig's of
-/// the same name (the later entry wins).
+/// families' tables, then Helm's own, whose types replace sprig's for the same name
+/// (the later entry wins).
 fn all_signatures() -> impl Iterator<Item = (&'static str, &'static str)> {
     tables().flatten()
 }
 
 /// The signature tables, each naming a function at most once.
 fn tables() -> impl Iterator<Item = Vec<(&'static str, &'static str)>> {
-    let sprig = crate::sprig::TABLES.iter().map(|table| {
+    let functions = crate::sprig::TABLES.iter().chain([&helm::FUNCTIONS]);
+    let typed = functions.map(|table| {
         table
             .iter()
             .map(|function| (function.name, function.go_type))
             .collect()
     });
-    sprig.chain([signatures::SIGNATURES.to_vec()])
+    typed.chain([helm::CONTEXT_FUNCTIONS.to_vec()])
 }
 
 /// The registration and argument helpers every function family shares (one set, in
 /// `sprig::args`).
-pub(crate) use crate::sprig::args::{add, s as string};
+pub(crate) use crate::sprig::args::{Function, add, add_all, s as string};
 
 /// Argument `i`, or nil when missing.
 pub(crate) fn arg(args: &[Value], i: usize) -> &Value {
