@@ -43,7 +43,7 @@ pub(super) fn der(write: impl FnOnce(*mut ffi::CBB) -> c_int) -> Option<Vec<u8>>
         }
         let cbb = cbb.as_mut_ptr();
         let (mut data, mut len) = (std::ptr::null_mut::<u8>(), 0usize);
-        if write(cbb) != 1 || ffi::CBB_finish(cbb, &mut data, &mut len) != 1 {
+        if write(cbb) != 1 || ffi::CBB_finish(cbb, &raw mut data, &raw mut len) != 1 {
             ffi::CBB_cleanup(cbb);
             return None;
         }
