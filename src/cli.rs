@@ -1,4 +1,8 @@
 //! The command line, as clap derive structs only; validation happens in the commands.
+#![expect(
+    clippy::doc_markdown,
+    reason = "clap prints these doc comments as --help text, where backticks would show"
+)]
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
@@ -18,6 +22,10 @@ pub struct Cli {
 
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Global options")]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is a command-line switch"
+)]
 pub struct GlobalArgs {
     /// Run as if started in DIR (created by `init` if missing)
     #[arg(short = 'C', long = "directory", value_name = "DIR", global = true)]

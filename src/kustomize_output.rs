@@ -17,6 +17,10 @@ const MAX_BYTES: u64 = 32 << 20;
 pub struct Object {
     pub kind: String,
     pub name: String,
+    #[expect(
+        clippy::struct_field_names,
+        reason = "the object itself, beside its kind and name"
+    )]
     pub object: Value,
 }
 

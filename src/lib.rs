@@ -8,22 +8,28 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 
-pub mod cli;
-pub mod commands;
-pub mod error;
-pub mod kustomize_output;
+// The library exists for the binary and the integration tests: its modules are private,
+// and the few items the tests read (names, pinned versions, the dashboards' metrics) are
+// the only ones exported.
+mod cli;
+mod commands;
+mod digest;
+mod error;
+mod kustomize_output;
 pub mod model;
-pub mod project;
-pub mod prompt;
-pub mod rbac;
-pub mod rust_layout;
-pub mod scaffold;
-pub mod session;
-pub mod templates;
-pub mod ui;
+mod project;
+mod prompt;
+mod rbac;
+mod rust_layout;
+mod scaffold;
+mod session;
+mod templates;
+mod ui;
 pub mod versions;
-pub mod webhook;
-pub mod yaml;
+mod webhook;
+mod yaml;
+
+pub use commands::edit::grafana::dashboards::selected_metrics;
 
 use cli::{Cli, Command};
 use error::{Error, Result};
@@ -42,7 +48,7 @@ pub fn run<I: IntoIterator<Item = OsString>>(args: I) -> ExitCode {
         }
         Err(e) => {
             return match e.print() {
-                Ok(()) => ExitCode::from(if e.use_stderr() { 1 } else { 0 }),
+                Ok(()) => ExitCode::from(u8::from(e.use_stderr())),
                 // `--help | head` that stopped reading: no message, only the failure.
                 Err(io) if io.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::FAILURE,
                 Err(io) => {
@@ -96,7 +102,7 @@ fn one_line(e: &Error) -> String {
         .collect()
 }
 
-/// clap_complete's bash script names the states of a binary with a `-` in its name two
+/// `clap_complete`'s bash script names the states of a binary with a `-` in its name two
 /// ways (`rusty__sdk__subcmd__create` where it walks the words, `rusty__subcmd__sdk__...`
 /// in its `case`), so no subcommand's flags ever complete (clap issue 6421). One spelling
 /// for both makes every subcommand complete.

@@ -41,6 +41,7 @@ pub struct Project {
     #[serde(default, skip_serializing_if = "Mapping::is_empty")]
     pub plugins: Mapping,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[expect(clippy::struct_field_names, reason = "PROJECT's key projectName")]
     pub project_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repo: Option<String>,
@@ -142,6 +143,10 @@ pub struct ResourceApi {
     pub extra: BTreeMap<String, Value>,
 }
 
+#[expect(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -233,7 +238,7 @@ impl Project {
             Error::Project(format!(
                 "PROJECT layout {} is not a rusty-sdk layout (expected one of {})",
                 shown(key),
-                Layout::ALL.map(|l| l.key()).join(", ")
+                Layout::ALL.map(Layout::key).join(", ")
             ))
         })
     }

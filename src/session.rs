@@ -10,6 +10,10 @@ use crate::scaffold::lock::{self, ProjectLock};
 use crate::scaffold::{Plan, Policy, Tree, commit, journal};
 use crate::ui::Shell;
 
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "the global switches (--dry-run, --diff, --force, prompts) a command reads"
+)]
 pub struct Session {
     pub root: PathBuf,
     pub shell: Shell,

@@ -38,8 +38,9 @@ fn collect(dir: &'static Dir<'static>, folder: &str, out: &mut Vec<Source>) {
                     .unwrap_or(&name)
                     .trim_start_matches('/')
                     .to_string();
-                let is_template = relative.ends_with(".tera");
-                let output = output_path(relative.strip_suffix(".tera").unwrap_or(&relative));
+                let stem = relative.strip_suffix(".tera");
+                let is_template = stem.is_some();
+                let output = output_path(stem.unwrap_or(&relative));
                 out.push(Source {
                     output,
                     name,

@@ -1,5 +1,5 @@
 //! What the user sees: cargo-style status lines (a right-aligned verb, then the path),
-//! notes, warnings and unified diffs. Colour follows `--color` and NO_COLOR.
+//! notes, warnings and unified diffs. Colour follows `--color` and `NO_COLOR`.
 use std::cell::Cell;
 use std::io::{IsTerminal, Write};
 
@@ -166,9 +166,8 @@ pub fn bounded(message: &str) -> std::borrow::Cow<'_, str> {
 fn status_style(status: &Status) -> Style {
     match status {
         Status::Create => Style::new().green(),
-        Status::Update | Status::Force => Style::new().yellow(),
+        Status::Update | Status::Force | Status::Skip => Style::new().yellow(),
         Status::Identical => Style::new().blue(),
-        Status::Skip => Style::new().yellow(),
         Status::Conflict(_) => Style::new().red(),
     }
 }

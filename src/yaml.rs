@@ -1,4 +1,4 @@
-//! All YAML parsing and printing goes through here, so the archived serde_yaml can be
+//! All YAML parsing and printing goes through here, so the archived `serde_yaml` can be
 //! swapped for another crate in one place, and so every text read from outside (PROJECT,
 //! watches.yaml, a repository's index.yaml) passes the same bounds first.
 use serde::Serialize;
@@ -7,12 +7,12 @@ use serde::de::DeserializeOwned;
 pub use serde_yaml::{Mapping, Value};
 
 /// Deeper flow collections than this are refused before parsing: libyaml's scanner takes
-/// time quadratic in flow depth (100,000 nested `{a: ` take minutes), and serde_yaml refuses
+/// time quadratic in flow depth (100,000 nested `{a: ` take minutes), and `serde_yaml` refuses
 /// anything deeper than 128 levels anyway.
 const MAX_FLOW_DEPTH: usize = 128;
 
-/// Parse a YAML document into a typed value; the error text is serde_yaml's, with position.
-/// Alias bombs are refused by serde_yaml ("repetition limit exceeded"), deep nesting here.
+/// Parse a YAML document into a typed value; the error text is `serde_yaml`'s, with position.
+/// Alias bombs are refused by `serde_yaml` ("repetition limit exceeded"), deep nesting here.
 pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     let text = without_bom(text);
     check_flow_depth(text)?;
@@ -36,7 +36,7 @@ pub fn documents<T: DeserializeOwned>(text: &str, max: usize) -> Result<Vec<T>, 
     Ok(out)
 }
 
-/// serde_yaml's error, except that a duplicate key, which it places at the start of the
+/// `serde_yaml`'s error, except that a duplicate key, which it places at the start of the
 /// mapping, is placed on the lines that hold it (in a block mapping, where they can be
 /// told).
 fn describe(text: &str, e: &serde_yaml::Error) -> String {

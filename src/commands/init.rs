@@ -218,27 +218,24 @@ fn default_project_name(root: &Path) -> Result<ProjectName> {
 
 /// Where the generated project finds the runtime source, if anywhere.
 fn runtime_path(flag: Option<&Path>) -> Result<Option<PathBuf>> {
-    match flag {
-        Some(dir) => {
-            let dir = std::path::absolute(dir).map_err(|e| Error::io(dir, e))?;
-            let shown = crate::model::names::shown(&dir.to_string_lossy());
-            if dir.to_str().is_none() {
-                return Err(Error::invalid(format!(
-                    "--runtime-path {shown}: not UTF-8, which .cargo/config.toml cannot hold; move the runtime to a UTF-8 path"
-                )));
-            }
-            if dir.join("Cargo.toml").is_file() {
-                Ok(Some(dir))
-            } else {
-                Err(Error::invalid(format!(
-                    "--runtime-path {shown}: no Cargo.toml there; point it at the rusty-sdk-runtime crate (crates/runtime in the rusty-sdk repository)"
-                )))
-            }
+    if let Some(dir) = flag {
+        let dir = std::path::absolute(dir).map_err(|e| Error::io(dir, e))?;
+        let shown = crate::model::names::shown(&dir.to_string_lossy());
+        if dir.to_str().is_none() {
+            return Err(Error::invalid(format!(
+                "--runtime-path {shown}: not UTF-8, which .cargo/config.toml cannot hold; move the runtime to a UTF-8 path"
+            )));
         }
-        None => {
-            let built = PathBuf::from(BUILT_RUNTIME);
-            Ok(built.join("Cargo.toml").is_file().then_some(built))
+        if dir.join("Cargo.toml").is_file() {
+            Ok(Some(dir))
+        } else {
+            Err(Error::invalid(format!(
+                "--runtime-path {shown}: no Cargo.toml there; point it at the rusty-sdk-runtime crate (crates/runtime in the rusty-sdk repository)"
+            )))
         }
+    } else {
+        let built = PathBuf::from(BUILT_RUNTIME);
+        Ok(built.join("Cargo.toml").is_file().then_some(built))
     }
 }
 
@@ -287,21 +284,14 @@ pub fn run(session: &Session, args: &InitArgs) -> Result<()> {
     let mut tree = stage(&settings, &session.root)?;
     let mut project = settings.project();
     // The first Helm API joins the base tree's commit: interrupted, neither is written.
-    let api = match &settings.first_api {
-        Some(api) => {
-            let spec = crate::commands::create_api::helm::stage_api(
-                session,
-                &mut tree,
-                &mut project,
-                api,
-            )?;
-            crate::commands::create_api::common::apply(session, tree, &project)?;
-            Some(spec)
-        }
-        None => {
-            session.apply(tree, &project)?;
-            None
-        }
+    let api = if let Some(api) = &settings.first_api {
+        let spec =
+            crate::commands::create_api::helm::stage_api(session, &mut tree, &mut project, api)?;
+        crate::commands::create_api::common::apply(session, tree, &project)?;
+        Some(spec)
+    } else {
+        session.apply(tree, &project)?;
+        None
     };
     if settings.runtime_path.is_none() {
         session.shell.warn(&format!(

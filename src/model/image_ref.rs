@@ -1,6 +1,6 @@
 //! Container image references as the distribution project's grammar has them
 //! (`[host[:port]/]path[:tag][@digest]`): anything else would be written into
-//! manager.yaml and the controller only to fail at pull time with InvalidImageName.
+//! manager.yaml and the controller only to fail at pull time with `InvalidImageName`.
 
 /// Why `image` is not an image reference, or `None` when it is one.
 pub fn problem(image: &str) -> Option<&'static str> {

@@ -1,6 +1,6 @@
 //! The rules the runtime itself needs, whatever the controllers and charts do: its own custom
 //! resources with status and finalizers, events, Helm release storage and namespaces.
-//! Leases are not here: leader election has its own Role (leader_election_role.yaml).
+//! Leases are not here: leader election has its own Role (`leader_election_role.yaml`).
 use crate::project::{Project, Resource};
 
 use super::rule::{HELM_VERBS, Permission, Source, Target};

@@ -24,25 +24,23 @@ pub fn chart_objects(tree: &Tree, chart_dir: &str) -> Result<(Vec<ChartObject>, 
             }
             let cache = objects_cache::dir();
             let key = objects_cache::key(&files);
-            match cache
+            if let Some(entry) = cache
                 .as_deref()
                 .and_then(|dir| objects_cache::get(dir, &key))
             {
-                Some(entry) => entry,
-                None => {
-                    let entry = match super::ahead::take(&key) {
-                        Some(entry) => entry,
-                        None => {
-                            let chart = Chart::from_files(&path, files)
-                                .map_err(|e| Error::Project(format!("{chart_dir}: {e}")))?;
-                            render(chart_dir, &chart)?
-                        }
-                    };
-                    if let Some(dir) = cache {
-                        objects_cache::put(&dir, &key, &entry);
-                    }
+                entry
+            } else {
+                let entry = if let Some(entry) = super::ahead::take(&key) {
                     entry
+                } else {
+                    let chart = Chart::from_files(&path, files)
+                        .map_err(|e| Error::Project(format!("{chart_dir}: {e}")))?;
+                    render(chart_dir, &chart)?
+                };
+                if let Some(dir) = cache {
+                    objects_cache::put(&dir, &key, &entry);
                 }
+                entry
             }
         }
         Source::Archive(path) => {
@@ -140,11 +138,11 @@ fn files(tree: &Tree, chart_dir: &str) -> Result<Source> {
 /// The chart's files on disk, if it is there already (.helmignore is not applied here: a
 /// chart that is being scaffolded has nothing to ignore yet).
 fn disk_files(path: &Path) -> Result<Vec<ChartFile>> {
+    use rusty_sdk_chart::archive::{MAX_CHART_BYTES, MAX_FILE_BYTES, MAX_FILES};
     let mut files = Vec::new();
     if !path.is_dir() {
         return Ok(files);
     }
-    use rusty_sdk_chart::archive::{MAX_CHART_BYTES, MAX_FILE_BYTES, MAX_FILES};
     let mut total = 0u64;
     for entry in walkdir::WalkDir::new(path).sort_by_file_name() {
         let entry = entry.map_err(|e| {

@@ -42,6 +42,9 @@ impl Provenance {
     }
 }
 
+/// What makes targets share a rule: place, group, names and verbs.
+type RuleKey = (Option<String>, Option<String>, Vec<String>, Vec<String>);
+
 /// Merge every permission. With `scope`, the project runs in that one namespace: namespaced
 /// resources go to a Role there and only cluster-scoped ones stay in the ClusterRole.
 pub fn merge(permissions: Vec<Permission>, scope: Option<&str>) -> RoleSet {
@@ -56,7 +59,6 @@ pub fn merge(permissions: Vec<Permission>, scope: Option<&str>) -> RoleSet {
     }
 
     // 2. Targets with the same place, group, names and verbs share a rule.
-    type RuleKey = (Option<String>, Option<String>, Vec<String>, Vec<String>);
     let mut per_rule: BTreeMap<RuleKey, (BTreeSet<String>, Provenance)> = BTreeMap::new();
     for ((place, target), (verbs, provenance)) in per_target {
         let verbs = explicit_verbs(verbs);

@@ -122,19 +122,16 @@ pub fn namespace_scope(project: &Project) -> Option<String> {
 
 /// Record (or with `None`, forget) the namespace the operator is scoped to.
 pub fn set_namespace_scope(project: &mut Project, namespace: Option<&str>) {
-    match namespace {
-        Some(ns) => {
-            project
-                .plugin_data_mut(PLUGIN_KEY)
-                .insert(Value::from("namespace"), Value::from(ns));
-        }
-        None => {
-            let key = Value::from(PLUGIN_KEY);
-            if let Some(Value::Mapping(data)) = project.plugins.get_mut(&key) {
-                data.remove("namespace");
-                if data.is_empty() {
-                    project.plugins.remove(&key);
-                }
+    if let Some(ns) = namespace {
+        project
+            .plugin_data_mut(PLUGIN_KEY)
+            .insert(Value::from("namespace"), Value::from(ns));
+    } else {
+        let key = Value::from(PLUGIN_KEY);
+        if let Some(Value::Mapping(data)) = project.plugins.get_mut(&key) {
+            data.remove("namespace");
+            if data.is_empty() {
+                project.plugins.remove(&key);
             }
         }
     }
@@ -166,7 +163,7 @@ fn marker_permissions(marker: &markers::RbacMarker, own: &[OwnKind]) -> Vec<Perm
             };
             let mut p = Permission::new(target, &verbs, source())
                 .cluster_scoped(is_cluster_scoped(group, resource, own));
-            p.namespace = marker.namespace.clone();
+            p.namespace.clone_from(&marker.namespace);
             out.push(p);
         }
     }

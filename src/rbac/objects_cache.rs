@@ -58,11 +58,7 @@ pub fn key(files: &[ChartFile]) -> String {
         field(file.name.as_bytes());
         field(&file.data);
     }
-    hash.finish()
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::digest::hex(hash.finish().as_ref())
 }
 
 /// Size and modification time of the running executable: a rebuilt rusty-sdk (with a

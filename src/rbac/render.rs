@@ -15,7 +15,7 @@ const HEADER: &str = "\
 
 /// The whole file: the ClusterRole `manager-role`, then a Role and RoleBinding per namespace
 /// that has rules of its own. A manager scoped to its own namespace (`init --namespaced`)
-/// has its Role in that namespace bound by role_binding.yaml, and a ClusterRole only for
+/// has its Role in that namespace bound by `role_binding.yaml`, and a ClusterRole only for
 /// cluster-scoped rules, bound here.
 pub fn render(roles: &RoleSet, project_name: &str, namespaced_manager: bool) -> String {
     let mut out = String::from(HEADER);

@@ -69,7 +69,7 @@ impl Permission {
     pub fn new(target: Target, verbs: &[&str], source: Source) -> Permission {
         Permission {
             target,
-            verbs: verbs.iter().map(|v| v.to_string()).collect(),
+            verbs: verbs.iter().map(std::string::ToString::to_string).collect(),
             cluster_scoped: false,
             namespace: None,
             source,

@@ -12,6 +12,10 @@ fn skipped(name: &str) -> bool {
 }
 
 /// Every `.rs` file (path relative to the project root, with `/`) and its text, by path.
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "cargo builds only `.rs` files"
+)]
 pub fn read_all(tree: &Tree) -> Result<Vec<(String, String)>> {
     let mut paths: BTreeSet<String> = tree
         .staged()

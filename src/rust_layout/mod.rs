@@ -7,6 +7,7 @@
 //!
 //! A layout is returned without its first line's indentation (the template, or the line
 //! it is inserted at, already has it); later lines carry their full indentation.
+use std::fmt::Write as _;
 
 /// rustfmt's `max_width`.
 pub const MAX_WIDTH: usize = 100;
@@ -53,9 +54,9 @@ fn vertical(indent: usize, open: &str, items: &[String], close: &str) -> String 
     let inner = pad(indent + 4);
     let mut out = format!("{open}\n");
     for item in items {
-        out.push_str(&format!("{inner}{item},\n"));
+        let _ = writeln!(out, "{inner}{item},");
     }
-    out.push_str(&format!("{}{close}", pad(indent)));
+    let _ = write!(out, "{}{close}", pad(indent));
     out
 }
 
@@ -102,7 +103,7 @@ impl Rhs {
                 let inner = pad(indent + 4);
                 let mut out = base.clone();
                 for call in calls {
-                    out.push_str(&format!("\n{inner}{call}"));
+                    let _ = write!(out, "\n{inner}{call}");
                 }
                 out.push_str(end);
                 out
@@ -217,7 +218,7 @@ pub fn use_list(visibility: &str, path: &str, items: &[&str]) -> String {
     for item in items {
         let piece = format!("{item},");
         if !line.is_empty() && 4 + line.len() + 1 + piece.len() > MAX_WIDTH {
-            out.push_str(&format!("    {line}\n"));
+            let _ = writeln!(out, "    {line}");
             line.clear();
         }
         if !line.is_empty() {
@@ -225,7 +226,7 @@ pub fn use_list(visibility: &str, path: &str, items: &[&str]) -> String {
         }
         line.push_str(&piece);
     }
-    out.push_str(&format!("    {line}\n}};"));
+    let _ = write!(out, "    {line}\n}};");
     out
 }
 

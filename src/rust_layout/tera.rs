@@ -13,8 +13,9 @@ use tera::{Kwargs, State, Tera, TeraResult};
 
 use super::{Rhs, assign, attribute, call, field, signature, use_list};
 
+/// The keyword arguments of every `rs_*` function (each reads the ones it takes).
 #[derive(Deserialize)]
-struct Args {
+struct Options {
     #[serde(default)]
     indent: usize,
     #[serde(default)]
@@ -50,11 +51,11 @@ struct Args {
     callee: String,
 }
 
-fn args(kwargs: &Kwargs) -> TeraResult<Args> {
+fn options(kwargs: &Kwargs) -> TeraResult<Options> {
     kwargs.deserialize()
 }
 
-fn rhs(args: &Args) -> TeraResult<Rhs> {
+fn rhs(args: &Options) -> TeraResult<Rhs> {
     match (&args.call, &args.value, &args.struct_name) {
         (Some(callee), None, None) => Ok(Rhs::Call {
             callee: callee.clone(),
@@ -74,21 +75,21 @@ fn rhs(args: &Args) -> TeraResult<Rhs> {
 /// Make the layout functions available to `tera`'s templates.
 pub fn register(tera: &mut Tera) {
     tera.register_function("rs_use", |kwargs: Kwargs, _: &State| {
-        let a = args(&kwargs)?;
+        let a = options(&kwargs)?;
         let items: Vec<&str> = a.items.iter().map(String::as_str).collect();
         TeraResult::Ok(use_list(&a.vis, &a.path, &items))
     });
     tera.register_function("rs_fn", |kwargs: Kwargs, _: &State| {
-        let a = args(&kwargs)?;
+        let a = options(&kwargs)?;
         TeraResult::Ok(signature(a.indent, &a.head, &a.params, &a.ret))
     });
     tera.register_function("rs_let", |kwargs: Kwargs, _: &State| {
-        let a = args(&kwargs)?;
+        let a = options(&kwargs)?;
         let end = a.end.clone().unwrap_or_else(|| ";".into());
         TeraResult::Ok(assign(a.indent, &a.lead, &rhs(&a)?, &end))
     });
     tera.register_function("rs_field", |kwargs: Kwargs, _: &State| {
-        let a = args(&kwargs)?;
+        let a = options(&kwargs)?;
         let end = a.end.clone().unwrap_or_else(|| ",".into());
         let value = Rhs::Chain {
             base: a.base.clone(),
@@ -97,12 +98,12 @@ pub fn register(tera: &mut Tera) {
         TeraResult::Ok(field(a.indent, &a.name, &value, &end))
     });
     tera.register_function("rs_call", |kwargs: Kwargs, _: &State| {
-        let a = args(&kwargs)?;
+        let a = options(&kwargs)?;
         let end = a.end.clone().unwrap_or_else(|| ";".into());
         TeraResult::Ok(call(a.indent, &a.callee, &a.args, &end))
     });
     tera.register_function("rs_attr", |kwargs: Kwargs, _: &State| {
-        let a = args(&kwargs)?;
+        let a = options(&kwargs)?;
         TeraResult::Ok(attribute(a.indent, &a.name, &a.args))
     });
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 pub const PROJECT_FILE_LIMIT: u64 = 64 << 20;
 
 /// `path`'s bytes, if it is a regular file of at most `limit` bytes. The error for any
-/// other file says what is wrong with it and what to do; NotFound stays NotFound.
+/// other file says what is wrong with it and what to do; `NotFound` stays `NotFound`.
 pub fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>> {
     read(path, limit, false)
 }
@@ -34,7 +34,9 @@ fn read(path: &Path, limit: u64, streams: bool) -> Result<Vec<u8>> {
             "not a regular file (a FIFO, socket or device); replace it with a file",
         ));
     }
-    let mut bytes = Vec::with_capacity(metadata.len().min(limit) as usize);
+    // The size is only a hint (a file may grow): one that does not fit usize starts empty.
+    let hint = usize::try_from(metadata.len().min(limit)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(hint);
     File::open(path)?.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         return Err(Error::new(
@@ -47,7 +49,7 @@ fn read(path: &Path, limit: u64, streams: bool) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// [`read_file`] as UTF-8 text; text that is not UTF-8 is InvalidData.
+/// [`read_file`] as UTF-8 text; text that is not UTF-8 is `InvalidData`.
 pub fn read_text(path: &Path, limit: u64) -> Result<String> {
     utf8(read_file(path, limit)?)
 }

@@ -19,6 +19,10 @@ pub struct MarkerNotFound;
 const PREFIX: &str = "+rusty:scaffold:";
 
 /// The marker line as it should appear in a file of this type.
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "cargo builds only `.rs` files"
+)]
 pub fn marker_text(path: &str, name: &str) -> String {
     let comment = if path.ends_with(".rs") { "//" } else { "#" };
     format!("{comment} {PREFIX}{name}")

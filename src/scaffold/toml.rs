@@ -1,4 +1,4 @@
-//! Cargo.toml and .cargo/config.toml edits with toml_edit: only the touched entries change,
+//! Cargo.toml and .cargo/config.toml edits with `toml_edit`: only the touched entries change,
 //! formatting and comments elsewhere are kept, and each edit is idempotent.
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, Value};
 

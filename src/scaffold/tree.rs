@@ -160,6 +160,10 @@ fn missing_file(path: &str) -> Error {
 }
 
 /// The error for a project file that is not UTF-8, naming the first bad byte and its line.
+#[expect(
+    clippy::naive_bytecount,
+    reason = "the line of one bad byte, counted once: no crate for that"
+)]
 fn not_utf8(path: &str, e: &std::string::FromUtf8Error) -> Error {
     let bytes = e.as_bytes();
     let at = e.utf8_error().valid_up_to();

@@ -4,6 +4,8 @@
 //! (kustomize renames both).
 pub mod markers;
 
+use std::fmt::Write as _;
+
 use crate::error::Result;
 use crate::rbac::rust_files;
 use crate::scaffold::{Policy, Tree};
@@ -46,9 +48,10 @@ pub fn generate_with(rust_files: &[(String, String)]) -> Result<Option<String>> 
         if webhooks.is_empty() {
             continue;
         }
-        out.push_str(&format!(
-            "---\napiVersion: admissionregistration.k8s.io/v1\nkind: {kind}\nmetadata:\n  name: {name}\nwebhooks:\n"
-        ));
+        let _ = writeln!(
+            out,
+            "---\napiVersion: admissionregistration.k8s.io/v1\nkind: {kind}\nmetadata:\n  name: {name}\nwebhooks:"
+        );
         for webhook in webhooks {
             render(&mut out, webhook);
         }
@@ -79,12 +82,13 @@ pub fn stage_manifests(tree: &mut Tree) -> Result<()> {
 fn render(out: &mut String, m: &WebhookMarker) {
     out.push_str("- admissionReviewVersions:\n");
     push_list(out, "  ", &m.admission_review_versions);
-    out.push_str(&format!(
-        "  clientConfig:\n    service:\n      name: webhook-service\n      namespace: system\n      path: {}\n",
+    let _ = writeln!(
+        out,
+        "  clientConfig:\n    service:\n      name: webhook-service\n      namespace: system\n      path: {}",
         m.path
-    ));
-    out.push_str(&format!("  failurePolicy: {}\n", m.failure_policy));
-    out.push_str(&format!("  name: {}\n", m.name));
+    );
+    let _ = writeln!(out, "  failurePolicy: {}", m.failure_policy);
+    let _ = writeln!(out, "  name: {}", m.name);
     out.push_str("  rules:\n  - apiGroups:\n");
     let groups: Vec<String> = m
         .groups
@@ -109,12 +113,12 @@ fn render(out: &mut String, m: &WebhookMarker) {
     push_list(out, "    ", &operations);
     out.push_str("    resources:\n");
     push_list(out, "    ", &m.resources);
-    out.push_str(&format!("  sideEffects: {}\n", m.side_effects));
+    let _ = writeln!(out, "  sideEffects: {}", m.side_effects);
 }
 
 fn push_list(out: &mut String, indent: &str, items: &[String]) {
     for item in items {
-        out.push_str(&format!("{indent}- {item}\n"));
+        let _ = writeln!(out, "{indent}- {item}");
     }
 }
 

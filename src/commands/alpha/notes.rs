@@ -53,6 +53,10 @@ pub fn applying(files: &BTreeMap<String, Vec<u8>>) -> Vec<(Note, String)> {
     all()
         .into_iter()
         .filter_map(|note| {
+            #[expect(
+                clippy::case_sensitive_file_extension_comparisons,
+                reason = "cargo builds only `.rs` files"
+            )]
             let file = files.iter().find(|(path, bytes)| {
                 path.ends_with(".rs") && String::from_utf8_lossy(bytes).contains(note.pattern)
             })?;

@@ -194,7 +194,7 @@ fn read(dir: &Path, shown: &str, findings: &mut Findings) -> Result<Bundle> {
         return Ok(bundle);
     };
     let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
+        .filter_map(std::result::Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();

@@ -198,7 +198,7 @@ fn lines_above_marker(text: &str, name: &str, count: usize) -> String {
         .unwrap_or(0);
     lines[at.saturating_sub(count)..at]
         .iter()
-        .map(|line| format!("{}\n", line.trim_start()))
+        .flat_map(|line| [line.trim_start(), "\n"])
         .collect()
 }
 

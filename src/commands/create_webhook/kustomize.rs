@@ -7,6 +7,8 @@
 //! webhook calls, in config/network-policy. config/certmanager's base (the Issuer, the
 //! metrics Certificate) is `init`'s, written here for projects made before it had one. Each
 //! file is written once and each entry added once; what the user changed is kept.
+use std::fmt::Write as _;
+
 use tera::Context;
 
 use crate::error::Result;
@@ -84,7 +86,8 @@ const REPLACEMENTS_HEADER: &str = "\
 fn replacements() -> String {
     let mut out = String::new();
     for (field, index) in [("name", 0), ("namespace", 1)] {
-        out.push_str(&format!(
+        let _ = write!(
+            out,
             "\
 - source:
     kind: Service
@@ -105,7 +108,7 @@ fn replacements() -> String {
       index: {index}
       create: true
 "
-        ));
+        );
     }
     for kind in [
         "MutatingWebhookConfiguration",
@@ -218,16 +221,13 @@ fn enable(text: &str) -> String {
         .any(|line| line.trim() == "- path: manager_webhook_patch.yaml")
     {
         let end = block_end(&lines, "patches:");
-        match end {
-            Some(at) => {
-                for (offset, line) in PATCH.lines().enumerate() {
-                    lines.insert(at + offset, line.to_string());
-                }
+        if let Some(at) = end {
+            for (offset, line) in PATCH.lines().enumerate() {
+                lines.insert(at + offset, line.to_string());
             }
-            None => {
-                lines.push("patches:".into());
-                lines.extend(PATCH.lines().map(str::to_string));
-            }
+        } else {
+            lines.push("patches:".into());
+            lines.extend(PATCH.lines().map(str::to_string));
         }
     }
     let entries = replacements();
@@ -252,7 +252,7 @@ fn enable(text: &str) -> String {
                     .chain(entries.lines())
                     .map(str::to_string)
                     .collect();
-                lines.splice(at + 1..at + 1, block);
+                lines.splice((at + 1)..=at, block);
             }
             (None, None) => {
                 lines.push(String::new());

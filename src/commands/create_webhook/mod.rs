@@ -313,13 +313,13 @@ pub fn run(session: &Session, args: &CreateWebhookArgs) -> Result<()> {
         ));
     }
     if !session.dry_run && (!settings.added.is_empty() || settings.spokes.scaffolds()) {
-        if !settings.spokes.scaffolds() {
+        if settings.spokes.scaffolds() {
             session.shell.note(
-                "Next: write your defaults and checks in src/webhook/, then test them with:\n$ cargo test",
+                "Next: map the fields that differ in the conversions next to the spokes in api/src/, then regenerate the CRD (spec.conversion) and test with:\n$ make manifests\n$ cargo test",
             );
         } else {
             session.shell.note(
-                "Next: map the fields that differ in the conversions next to the spokes in api/src/, then regenerate the CRD (spec.conversion) and test with:\n$ make manifests\n$ cargo test",
+                "Next: write your defaults and checks in src/webhook/, then test them with:\n$ cargo test",
             );
         }
     }

@@ -2,7 +2,7 @@
 //! watches every namespace and one scoped to its own (kubebuilder's `edit --namespaced`),
 //! leaving the project as `init` (with or without `--namespaced`) would have written it.
 //!
-//! Only scaffolded text is switched: the WATCH_NAMESPACE entry of the manager, the kind of
+//! Only scaffolded text is switched: the `WATCH_NAMESPACE` entry of the manager, the kind of
 //! the manager's binding and of the per-API user roles. A file where that text was changed
 //! by hand is left alone with a warning saying what to change in it.
 //!
@@ -22,7 +22,7 @@ use crate::session::Session;
 const MANAGER: &str = "config/manager/manager.yaml";
 const BINDING: &str = "config/rbac/role_binding.yaml";
 
-/// The WATCH_NAMESPACE entry of config/manager/manager.yaml: every namespace, then the pod's.
+/// The `WATCH_NAMESPACE` entry of config/manager/manager.yaml: every namespace, then the pod's.
 const WATCH_ALL: &str =
     "        # The namespace to watch; empty watches all namespaces. Set it to one namespace
         # (for example with fieldPath metadata.namespace) to scope the operator.

@@ -12,6 +12,10 @@ use crate::model::names::{parse_project_dir, shown};
 
 /// Which parts of the bundle to write, and where the manifests go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "operator-sdk's four independent switches"
+)]
 pub struct Parts {
     /// `<out>/manifests` and the scorecard tests.
     pub manifests: bool,

@@ -10,6 +10,7 @@ mod csv;
 mod flags;
 mod webhooks;
 
+use std::fmt::Write as _;
 use std::io::IsTerminal;
 
 use serde_json::Value;
@@ -100,8 +101,8 @@ fn read_base(
     project: &Project,
     parts: flags::Parts,
 ) -> Result<Value> {
-    Ok(match tree.read(base_path)? {
-        Some(text) => yaml::from_str::<yaml::Value>(&text)
+    Ok(if let Some(text) = tree.read(base_path)? {
+        yaml::from_str::<yaml::Value>(&text)
             .map_err(|e| {
                 Error::invalid(format!(
                     "{base_path}: not valid YAML ({e}); fix it or delete it to start again"
@@ -109,15 +110,14 @@ fn read_base(
             })
             .and_then(|v| {
                 serde_json::to_value(v).map_err(|e| Error::invalid(format!("{base_path}: {e}")))
-            })?,
-        None => {
-            let display = heck::ToTitleCase::to_title_case(package);
-            let base = csv::default_base(package, &display, project.namespaced);
-            if parts.manifests && !parts.stdout {
-                tree.add(base_path, print(&base)?, Policy::User);
-            }
-            base
+            })?
+    } else {
+        let display = heck::ToTitleCase::to_title_case(package);
+        let base = csv::default_base(package, &display, project.namespaced);
+        if parts.manifests && !parts.stdout {
+            tree.add(base_path, print(&base)?, Policy::User);
         }
+        base
     })
 }
 
@@ -147,8 +147,7 @@ fn settings(
     };
     if semver::Version::parse(&version).is_err() {
         return Err(Error::invalid(format!(
-            "invalid --version {:?}: a bundle's version is a semantic version (e.g. 0.1.0)",
-            version
+            "invalid --version {version:?}: a bundle's version is a semantic version (e.g. 0.1.0)"
         )));
     }
     // The CSV is named `<package>.v<version>`, and Kubernetes takes only a DNS-1123
@@ -392,12 +391,13 @@ fn stage_metadata(tree: &mut Tree, s: &BundleSettings) -> Document {
         "FROM scratch\n\n# The bundle's metadata, as labels too (metadata/annotations.yaml).\n",
     );
     for (key, value) in labels {
-        annotations.push_str(&format!("  {key}: {value}\n"));
-        dockerfile.push_str(&format!("LABEL {key}={value}\n"));
+        let _ = writeln!(annotations, "  {key}: {value}");
+        let _ = writeln!(dockerfile, "LABEL {key}={value}");
     }
-    dockerfile.push_str(&format!(
-        "\nCOPY {out}/manifests /manifests/\nCOPY {out}/metadata /metadata/\nCOPY {out}/tests/scorecard /tests/scorecard/\n"
-    ));
+    let _ = writeln!(
+        dockerfile,
+        "\nCOPY {out}/manifests /manifests/\nCOPY {out}/metadata /metadata/\nCOPY {out}/tests/scorecard /tests/scorecard/"
+    );
     tree.add(
         &format!("{out}/metadata/annotations.yaml"),
         annotations,

@@ -127,11 +127,21 @@ pub struct Domain(String);
 string_newtype!(Domain);
 
 impl Domain {
+    /// Parse `--domain`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` naming `s` when it is not a DNS-1123 subdomain, saying why.
     pub fn parse(s: &str) -> Result<Self> {
         Self::parse_from(s, "pass a valid --domain")
     }
 
     /// Parse a domain read from somewhere other than `--domain`; `fix` says what to do.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` naming `s` when it is not a DNS-1123 subdomain, saying why and
+    /// then `fix`.
     pub fn parse_from(s: &str, fix: &str) -> Result<Self> {
         if is_dns_subdomain(s) {
             return Ok(Domain(s.to_string()));
@@ -167,11 +177,21 @@ pub struct ProjectName(String);
 string_newtype!(ProjectName);
 
 impl ProjectName {
+    /// Parse `--project-name`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` naming `s` when it is no DNS-1123 label, cannot name a Cargo
+    /// package or is too long for the names kustomize derives from it.
     pub fn parse(s: &str) -> Result<Self> {
         Self::parse_from(s, "pass another --project-name (e.g. memcached-operator)")
     }
 
     /// Parse a name that came from elsewhere than `--project-name`; `fix` says what to do.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` as [`ProjectName::parse`], ending with `fix`.
     pub fn parse_from(s: &str, fix: &str) -> Result<Self> {
         let why = if !is_dns_label(s) {
             "must be a DNS-1123 label (at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit)"
@@ -207,6 +227,12 @@ pub struct Group(String);
 string_newtype!(Group);
 
 impl Group {
+    /// Parse `--group`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` naming `s` when it is not a DNS-1123 subdomain or cannot name a
+    /// Rust module.
     pub fn parse(s: &str) -> Result<Self> {
         let why = if !is_dns_subdomain(s) {
             "must be a DNS-1123 subdomain: dot-separated parts of at most 63 lower-case letters, digits and '-' (e.g. cache or foo.policy)"
@@ -235,6 +261,12 @@ pub struct Version(String);
 string_newtype!(Version);
 
 impl Version {
+    /// Parse `--version`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` naming `s` when it does not look like `v1`, `v1alpha1` or
+    /// `v2beta3`.
     pub fn parse(s: &str) -> Result<Self> {
         if is_api_version(s) {
             Ok(Version(s.to_string()))
@@ -323,6 +355,12 @@ const RESERVED_KINDS: &[&str] = &[
 const MAX_KIND_LEN: usize = 63;
 
 impl Kind {
+    /// Parse `--kind`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` naming `s` when it is not PascalCase, has more than 63 characters
+    /// or is a Rust type the generated code uses.
     pub fn parse(s: &str) -> Result<Self> {
         let len = s.chars().count();
         if len > MAX_KIND_LEN {
@@ -372,6 +410,10 @@ impl Kind {
     }
 
     /// Build a kind from a chart name the way operator-sdk does (`my-app` -> `MyApp`).
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` when the name gives no valid kind (as [`Kind::parse`]).
     pub fn from_chart_name(name: &str) -> Result<Self> {
         Kind::parse(&name.to_upper_camel_case())
     }
@@ -397,6 +439,10 @@ fn suggest_pascal(s: &str) -> String {
 }
 
 /// A plural resource name given with `--plural`.
+///
+/// # Errors
+///
+/// `Error::Invalid` naming `s` when it is not a DNS-1035 label of at most 63 characters.
 pub fn parse_plural(s: &str) -> Result<String> {
     // The API server takes a CRD's plural only as a DNS-1035 label: no leading digit.
     let why = if s.chars().count() > 63 {
@@ -421,6 +467,11 @@ pub struct Repo(String);
 string_newtype!(Repo);
 
 impl Repo {
+    /// Parse `--repo`.
+    ///
+    /// # Errors
+    ///
+    /// `Error::Invalid` naming `s`, saying why it is not a module path.
     pub fn parse(s: &str) -> Result<Self> {
         // Segments as a Go module path has them: `..`, `a//b` or `-x` name no repository.
         let ok = s.len() <= 512
@@ -444,6 +495,11 @@ impl Repo {
 
 /// The copyright holder of `--owner`: one line (it follows `// Copyright ` in
 /// hack/boilerplate.txt), of printable characters, at most 200 of them.
+///
+/// # Errors
+///
+/// `Error::Invalid` naming `s` when it is empty, has a control character (a line break)
+/// or more than 200 characters.
 pub fn parse_owner(s: &str) -> Result<String> {
     let why = if s.trim().is_empty() {
         "it is empty".to_string()
@@ -466,6 +522,11 @@ pub fn parse_owner(s: &str) -> Result<String> {
 
 /// A folder inside the project given with `flag` (`--output-dir`): relative, without
 /// `..`, so that every file a command writes stays in the project it locked.
+///
+/// # Errors
+///
+/// `Error::Invalid` naming `flag` and `s` when the folder is empty or absolute, or has an
+/// empty, `.` or `..` part.
 pub fn parse_project_dir(flag: &str, s: &str) -> Result<String> {
     let trimmed = s.trim_end_matches('/');
     let ok = !trimmed.is_empty()

@@ -87,7 +87,7 @@ pub fn guess_plural(kind: &str) -> String {
     crate::model::plural::plural(&kind.to_lowercase())
 }
 
-/// Every type of k8s-openapi 0.29 (feature v1_33) that implements `Resource`, sorted by
+/// Every type of k8s-openapi 0.29 (feature `v1_33`) that implements `Resource`, sorted by
 /// group, version and kind.
 #[rustfmt::skip]
 pub static BUILTIN_KINDS: &[BuiltinKind] = &[

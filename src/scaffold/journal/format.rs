@@ -45,10 +45,9 @@ impl Journal {
         let needs_end = match reader.line() {
             Some(h) if h == HEADER.as_bytes() || h == HEADER_2.as_bytes() => true,
             Some(h) if h == HEADER_1.as_bytes() => false,
-            Some(_) => return Parsed::Unreadable,
             // The header itself was being written.
             None if HEADER.as_bytes().starts_with(reader.0) => return Parsed::Incomplete,
-            None => return Parsed::Unreadable,
+            Some(_) | None => return Parsed::Unreadable,
         };
         let mut journal = Journal::default();
         let mut ended = false;

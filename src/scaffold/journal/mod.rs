@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::scaffold::durable::{Durable, Sync};
 use crate::scaffold::faults;
 use format::COMMITTED;
-pub use recover::{Recovered, recover};
+pub use recover::recover;
 
 /// The journal's name in the project root.
 pub const FILE_NAME: &str = ".rusty-sdk-journal";

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use kube::api::PostParams;
-use rusty_sdk::commands::edit::grafana::dashboards::selected_metrics;
+use rusty_sdk::selected_metrics;
 use rusty_sdk_test_tools::needs;
 use serde_json::{Value, json};
 

@@ -236,7 +236,8 @@ fn neither_kind_nor_chart() -> Error {
 
 /// Load the fetched files as Helm would, with Helm's checks on Chart.yaml.
 fn load(fetched: &FetchedChart) -> Result<Chart> {
-    let chart = Chart::from_files(&fetched.origin, fetched.files.clone()).map_err(chart_error)?;
+    let chart =
+        Chart::from_files(&fetched.origin, fetched.files.clone()).map_err(|e| chart_error(&e))?;
     let origin = fetched.origin.display();
     let metadata = chart.metadata();
     for (field, value) in [
@@ -267,7 +268,7 @@ fn load(fetched: &FetchedChart) -> Result<Chart> {
     Ok(chart)
 }
 
-fn chart_error(e: ChartError) -> Error {
+fn chart_error(e: &ChartError) -> Error {
     Error::invalid(e.to_string())
 }
 

@@ -99,7 +99,11 @@ fn looks_like_repo_name(repo: &str, name: &str) -> bool {
             && s.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
     };
-    word(repo) && word(name) && !name.ends_with(".tgz")
+    word(repo)
+        && word(name)
+        && std::path::Path::new(name)
+            .extension()
+            .is_none_or(|ext| ext != "tgz")
 }
 
 /// The files of a chart (chart-relative names) and where they came from.

@@ -64,13 +64,12 @@ fn stage(tree: &mut Tree, project: &Project) -> Result<bool> {
     let resources =
         dashboards::dashboard("Controller Resources Metrics", &dashboards::resource_rows());
     tree.add(RESOURCES_DASHBOARD, to_text(&resources)?, Policy::Tool);
-    let config = match tree.read(custom_metrics::CONFIG)? {
-        Some(text) => text,
-        None => {
-            let text = custom_metrics::template()?;
-            tree.add(custom_metrics::CONFIG, text, Policy::SkipIfExists);
-            text.to_string()
-        }
+    let config = if let Some(text) = tree.read(custom_metrics::CONFIG)? {
+        text
+    } else {
+        let text = custom_metrics::template()?;
+        tree.add(custom_metrics::CONFIG, text, Policy::SkipIfExists);
+        text.to_string()
     };
     let panels = custom_metrics::panels(&config)?;
     if panels.is_empty() {

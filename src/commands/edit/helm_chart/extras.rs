@@ -4,6 +4,8 @@
 //! (`networkPolicy.enable`), written when install.yaml has no NetworkPolicy of its own; and
 //! the metrics server's certificate from cert-manager, off by default
 //! (`metrics.certManager`), written when install.yaml does not have it already.
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -182,22 +184,22 @@ pub fn mount_metrics_certificate(chart: &str, template: &str) -> String {
                 out.push_str(line);
                 out.push('\n');
                 if trimmed.starts_with("{{- toYaml .Values.manager.args ") {
-                    out.push_str(&format!(
-                        "{pad}{WHEN}\n{pad}- --metrics-cert-path={METRICS_CERT_DIR}\n{pad}{{{{- end }}}}\n"
-                    ));
+                    let _ = writeln!(
+                        out,
+                        "{pad}{WHEN}\n{pad}- --metrics-cert-path={METRICS_CERT_DIR}\n{pad}{{{{- end }}}}"
+                    );
                 }
                 continue;
             }
         };
         if trimmed.ends_with("[]") {
-            out.push_str(&format!(
-                "{pad}{key}:{} \n{items}\n{pad}{{{{- else }}}} []{{{{- end }}}}\n",
+            let _ = writeln!(
+                out,
+                "{pad}{key}:{} \n{items}\n{pad}{{{{- else }}}} []{{{{- end }}}}",
                 WHEN.replacen("{{-", "{{", 1)
-            ));
+            );
         } else {
-            out.push_str(&format!(
-                "{line}\n{pad}{WHEN}\n{items}\n{pad}{{{{- end }}}}\n"
-            ));
+            let _ = writeln!(out, "{line}\n{pad}{WHEN}\n{items}\n{pad}{{{{- end }}}}");
         }
     }
     out

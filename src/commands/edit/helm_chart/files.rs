@@ -1,6 +1,7 @@
 //! Where each object's template goes and which switch guards it, the manager's values,
 //! and the chart's own files (Chart.yaml, values.yaml, NOTES.txt, the Makefile targets).
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
@@ -10,6 +11,10 @@ use crate::scaffold::{Policy, Tree};
 
 /// The switches the chart has and the manager values install.yaml holds.
 #[derive(Default)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "the chart's independent switches, one per values.yaml key"
+)]
 pub struct Switches {
     pub crd: bool,
     pub rbac: bool,
@@ -126,24 +131,21 @@ pub fn manager_values(
     templated.scalar("/spec/replicas", "{{ .Values.manager.replicas }}");
     let image = container["image"].as_str().unwrap_or("controller:latest");
     let at = format!("/spec/template/spec/containers/{index}");
-    match split_image(image) {
-        Some((repository, tag)) => {
-            values.insert(
-                "image".into(),
-                json!({"repository": repository, "tag": tag}),
-            );
-            templated.scalar(
-                &format!("{at}/image"),
-                "{{ .Values.manager.image.repository }}:{{ .Values.manager.image.tag }}",
-            );
-        }
-        None => {
-            values.insert("image".into(), json!({"repository": image}));
-            templated.scalar(
-                &format!("{at}/image"),
-                "{{ .Values.manager.image.repository }}",
-            );
-        }
+    if let Some((repository, tag)) = split_image(image) {
+        values.insert(
+            "image".into(),
+            json!({"repository": repository, "tag": tag}),
+        );
+        templated.scalar(
+            &format!("{at}/image"),
+            "{{ .Values.manager.image.repository }}:{{ .Values.manager.image.tag }}",
+        );
+    } else {
+        values.insert("image".into(), json!({"repository": image}));
+        templated.scalar(
+            &format!("{at}/image"),
+            "{{ .Values.manager.image.repository }}",
+        );
     }
     for field in ["args", "env", "resources"] {
         if let Some(value) = container.get(field) {
@@ -248,8 +250,7 @@ pub fn stage_chart_files(
         (
             "Chart.yaml",
             format!(
-                "apiVersion: v2\nname: {name}\ndescription: The {name} operator, with its CRDs and RBAC\ntype: application\nversion: 0.1.0\nappVersion: {:?}\n",
-                app_version
+                "apiVersion: v2\nname: {name}\ndescription: The {name} operator, with its CRDs and RBAC\ntype: application\nversion: 0.1.0\nappVersion: {app_version:?}\n"
             ),
         ),
         (
@@ -322,19 +323,20 @@ pub fn stage_make_targets(
     ];
     let mut added = String::new();
     if !makefile.contains("\nHELM ?=") {
-        added.push_str(&format!(
+        let _ = writeln!(
+            added,
             "\n##@ Helm\n\n\
              HELM ?= helm\n\
              HELM_RELEASE ?= {release}\n\
-             HELM_NAMESPACE ?= {namespace}\n"
-        ));
+             HELM_NAMESPACE ?= {namespace}"
+        );
     }
     if !makefile.contains("\nHELM_EXTRA_ARGS ?=") {
         added.push_str("# More arguments for helm upgrade, e.g. --set networkPolicy.enable=true.\nHELM_EXTRA_ARGS ?=\n");
     }
     for (target, text) in targets {
         if !makefile.contains(&format!("\n{target}:")) {
-            added.push_str(&format!("\n.PHONY: {target}\n{text}"));
+            let _ = write!(added, "\n.PHONY: {target}\n{text}");
         }
     }
     if added.is_empty() {

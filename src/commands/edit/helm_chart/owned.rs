@@ -17,10 +17,7 @@ fn stamped(body: &str) -> String {
 
 fn short_hash(text: &str) -> String {
     let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, text.as_bytes());
-    digest.as_ref()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::digest::hex(&digest.as_ref()[..8])
 }
 
 /// The body of a stamped file, if its text still matches the hash it records.

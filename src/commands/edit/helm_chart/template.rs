@@ -1,6 +1,8 @@
 //! One object of `dist/install.yaml` as a chart template: printed as YAML with some values
 //! replaced by Go template actions. The replaced values are first swapped for unique plain
 //! scalars, so the YAML printer lays out everything else, then each marker line is rewritten.
+use std::fmt::Write as _;
+
 use serde_json::Value;
 
 use crate::error::{Error, Result};
@@ -88,7 +90,7 @@ impl Templated {
             .map_err(|e| Error::Internal(format!("cannot print a chart object: {e}")))?;
         let mut out = String::new();
         if let Some(condition) = condition {
-            out.push_str(&format!("{{{{- if {condition} }}}}\n"));
+            let _ = writeln!(out, "{{{{- if {condition} }}}}");
         }
         for line in text.lines() {
             out.push_str(&self.rewrite(line));

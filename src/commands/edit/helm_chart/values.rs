@@ -84,7 +84,7 @@ fn merge(current: &str, path: &str, sections: &[Section], switches: &Switches) -
 fn indented(value: &Value) -> Result<String> {
     let text = yaml::to_string(value)
         .map_err(|e| Error::Internal(format!("cannot print chart values: {e}")))?;
-    Ok(text.lines().map(|line| format!("  {line}\n")).collect())
+    Ok(text.lines().flat_map(|line| ["  ", line, "\n"]).collect())
 }
 
 /// `lines` added at the end of the block of the top-level `key` (after its last indented

@@ -147,29 +147,25 @@ impl Client {
         }
         // indicatif draws to stderr only when it is a terminal.
         let name = url.rsplit('/').next().unwrap_or(url).to_string();
-        match length {
-            Some(total) => {
-                let bar = ProgressBar::new(total);
-                if let Ok(style) = ProgressStyle::with_template(
-                    "{prefix:>12} {msg} [{bar:30}] {bytes}/{total_bytes}",
-                ) {
-                    bar.set_style(style.progress_chars("=> "));
-                }
-                bar.set_prefix("downloading");
-                bar.set_message(name);
-                bar
+        if let Some(total) = length {
+            let bar = ProgressBar::new(total);
+            if let Ok(style) =
+                ProgressStyle::with_template("{prefix:>12} {msg} [{bar:30}] {bytes}/{total_bytes}")
+            {
+                bar.set_style(style.progress_chars("=> "));
             }
-            None => {
-                let bar = ProgressBar::new_spinner();
-                if let Ok(style) =
-                    ProgressStyle::with_template("{prefix:>12} {msg} {spinner} {bytes}")
-                {
-                    bar.set_style(style);
-                }
-                bar.set_prefix("downloading");
-                bar.set_message(name);
-                bar
+            bar.set_prefix("downloading");
+            bar.set_message(name);
+            bar
+        } else {
+            let bar = ProgressBar::new_spinner();
+            if let Ok(style) = ProgressStyle::with_template("{prefix:>12} {msg} {spinner} {bytes}")
+            {
+                bar.set_style(style);
             }
+            bar.set_prefix("downloading");
+            bar.set_message(name);
+            bar
         }
     }
 }
@@ -187,13 +183,4 @@ fn offline_error(url: &str, e: &ureq::Error) -> Error {
     Error::invalid(format!(
         "could not download {url}: {why}; check the address and your network connection, or pass a local chart directory or .tgz with --helm-chart"
     ))
-}
-
-/// The lower-case hex SHA-256 of `bytes` (what Helm indexes and OCI digests record).
-pub(super) fn sha256_hex(bytes: &[u8]) -> String {
-    aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, bytes)
-        .as_ref()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }

@@ -131,7 +131,7 @@ fn verify_digest(bytes: &[u8], digest: &str) -> Result<(), String> {
     let Some(expected) = digest.strip_prefix("sha256:") else {
         return Err(format!("has a digest rusty-sdk cannot check ({digest})"));
     };
-    let actual = super::sha256_hex(bytes);
+    let actual = crate::digest::sha256_hex(bytes);
     if actual == expected {
         Ok(())
     } else {

@@ -31,7 +31,7 @@ impl IndexedChart {
     pub fn verify(&self, bytes: &[u8]) -> Result<()> {
         match &self.digest {
             Some(expected) if !expected.is_empty() => {
-                let actual = super::sha256_hex(bytes);
+                let actual = crate::digest::sha256_hex(bytes);
                 if actual.eq_ignore_ascii_case(expected) {
                     Ok(())
                 } else {
