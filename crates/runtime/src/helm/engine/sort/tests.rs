@@ -238,7 +238,7 @@ fn scalars_read_as_helm_reads_them_into_its_head() {
     // digit (helm v4.2.3 renders `.Chart.AppVersion` of `appVersion: 186839.125`, read
     // by the same sigs.k8s.io/yaml, as 186839.12).
     assert_eq!(
-        go_number_text(&serde_json::Number::from_f64(186839.125).unwrap()),
+        go_number_text(&serde_json::Number::from_f64(186_839.125).unwrap()),
         "186839.12"
     );
 }
