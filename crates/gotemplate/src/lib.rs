@@ -1,14 +1,14 @@
 //! Go's text/template, written for rusty-sdk from Go's documented semantics and its
 //! observable behaviour: the engine behind Helm chart rendering.
 //!
-//! * [`lex`] turns source into items (delimiters, trim markers, comments, literals);
-//! * [`parse`] builds trees ([`ast`]) and rejects what Go rejects, with Go's messages;
-//! * [`exec`] walks a tree over [`Value`]s with Go's rules and errors;
-//! * [`builtins`] are text/template's predefined functions, [`fmt`] Go's fmt printing.
+//! * `lex` turns source into items (delimiters, trim markers, comments, literals);
+//! * `parse` builds trees (`ast`) and rejects what Go rejects, with Go's messages;
+//! * `exec` walks a tree over [`Value`]s with Go's rules and errors;
+//! * `builtins` are text/template's predefined functions, [`fmt`] Go's fmt printing.
 //!
 //! It is also the workspace's one home for the Go standard-library rules that templates
-//! and their callers rest on: [`fmt`] (`fmt`, `strconv.Quote`, `strconv.FormatFloat`,
-//! `unicode.IsPrint`) and [`duration`] (`time.ParseDuration`, `Duration.String`).
+//! and their callers rest on: [`fmt`] (`fmt`, `strconv.Quote`, `strconv.FormatFloat` at
+//! 64 and 32 bits, `unicode.IsPrint`) and [`duration`] (`time.ParseDuration`, `Duration.String`).
 //!
 //! A [`Templates`] set holds every parsed template by name, as a Go `*Template` and its
 //! associates do: parse once, execute any of them many times.

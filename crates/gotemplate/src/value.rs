@@ -612,7 +612,7 @@ impl Value {
 
 impl PartialEq for Value {
     /// Structural equality (maps compare by content), for tests and `deepEqual`-style
-    /// checks; the template `eq` has Go's own rules in [`crate::builtins`].
+    /// checks; the template `eq` has Go's own rules (the crate's `builtins`).
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
             (Value::Nil, Value::Nil) => true,
