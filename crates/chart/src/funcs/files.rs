@@ -18,7 +18,11 @@ pub(crate) fn bytes(v: Option<&Value>) -> Vec<u8> {
     match v {
         Some(Value::Object(o)) => o.as_bytes().map(<[u8]>::to_vec).unwrap_or_default(),
         Some(Value::String(s)) => s.as_bytes().to_vec(),
-        Some(Value::List(items)) => items.iter().map(|b| super::int_arg(b) as u8).collect(),
+        Some(Value::List(items)) => items
+            .iter()
+            // Go's byte(n): the low eight bits.
+            .map(|b| super::int_arg(b).to_le_bytes()[0])
+            .collect(),
         _ => Vec::new(),
     }
 }

@@ -161,37 +161,37 @@ pub(crate) const FUNCTIONS: &[Function] = &[
         required,
     ),
     Function::new("fail", "func(string) (string, error)", fail),
-    Function::new(
+    Function::total(
         "lookup",
         "func(string, string, string, string) (map[string]interface {}, error)",
         lookup_nothing,
     ),
-    Function::new("toYaml", "func(interface {}) string", to_yaml),
-    Function::new("mustToYaml", "func(interface {}) string", to_yaml),
-    Function::new("toYamlPretty", "func(interface {}) string", to_yaml_pretty),
+    Function::total("toYaml", "func(interface {}) string", to_yaml),
+    Function::total("mustToYaml", "func(interface {}) string", to_yaml),
+    Function::total("toYamlPretty", "func(interface {}) string", to_yaml_pretty),
     Function::new("toToml", "func(interface {}) string", to_toml),
     Function::new("mustToToml", "func(interface {}) string", must_to_toml),
-    Function::new(
+    Function::total(
         "fromToml",
         "func(string) map[string]interface {}",
         from_toml,
     ),
-    Function::new(
+    Function::total(
         "fromYaml",
         "func(string) map[string]interface {}",
         from_yaml_map,
     ),
-    Function::new(
+    Function::total(
         "fromYamlArray",
         "func(string) []interface {}",
         from_yaml_list,
     ),
-    Function::new(
+    Function::total(
         "fromJson",
         "func(string) map[string]interface {}",
         from_json_map,
     ),
-    Function::new(
+    Function::total(
         "fromJsonArray",
         "func(string) []interface {}",
         from_json_list,
@@ -233,19 +233,19 @@ fn fail(a: &[Value]) -> Result<Value, Error> {
 
 /// Helm's client-side `lookup`, which finds nothing; [`lookup_funcs`] replaces it when
 /// a cluster answers.
-fn lookup_nothing(_: &[Value]) -> Result<Value, Error> {
-    Ok(convert::map([]))
+fn lookup_nothing(_: &[Value]) -> Value {
+    convert::map([])
 }
 
 /// `toYaml` and `mustToYaml` (Helm's panics on a value YAML cannot hold; ours holds
 /// every template value).
-fn to_yaml(a: &[Value]) -> Result<Value, Error> {
-    Ok(super::string(yaml_text(arg(a, 0))))
+fn to_yaml(a: &[Value]) -> Value {
+    super::string(yaml_text(arg(a, 0)))
 }
 
-fn to_yaml_pretty(a: &[Value]) -> Result<Value, Error> {
+fn to_yaml_pretty(a: &[Value]) -> Value {
     let yaml = yaml_emit::to_yaml_pretty(arg(a, 0));
-    Ok(super::string(yaml.strip_suffix('\n').unwrap_or(&yaml)))
+    super::string(yaml.strip_suffix('\n').unwrap_or(&yaml))
 }
 
 /// Helm's toToml returns the encoder's error as its text; a nil value panics in Go's
@@ -265,42 +265,42 @@ fn must_to_toml(a: &[Value]) -> Result<Value, Error> {
         .map_err(super::toml::TomlError::into_template_error)
 }
 
-fn from_toml(a: &[Value]) -> Result<Value, Error> {
-    Ok(super::toml::from_toml(&strval(arg(a, 0))))
+fn from_toml(a: &[Value]) -> Value {
+    super::toml::from_toml(&strval(arg(a, 0)))
 }
 
 /// `fromYaml`: the document as a map, or a map holding the error under `Error`.
-fn from_yaml_map(a: &[Value]) -> Result<Value, Error> {
-    Ok(match from_yaml(&strval(arg(a, 0)), MAP) {
+fn from_yaml_map(a: &[Value]) -> Value {
+    match from_yaml(&strval(arg(a, 0)), MAP) {
         Ok(v) => v.unwrap_or_else(|| convert::map([])),
         Err(e) => error_map(e),
-    })
+    }
 }
 
 /// `fromYamlArray`: the document as a list, or a list holding the error.
-fn from_yaml_list(a: &[Value]) -> Result<Value, Error> {
+fn from_yaml_list(a: &[Value]) -> Value {
     // sigs.k8s.io/yaml leaves Helm's empty list as it is for a document that is
     // empty or null (json.Unmarshal of `null` would make it nil: fromJsonArray).
-    Ok(match from_yaml(&strval(arg(a, 0)), LIST) {
+    match from_yaml(&strval(arg(a, 0)), LIST) {
         Ok(v) => v.unwrap_or_else(|| Value::List(Arc::from([]))),
         Err(e) => Value::List(Arc::from([super::string(e)])),
-    })
+    }
 }
 
 /// `fromJson`: the document as a map, or a map holding the error under `Error`.
-fn from_json_map(a: &[Value]) -> Result<Value, Error> {
-    Ok(match from_json(&strval(arg(a, 0)), MAP) {
+fn from_json_map(a: &[Value]) -> Value {
+    match from_json(&strval(arg(a, 0)), MAP) {
         Ok(v) => v.unwrap_or_else(|| convert::map([])),
         Err(e) => error_map(e),
-    })
+    }
 }
 
 /// `fromJsonArray`: the document as a list, or a list holding the error.
-fn from_json_list(a: &[Value]) -> Result<Value, Error> {
-    Ok(match from_json(&strval(arg(a, 0)), LIST) {
+fn from_json_list(a: &[Value]) -> Value {
+    match from_json(&strval(arg(a, 0)), LIST) {
         Ok(v) => v.unwrap_or_else(|| Value::nil_slice(LIST)),
         Err(e) => Value::List(Arc::from([super::string(e)])),
-    })
+    }
 }
 
 const MAP: &str = "map[string]interface {}";

@@ -64,6 +64,10 @@ pub(crate) fn arg(args: &[Value], i: usize) -> &Value {
 pub(crate) use crate::sprig::strval;
 
 /// An integer argument (Helm passes float64 values and int literals).
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "a float64 count truncates; Rust saturates where Go's result is undefined"
+)]
 pub(crate) fn int_arg(v: &Value) -> i64 {
     match v {
         Value::Int(i) | Value::Int64(i) => *i,

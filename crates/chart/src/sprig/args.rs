@@ -29,6 +29,8 @@ pub(crate) struct Function {
 pub(crate) enum Body {
     /// Needs only its arguments.
     Args(fn(&[Value]) -> Result<Value>),
+    /// Needs only its arguments and cannot fail.
+    Total(fn(&[Value]) -> Value),
     /// Shared by several template names (a function and its `must` twin, aliases), so
     /// it is told the name it was called by: Go's errors name it.
     Named(fn(&'static str, &[Value]) -> Result<Value>),
@@ -49,6 +51,19 @@ impl Function {
             name,
             go_type,
             body: Body::Args(body),
+        }
+    }
+
+    /// A function that cannot fail.
+    pub(crate) const fn total(
+        name: &'static str,
+        go_type: &'static str,
+        body: fn(&[Value]) -> Value,
+    ) -> Self {
+        Function {
+            name,
+            go_type,
+            body: Body::Total(body),
         }
     }
 
@@ -94,6 +109,7 @@ pub(crate) fn add_all(map: &mut FuncMap, table: &[Function]) {
     for function in table {
         match function.body {
             Body::Args(body) => add(map, function.name, body),
+            Body::Total(body) => add(map, function.name, move |args| Ok(body(args))),
             Body::Named(body) => {
                 let name = function.name;
                 add(map, name, move |args| body(name, args));
@@ -181,6 +197,18 @@ pub(crate) fn boolean(v: &Value) -> Result<bool> {
         Value::Bool(b) => Ok(*b),
         _ => Err(wrong_type("bool", v)),
     }
+}
+
+/// A Go `len`, which is an `int` (lengths fit in one on every target we build for).
+pub(crate) fn go_len(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// A Go `int` used as an index or count: callers have checked it is not negative (a
+/// negative one would be 0) and it fits the address space, or the slice it indexes
+/// refuses it.
+pub(crate) fn go_index(i: i64) -> usize {
+    usize::try_from(i.max(0)).unwrap_or(usize::MAX)
 }
 
 /// The map type every sprig dict function takes.

@@ -9,7 +9,8 @@ use crate::gofmt::sprint;
 pub fn to_int64(v: &Value) -> i64 {
     match v {
         Value::Int(i) | Value::Int64(i) => *i,
-        Value::Uint(u) => *u as i64,
+        // Go's int64(u): the same bits.
+        Value::Uint(u) => u.cast_signed(),
         Value::Float(f) => go_float_to_int(*f),
         Value::Bool(b) => i64::from(*b),
         Value::String(s) => parse_go_int(trim_zero_decimal(s)).unwrap_or(0),
@@ -19,6 +20,10 @@ pub fn to_int64(v: &Value) -> i64 {
 
 /// Go's `int64(f)` as amd64 computes it: truncation, and the "integer indefinite"
 /// value (the smallest int64) for NaN and anything out of range, where Rust saturates.
+#[expect(
+    clippy::cast_possible_truncation,
+    reason = "the cast is made only within i64's range, where it truncates as Go's does"
+)]
 pub fn go_float_to_int(f: f64) -> i64 {
     const LIMIT: f64 = 9_223_372_036_854_775_808.0;
     if f.is_nan() || !(-LIMIT..LIMIT).contains(&f) {
@@ -44,6 +49,10 @@ pub fn go_atoi(s: &str) -> i64 {
 }
 
 /// cast.ToFloat64: numbers widen, bools are 0/1, strings parse, anything else is 0.
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "Go's float64(n) rounds integers past 2^53 the same way"
+)]
 pub fn to_float64(v: &Value) -> f64 {
     match v {
         Value::Int(i) | Value::Int64(i) => *i as f64,
@@ -94,10 +103,11 @@ pub fn parse_go_int(s: &str) -> Option<i64> {
     let clean: String = digits.chars().filter(|c| *c != '_').collect();
     let magnitude = u64::from_str_radix(&clean, radix).ok()?;
     if neg {
-        if magnitude > i64::MAX as u64 + 1 {
+        if magnitude > i64::MIN.unsigned_abs() {
             return None;
         }
-        Some((magnitude as i64).wrapping_neg())
+        // 2^63 reads as i64::MIN, whose negation is itself.
+        Some(magnitude.cast_signed().wrapping_neg())
     } else {
         i64::try_from(magnitude).ok()
     }
@@ -159,7 +169,8 @@ fn parse_hex_float(hex: &str) -> Option<f64> {
     for d in digits.bytes().filter(|&b| b != b'_') {
         value = value * 16.0 + f64::from((d as char).to_digit(16)?);
     }
-    let scale = i64::from(exp) - 4 * frac.bytes().filter(|&b| b != b'_').count() as i64;
+    let frac_digits = frac.bytes().filter(|&b| b != b'_').count();
+    let scale = i64::from(exp) - 4 * super::args::go_len(frac_digits);
     let f = value * 2f64.powi(i32::try_from(scale.clamp(-2000, 2000)).ok()?);
     f.is_finite().then_some(f)
 }
@@ -236,6 +247,7 @@ mod tests {
     }
 
     #[test]
+    #[expect(clippy::float_cmp, reason = "the exact float64 values cast gives")]
     fn to_float64_follows_cast() {
         assert_eq!(to_float64(&Value::from("1.5")), 1.5);
         assert_eq!(to_float64(&Value::from("x")), 0.0);

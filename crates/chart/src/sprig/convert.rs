@@ -15,9 +15,9 @@ pub(crate) const FUNCTIONS: &[Function] = &[
         default,
     ),
     Function::new("empty", "func(interface {}) bool", is_empty),
-    Function::new("coalesce", "func(...interface {}) interface {}", coalesce),
-    Function::new("all", "func(...interface {}) bool", all),
-    Function::new("any", "func(...interface {}) bool", any),
+    Function::total("coalesce", "func(...interface {}) interface {}", coalesce),
+    Function::total("all", "func(...interface {}) bool", all),
+    Function::total("any", "func(...interface {}) bool", any),
     Function::new(
         "ternary",
         "func(interface {}, interface {}, bool) interface {}",
@@ -77,16 +77,16 @@ fn is_empty(a: &[Value]) -> Result<Value> {
     Ok(Value::Bool(empty(&exact("empty", a, 1)?[0])))
 }
 
-fn coalesce(a: &[Value]) -> Result<Value> {
-    Ok(a.iter().find(|v| !empty(v)).cloned().unwrap_or(Value::Nil))
+fn coalesce(a: &[Value]) -> Value {
+    a.iter().find(|v| !empty(v)).cloned().unwrap_or(Value::Nil)
 }
 
-fn all(a: &[Value]) -> Result<Value> {
-    Ok(Value::Bool(a.iter().all(|v| !empty(v))))
+fn all(a: &[Value]) -> Value {
+    Value::Bool(a.iter().all(|v| !empty(v)))
 }
 
-fn any(a: &[Value]) -> Result<Value> {
-    Ok(Value::Bool(a.iter().any(|v| !empty(v))))
+fn any(a: &[Value]) -> Value {
+    Value::Bool(a.iter().any(|v| !empty(v)))
 }
 
 fn ternary(a: &[Value]) -> Result<Value> {

@@ -22,6 +22,12 @@ fn bcrypt_hash(input: &str) -> String {
     .replacen("$2b$", "$2a$", 1)
 }
 
+/// A text's length as the big-endian uint32 the algorithm prefixes it with (a template
+/// string never comes near 4 GiB: `bounds`).
+fn length32(text: &str) -> [u8; 4] {
+    u32::try_from(text.len()).unwrap_or(u32::MAX).to_be_bytes()
+}
+
 const SEED: &str = "com.lyndir.masterpassword";
 
 fn templates(kind: &str) -> Option<&'static [&'static str]> {
@@ -78,7 +84,7 @@ fn derive_password(counter: u32, kind: &str, password: &str, user: &str, site: &
         return format!("cannot find password template {kind}");
     };
     let mut salt = SEED.as_bytes().to_vec();
-    salt.extend_from_slice(&(user.len() as u32).to_be_bytes());
+    salt.extend_from_slice(&length32(user));
     salt.extend_from_slice(user.as_bytes());
     let mut key = [0u8; 64];
     let params = match scrypt::Params::new(15, 8, 2, 64) {
@@ -89,7 +95,7 @@ fn derive_password(counter: u32, kind: &str, password: &str, user: &str, site: &
         return format!("failed to derive password: {e}");
     }
     let mut message = SEED.as_bytes().to_vec();
-    message.extend_from_slice(&(site.len() as u32).to_be_bytes());
+    message.extend_from_slice(&length32(site));
     message.extend_from_slice(site.as_bytes());
     message.extend_from_slice(&counter.to_be_bytes());
     let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&key) else {

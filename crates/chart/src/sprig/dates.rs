@@ -162,9 +162,12 @@ fn unix_epoch(a: &[Value]) -> Result<Value> {
 
 fn ago(a: &[Value]) -> Result<Value> {
     let t = time_arg(&exact("ago", a, 1)?[0]);
-    let secs = (Utc::now() - t.utc()).num_milliseconds() as f64 / 1000.0;
+    // Go's Round(time.Second): halves away from zero.
+    let millis = (Utc::now() - t.utc()).num_milliseconds();
+    let half = if millis < 0 { -500 } else { 500 };
+    let secs = millis.saturating_add(half) / 1000;
     Ok(s(gotime::format_duration(
-        secs.round() as i64 * 1_000_000_000,
+        secs.saturating_mul(1_000_000_000),
     )))
 }
 

@@ -12,7 +12,7 @@ use super::cast::{empty, strval};
 /// their `must` twins: Go's panic in the one and returned error in the other both stop
 /// the render.
 pub(crate) const FUNCTIONS: &[Function] = &[
-    Function::new(
+    Function::total(
         "dict",
         "func(...interface {}) map[string]interface {}",
         dict_of,
@@ -88,13 +88,13 @@ pub(crate) const FUNCTIONS: &[Function] = &[
 ];
 
 /// `dict "k1" v1 "k2" v2 ...`: keys are printed as strings; a missing last value is "".
-fn dict_of(a: &[Value]) -> Result<Value> {
+fn dict_of(a: &[Value]) -> Value {
     let mut out = Dict::new();
     for pair in a.chunks(2) {
         let value = pair.get(1).cloned().unwrap_or_else(|| args::s(""));
         out.insert(strval(&pair[0]).into(), value);
     }
-    Ok(args::map(out))
+    args::map(out)
 }
 
 fn get(a: &[Value]) -> Result<Value> {

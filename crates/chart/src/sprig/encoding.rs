@@ -78,7 +78,9 @@ fn go_b64_decode(src: &[u8]) -> Result<Vec<u8>, usize> {
             | u32::from(buf[1]) << 12
             | u32::from(buf[2]) << 6
             | u32::from(buf[3]);
-        let bytes = [(val >> 16) as u8, (val >> 8) as u8, val as u8];
+        // Four 6-bit values make three bytes: the low 24 bits.
+        let [_, b0, b1, b2] = val.to_be_bytes();
+        let bytes = [b0, b1, b2];
         out.extend_from_slice(&bytes[..len - 1]);
         if let Some(at) = trailing {
             return Err(at);

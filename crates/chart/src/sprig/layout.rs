@@ -157,6 +157,10 @@ fn format_frac(nanos: u32, element: &str) -> String {
 
 /// Go's time.ParseInLocation for the layout elements charts use; times without a
 /// zone are read in `zone`.
+#[expect(
+    clippy::too_many_lines,
+    reason = "one arm per layout element, as Go's time.Parse, to read beside it"
+)]
 pub fn parse(layout: &str, value: &str, zone: &str) -> Result<GoTime, String> {
     let err = || format!("parsing time {value:?} as {layout:?}: cannot parse");
     let (mut year, mut month, mut day, mut hour, mut min, mut sec, mut nanos) =
@@ -180,9 +184,9 @@ pub fn parse(layout: &str, value: &str, zone: &str) -> Result<GoTime, String> {
             continue;
         }
         match text {
-            "2006" => year = number(&mut rest, 4).ok_or_else(err)? as i32,
+            "2006" => year = number(&mut rest, 4).ok_or_else(err)?.cast_signed(),
             "06" => {
-                let y = number(&mut rest, 2).ok_or_else(err)? as i32;
+                let y = number(&mut rest, 2).ok_or_else(err)?.cast_signed();
                 year = if y >= 69 { 1900 + y } else { 2000 + y };
             }
             "01" | "1" => month = number(&mut rest, 2).ok_or_else(err)?,
@@ -320,7 +324,7 @@ fn month_number(word: &str) -> Option<u32> {
     MONTHS
         .iter()
         .position(|m| lower.starts_with(m))
-        .map(|i| i as u32 + 1)
+        .and_then(|i| u32::try_from(i + 1).ok())
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use gotemplate::{Result, TemplateError, Value};
 
-use super::args::{self, Function, at_least, call_error, exact, int};
+use super::args::{self, Function, at_least, call_error, exact, go_index, go_len, int};
 use super::cast::{empty, to_int64};
 
 /// The list argument, or sprig's error for other types.
@@ -28,8 +28,8 @@ fn items(name: &str, what: &str, v: &Value) -> Result<Arc<[Value]>> {
 /// The family's template functions. Each `mustName` shares its body with `name`: Go's
 /// panic in the one and returned error in the other both stop the render.
 pub(crate) const FUNCTIONS: &[Function] = &[
-    Function::new("list", "func(...interface {}) []interface {}", list),
-    Function::new("tuple", "func(...interface {}) []interface {}", list),
+    Function::total("list", "func(...interface {}) []interface {}", list),
+    Function::total("tuple", "func(...interface {}) []interface {}", list),
     Function::named(
         "push",
         "func(interface {}, interface {}) []interface {}",
@@ -138,8 +138,8 @@ fn list_of(v: Vec<Value>) -> Value {
 }
 
 /// `list` and `tuple`: the arguments as a list.
-fn list(a: &[Value]) -> Result<Value> {
-    Ok(list_of(a.to_vec()))
+fn list(a: &[Value]) -> Value {
+    list_of(a.to_vec())
 }
 
 /// `push` and `append`: the list with one more item at the end.
@@ -236,14 +236,14 @@ fn slice(n: &str, a: &[Value]) -> Result<Value> {
         return Ok(Value::Nil);
     }
     let start = a.get(1).map_or(0, to_int64);
-    let end = a.get(2).map_or(l.len() as i64, to_int64);
-    if start < 0 || end < start || end as usize > l.len() {
+    let end = a.get(2).map_or(go_len(l.len()), to_int64);
+    if start < 0 || end < start || go_index(end) > l.len() {
         return Err(call_error(
             n,
             "reflect.Value.Slice: slice index out of bounds",
         ));
     }
-    let part = l[start as usize..end as usize].to_vec();
+    let part = l[go_index(start)..go_index(end)].to_vec();
     // reflect's Slice keeps the slice's type: a []string stays a []string.
     Ok(match &a[0] {
         Value::Object(o) => Value::typed_slice(o.type_name(), part.into()),
@@ -259,7 +259,7 @@ fn chunk(n: &str, a: &[Value]) -> Result<Value> {
         return Err(call_error(n, "runtime error: integer divide by zero"));
     }
     Ok(list_of(
-        l.chunks(size as usize)
+        l.chunks(go_index(size))
             .map(|c| list_of(c.to_vec()))
             .collect(),
     ))

@@ -85,7 +85,8 @@ fn go_regex_split<'a>(re: &Regex, x: &'a str, n: i64) -> Vec<&'a str> {
     if !re.as_str().is_empty() && x.is_empty() {
         return vec![""];
     }
-    let limit = if n < 0 { usize::MAX } else { n as usize };
+    // A negative n means no limit.
+    let limit = usize::try_from(n).unwrap_or(usize::MAX);
     let mut parts = Vec::new();
     let (mut beg, mut end) = (0, 0);
     for m in re.find_iter(x).take(limit) {
@@ -188,7 +189,8 @@ fn regex_match(name: &str, a: &[Value]) -> Result<Value> {
 fn find_all(name: &str, a: &[Value]) -> Result<Value> {
     let a = exact(name, a, 3)?;
     let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
-    let limit = if n < 0 { usize::MAX } else { n as usize };
+    // A negative n means no limit.
+    let limit = usize::try_from(n).unwrap_or(usize::MAX);
     let found: Vec<&str> = re
         .find_iter(x)
         .take(limit.min(bounds::MAX_ITEMS + 1))
@@ -224,7 +226,7 @@ fn replace_all_literal(name: &str, a: &[Value]) -> Result<Value> {
 fn split(name: &str, a: &[Value]) -> Result<Value> {
     let a = exact(name, a, 3)?;
     let (re, x, n) = (pattern(name, &a[0])?, string(&a[1])?, int(&a[2])?);
-    let cap = bounds::MAX_ITEMS as i64 + 1;
+    let cap = args::go_len(bounds::MAX_ITEMS) + 1;
     let parts = go_regex_split(&re, x, if n < 0 || n > cap { cap } else { n });
     bounds::items(name, parts.len())?;
     // Go's Split returns a nil slice for n == 0.

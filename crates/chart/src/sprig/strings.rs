@@ -4,7 +4,7 @@ use gotemplate::{Result, Value};
 use rand::Rng;
 use rand::seq::SliceRandom;
 
-use super::args::{self, Function, call_error, exact, int, s, string};
+use super::args::{self, Function, call_error, exact, go_index, go_len, int, s, string};
 use super::cast::{strslice, strval};
 use super::{bounds, casing, text};
 use crate::gofmt::{go_quote, sprint};
@@ -69,12 +69,12 @@ pub(crate) const FUNCTIONS: &[Function] = &[
     Function::named("randAlpha", "func(int) string", rand_alpha),
     Function::named("randAscii", "func(int) string", rand_ascii),
     Function::named("randNumeric", "func(int) string", rand_numeric),
-    Function::new("hello", "func() string", hello),
+    Function::total("hello", "func() string", hello),
 ];
 
 /// sprig's greeting, kept for its tests and ours.
-fn hello(_: &[Value]) -> Result<Value> {
-    Ok(s("Hello!"))
+fn hello(_: &[Value]) -> Value {
+    s("Hello!")
 }
 
 fn nospace(x: &str) -> String {
@@ -132,9 +132,9 @@ fn replace(a: &[Value]) -> Result<Value> {
 /// Go's strings.SplitN, refusing more than [`bounds::MAX_ITEMS`] parts before
 /// building them all (an empty separator on a long text would make one per character).
 fn split<'a>(name: &str, x: &'a str, sep: &str, n: i64) -> Result<Vec<&'a str>> {
-    let cap = bounds::MAX_ITEMS as i64 + 1;
+    let cap = go_len(bounds::MAX_ITEMS) + 1;
     let parts = text::go_split(x, sep, if n < 0 || n > cap { cap } else { n });
-    if parts.len() as i64 == cap {
+    if go_len(parts.len()) == cap {
         bounds::items(name, parts.len())?;
     }
     Ok(parts)
@@ -168,11 +168,11 @@ fn byte_slice(x: &str, start: usize, end: usize) -> String {
 fn trunc(a: &[Value]) -> Result<Value> {
     let a = exact("trunc", a, 2)?;
     let (c, x) = (int(&a[0])?, string(&a[1])?);
-    let len = x.len() as i64;
+    let len = go_len(x.len());
     Ok(s(if c < 0 && len + c > 0 {
-        byte_slice(x, (len + c) as usize, x.len())
+        byte_slice(x, go_index(len + c), x.len())
     } else if c >= 0 && len > c {
-        byte_slice(x, 0, c as usize)
+        byte_slice(x, 0, go_index(c))
     } else {
         x.to_string()
     }))
@@ -181,7 +181,7 @@ fn trunc(a: &[Value]) -> Result<Value> {
 fn substr(a: &[Value]) -> Result<Value> {
     let a = exact("substr", a, 3)?;
     let (start, end, x) = (int(&a[0])?, int(&a[1])?, string(&a[2])?);
-    let len = x.len() as i64;
+    let len = go_len(x.len());
     let (from, to) = if start < 0 {
         (0, end)
     } else if end < 0 || end > len {
@@ -202,7 +202,7 @@ fn substr(a: &[Value]) -> Result<Value> {
             format!("runtime error: slice bounds out of range [{from}:{to}]"),
         ));
     }
-    Ok(s(byte_slice(x, from as usize, to as usize)))
+    Ok(s(byte_slice(x, go_index(from), go_index(to))))
 }
 
 fn repeat(a: &[Value]) -> Result<Value> {

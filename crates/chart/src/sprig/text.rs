@@ -1,5 +1,6 @@
 //! Text algorithms sprig takes from Go's strings package, Masterminds/goutils and
 //! huandu/xstrings, ported with their exact edge cases.
+use super::args::{go_index, go_len};
 
 /// Go's strings.SplitN: an empty separator splits into characters; n < 0 means all
 /// parts; n == 0 means none.
@@ -7,7 +8,8 @@ pub fn go_split<'a>(x: &'a str, sep: &str, n: i64) -> Vec<&'a str> {
     if n == 0 {
         return Vec::new();
     }
-    let limit = if n < 0 { usize::MAX } else { n as usize };
+    // A negative n means no limit.
+    let limit = usize::try_from(n).unwrap_or(usize::MAX);
     if sep.is_empty() {
         let mut parts = Vec::new();
         let mut rest = x;
@@ -153,7 +155,7 @@ pub fn abbreviate(x: &str, offset: i64, max_width: i64) -> Option<String> {
         return None;
     }
     let b = x.as_bytes();
-    let len = b.len() as i64;
+    let len = go_len(b.len());
     if len <= max_width {
         return Some(x.to_string());
     }
@@ -162,18 +164,18 @@ pub fn abbreviate(x: &str, offset: i64, max_width: i64) -> Option<String> {
         offset = len - (max_width - 3);
     }
     if offset <= 4 {
-        return Some(format!("{}...", lossy(&b[..(max_width - 3) as usize])));
+        return Some(format!("{}...", lossy(&b[..go_index(max_width - 3)])));
     }
     if max_width < 7 {
         return None;
     }
     if offset + max_width - 3 < len {
-        let rest = lossy(&b[offset as usize..]);
+        let rest = lossy(&b[go_index(offset)..]);
         return Some(format!("...{}", abbreviate(&rest, 0, max_width - 3)?));
     }
     Some(format!(
         "...{}",
-        lossy(&b[(len - (max_width - 3)) as usize..])
+        lossy(&b[go_index(len - (max_width - 3))..])
     ))
 }
 
@@ -183,7 +185,7 @@ pub fn wrap(x: &str, width: i64, newline: &str, wrap_long_words: bool) -> String
         return String::new();
     }
     let newline = if newline.is_empty() { "\n" } else { newline };
-    let width = width.max(1) as usize;
+    let width = go_index(width.max(1));
     let b = x.as_bytes();
     let len = b.len();
     let mut offset = 0;
