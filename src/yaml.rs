@@ -190,6 +190,7 @@ fn key_text(v: &Value) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
     use std::time::{Duration, Instant};
 
     use super::*;
@@ -229,9 +230,10 @@ mod tests {
         let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 1..10 {
             let p = i - 1;
-            bomb.push_str(&format!(
-                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
-            ));
+            let _ = writeln!(
+                bomb,
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]"
+            );
         }
         assert!(parse(&bomb).unwrap_err().contains("repetition limit"));
         let dashes = format!("{}x\n", "- ".repeat(100_000));

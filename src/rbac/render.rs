@@ -152,11 +152,13 @@ fn scalar(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
     use crate::rbac::rule::Source;
 
     fn rule(group: Option<&str>, resources: &[&str], verbs: &[&str]) -> Rule {
-        let strings = |items: &[&str]| items.iter().map(|s| s.to_string()).collect();
+        let strings = |items: &[&str]| items.iter().map(std::string::ToString::to_string).collect();
         Rule {
             group: group.map(str::to_string),
             resources: if group.is_some() {
@@ -194,7 +196,7 @@ mod tests {
         events.notes = vec!["check this".into()];
         let roles = RoleSet {
             cluster: vec![events, rule(None, &["/metrics"], &["get"])],
-            namespaced: Default::default(),
+            namespaced: BTreeMap::default(),
         };
         let text = render(&roles, "memcached-operator", false);
         let expected = "\

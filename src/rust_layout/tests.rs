@@ -1,5 +1,7 @@
 //! Every rule against rustfmt itself, at every name length a user can give (kinds up to
 //! 63 characters, paths and strings longer still), at the indentations the templates use.
+use std::fmt::Write as _;
+
 use super::*;
 
 /// What rustfmt makes of `text`; `None` when rustfmt is not installed.
@@ -21,12 +23,12 @@ fn rustfmt(text: &str) -> Option<String> {
 fn nested(depth: usize, body: &str) -> String {
     let mut text = String::from("fn f() {\n");
     for level in 1..depth {
-        text.push_str(&format!("{}{{\n", pad(level * 4)));
+        let _ = writeln!(text, "{}{{", pad(level * 4));
     }
     text.push_str(body);
     text.push('\n');
     for level in (1..depth).rev() {
-        text.push_str(&format!("{}}}\n", pad(level * 4)));
+        let _ = writeln!(text, "{}}}", pad(level * 4));
     }
     text.push_str("}\n");
     text
@@ -277,7 +279,7 @@ fn use_lists_and_call_statements() {
                 &format!("controller::{module}::run"),
             ],
         );
-        let indented: String = stmt.lines().map(|l| format!("    {l}\n")).collect();
+        let indented: String = stmt.lines().flat_map(|l| ["    ", l, "\n"]).collect();
         texts.push(format!("fn main() {{\n{indented}}}\n"));
         let name = kind(n);
         let spec = format!("{name}Spec");
@@ -307,7 +309,7 @@ fn use_lists_and_call_statements() {
         ));
         // A CRD registered in the api crate's list (at 8 columns in the generated lib.rs).
         let entry = crd_entry(8, &format!("{}::v1::{kind}", "g".repeat(n.min(63))));
-        let lines: String = entry.lines().map(|l| format!("        {l}\n")).collect();
+        let lines: String = entry.lines().flat_map(|l| ["        ", l, "\n"]).collect();
         texts.push(format!(
             "fn crds() -> Vec<Crd> {{\n    vec![\n{lines}        // +rusty:scaffold:crds\n    ]\n}}\n"
         ));

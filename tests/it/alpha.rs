@@ -1,7 +1,7 @@
 //! `alpha generate` and `alpha update` (issue 29) on projects made by this rusty-sdk:
 //! `alpha generate` equals a fresh scaffold with the same commands, byte for byte, on the
 //! end-to-end projects' command lists; bad input is one line and writes nothing. The
-//! update from an older commit of this repository is in alpha_update.rs.
+//! update from an older commit of this repository is in `alpha_update.rs`.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -15,7 +15,7 @@ const TUTORIAL: &[&str] = &[
     "generate rbac",
 ];
 
-/// rust_api.rs's three-API projects (namespaced, cluster-scoped, deploy-image with every
+/// `rust_api.rs`'s three-API projects (namespaced, cluster-scoped, deploy-image with every
 /// image flag, Widget in three versions that convert) with their webhooks added one flag
 /// at a time as the e2e test adds them; `init` and the Helm and built-in APIs differ per
 /// layout.

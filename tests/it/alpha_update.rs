@@ -18,7 +18,7 @@ use rusty_sdk_test_tools::needs;
 use crate::support::{read_tree, rusty, transcript};
 
 /// 2026-11-25, "Nothing is written outside the project": its controllers build their own
-/// kube-runtime Controller with ReconcileMetrics::instrument, before controller::Runner.
+/// kube-runtime Controller with `ReconcileMetrics::instrument`, before `controller::Runner`.
 const OLD_COMMIT: &str = "5055528b0122b7a5d6d285339ac255a00436b878";
 
 /// The tutorial's commands (docs/tutorial.md), with its optional webhook step.
@@ -33,7 +33,9 @@ static BUILD: Mutex<()> = Mutex::new(());
 
 /// The rusty-sdk of [`OLD_COMMIT`], built on first use.
 fn old_binary() -> PathBuf {
-    let _guard = BUILD.lock().unwrap_or_else(|p| p.into_inner());
+    let _guard = BUILD
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)
@@ -226,6 +228,10 @@ fn alpha_update_from_an_older_commit_keeps_user_code_builds_and_tests() {
 
 #[needs(e2e)]
 #[test]
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "cargo builds only `.rs` files"
+)]
 fn alpha_update_conflicts_are_marked_listed_and_exit_1() {
     let old = old_binary();
     let dir = tempfile::tempdir().unwrap();

@@ -269,29 +269,29 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
     let cases: Vec<(String, String)> = vec![
         (
             broken(&root, "no-crd", |b| {
-                std::fs::remove_file(b.join("manifests/cache.my.domain_memcacheds.yaml")).unwrap()
+                std::fs::remove_file(b.join("manifests/cache.my.domain_memcacheds.yaml")).unwrap();
             }),
             "no-crd/manifests/hooked-bundle.clusterserviceversion.yaml: spec.customresourcedefinitions.owned[0]: owns Memcached cache.my.domain/v1 (memcacheds.cache.my.domain), but no CRD in no-crd/manifests serves it".into(),
         ),
         (
             broken(&root, "bad-version", |b| {
-                edit_yaml(&csv_file(b), |csv| csv["spec"]["version"] = json!("1.0"))
+                edit_yaml(&csv_file(b), |csv| csv["spec"]["version"] = json!("1.0"));
             }),
             "bad-version/manifests/hooked-bundle.clusterserviceversion.yaml: spec.version: \"1.0\" is not a semantic version".into(),
         ),
         (
             broken(&root, "no-deployment", |b| {
                 edit_yaml(&csv_file(b), |csv| {
-                    csv["spec"]["webhookdefinitions"][0]["deploymentName"] = json!("nowhere")
-                })
+                    csv["spec"]["webhookdefinitions"][0]["deploymentName"] = json!("nowhere");
+                });
             }),
             "no-deployment/manifests/hooked-bundle.clusterserviceversion.yaml: spec.webhookdefinitions[0].deploymentName: \"nowhere\" names no deployment of spec.install.spec.deployments".into(),
         ),
         (
             broken(&root, "own-namespace", |b| {
                 edit_yaml(&csv_file(b), |csv| {
-                    csv["spec"]["installModes"][0] = json!({"supported": true, "type": "OwnNamespace"})
-                })
+                    csv["spec"]["installModes"][0] = json!({"supported": true, "type": "OwnNamespace"});
+                });
             }),
             "own-namespace/manifests/hooked-bundle.clusterserviceversion.yaml: spec.installModes: a conversion webhook needs AllNamespaces as the only supported install mode".into(),
         ),
@@ -316,7 +316,7 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
                         .find(|d| d["type"] == "ConversionWebhook")
                         .unwrap();
                     conversion.as_object_mut().unwrap().remove("webhookPath");
-                })
+                });
             }),
             "webhookPath: \"\": set the path the manager serves this webhook on (/convert for rusty-sdk's conversion webhooks)".into(),
         ),
@@ -324,8 +324,8 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
             broken(&root, "default-channel", |b| {
                 edit_yaml(&b.join("metadata/annotations.yaml"), |a| {
                     a["annotations"]["operators.operatorframework.io.bundle.channel.default.v1"] =
-                        json!("stable")
-                })
+                        json!("stable");
+                });
             }),
             "default-channel/metadata/annotations.yaml: operators.operatorframework.io.bundle.channel.default.v1: \"stable\" is not one of the channels \"alpha\"".into(),
         ),
@@ -336,7 +336,7 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
                         .as_object_mut()
                         .unwrap()
                         .remove("operators.operatorframework.io.bundle.package.v1");
-                })
+                });
             }),
             "no-package/metadata/annotations.yaml: operators.operatorframework.io.bundle.package.v1: missing".into(),
         ),
@@ -349,7 +349,7 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
                         .as_array_mut()
                         .unwrap()
                         .retain(|d| d["type"] != "ConversionWebhook");
-                })
+                });
             }),
             "unowned-crd/manifests/cache.my.domain_memcacheds.yaml: the CRD of Memcached cache.my.domain/v1 is in the bundle but the CSV does not own it".into(),
         ),
@@ -419,7 +419,9 @@ fn make_bundle_writes_a_bundle_that_validates() {
     let root = webhook_project(&parent, "bundled-hooks-operator");
     let bin = assert_cmd::cargo::cargo_bin("rusty-sdk");
     let output = {
-        let _guard = crate::e2e::CARGO.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = crate::e2e::CARGO
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         crate::e2e::command(&root, path!(make))
             .arg("bundle")
             .arg("VERSION=0.1.0")

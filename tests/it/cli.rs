@@ -1,4 +1,6 @@
 //! Transcripts of the CLI: help, errors and exit codes.
+use std::fmt::Write as _;
+
 use crate::support::{rusty, snapshot_settings, transcript};
 
 fn run_in_temp(args: &[&str]) -> String {
@@ -56,10 +58,7 @@ fn bad_init_flags_are_one_line_errors_with_exit_1() {
     for (name, args) in cases {
         let text = run_in_temp(args);
         assert!(text.starts_with("exit: 1\n"), "{name}: {text}");
-        all.push_str(&format!(
-            "### {name}: rusty-sdk {}\n{text}\n",
-            args.join(" ")
-        ));
+        let _ = writeln!(all, "### {name}: rusty-sdk {}\n{text}", args.join(" "));
     }
     snapshot_settings().bind(|| insta::assert_snapshot!("cli_init_errors", all));
 }

@@ -3,7 +3,7 @@
 //! own module with its own name, RBAC markers, condition and registration; PROJECT lists
 //! them under `controllers:`; a name in use is refused naming its owner. The controllers are
 //! built and linted by the e2e test here, and reconcile one object side by side on a real
-//! API server in cluster::rust_controllers.
+//! API server in `cluster::rust_controllers`.
 use std::path::{Path, PathBuf};
 
 use crate::support::{assert_refused, read_tree, rusty, scaffold, snapshot_settings, transcript};

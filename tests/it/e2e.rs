@@ -1,6 +1,6 @@
 //! End to end: generated projects must build, pass their own tests, clippy and fmt, and the
 //! built operator must start and stop cleanly. All projects share one target directory so
-//! dependencies compile once. Set RUSTY_SDK_SKIP_E2E=1 to skip locally (CI never does): the
+//! dependencies compile once. Set `RUSTY_SDK_SKIP_E2E=1` to skip locally (CI never does): the
 //! tests marked `#[needs(e2e)]` are then built as ignored.
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -82,7 +82,9 @@ static NAMES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// the shared target dir, and one could be tested with the other's code.
 fn claim_name(root: &Path) -> String {
     let name = root.file_name().unwrap().to_string_lossy().into_owned();
-    let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+    let mut names = NAMES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     assert!(
         !names.contains(&name),
         "two end-to-end projects are named {name}; give each its own (see e2e::project_dir)"
@@ -103,7 +105,9 @@ pub fn project_dir(name: &str) -> (tempfile::TempDir, PathBuf) {
 /// `e2e` and `kubectl`).
 pub fn check_project(root: &Path) {
     let name = claim_name(root);
-    let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    let _guard = CARGO
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     prune_other_projects(&name);
     run_checks(root);
 }
@@ -114,11 +118,13 @@ pub fn check_project_again(root: &Path) {
     assert!(
         NAMES
             .lock()
-            .unwrap_or_else(|p| p.into_inner())
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .contains(&name),
         "{name} was not checked before; use check_project"
     );
-    let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    let _guard = CARGO
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     run_checks(root);
 }
 
@@ -220,7 +226,10 @@ fn assert_rust_version_and_members(root: &Path) {
 /// and the whole suite must fit a 5 GB disk. (A test that still needs one of them, say to
 /// run its crdgen, gets it rebuilt by cargo.)
 fn prune_other_projects(current: &str) {
-    let names: Vec<String> = NAMES.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let names: Vec<String> = NAMES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
     let crate_prefixes: Vec<String> = names
         .iter()
         .filter(|name| name.as_str() != current)
@@ -324,7 +333,9 @@ pub fn http_get(port: u16, path: &str) -> Option<String> {
 /// holding the lock so no other project's build replaces it between build and start (they
 /// share a target dir).
 pub fn run_bin(root: &Path, bin: &str, args: &[&str]) -> String {
-    let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    let _guard = CARGO
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     build_all_targets(root);
     let binary = target_dir().join("debug").join(bin);
     must(root, binary.to_str().unwrap(), args)
@@ -351,7 +362,9 @@ pub fn built_operator(root: &Path) -> PathBuf {
 
 /// Build the project's binary `bin` and copy it into the project as `<bin>.bin`.
 pub fn built_binary(root: &Path, bin: &str) -> PathBuf {
-    let _guard = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    let _guard = CARGO
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     build_all_targets(root);
     let copy = root.join(format!("{bin}.bin"));
     std::fs::copy(target_dir().join("debug").join(bin), &copy).unwrap();

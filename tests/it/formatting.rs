@@ -31,6 +31,10 @@ fn run(dir: &Path, args: &[&str]) {
 }
 
 /// The files rustfmt would change, with its diff.
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "rustfmt formats only `.rs` files"
+)]
 fn unformatted(root: &Path) -> Vec<String> {
     let mut problems = Vec::new();
     for path in read_tree(root).keys().filter(|p| p.ends_with(".rs")) {

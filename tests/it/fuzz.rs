@@ -1,7 +1,7 @@
 //! A bounded fuzz run of what users type and what the CLI reads: names, PROJECT,
 //! watches.yaml and chart archives. Every case must end with success or a one-line error
 //! (exit 1), never a panic (exit 101), an abort or a signal, within 2 seconds. Cases come
-//! from proptest, seeded, so a failure replays; FUZZ_CASES sets how many (default 64 per
+//! from proptest, seeded, so a failure replays; `FUZZ_CASES` sets how many (default 64 per
 //! input for the binary, 2000 for the library calls).
 use std::path::Path;
 use std::time::Duration;
@@ -76,7 +76,7 @@ fn names_are_accepted_only_when_they_build_and_refused_in_one_short_line() {
                             is_rust_ident(&g.module()),
                             "group {input:?} -> {}",
                             g.module()
-                        )
+                        );
                     })
                     .err(),
                 Kind::parse(&input)
@@ -291,7 +291,7 @@ fn chart_archives_never_crash_or_balloon() {
             let start = thread_cpu_time();
             let _ = rusty_sdk_chart::archive::read_archive(Path::new("fuzz.tgz"), &bytes);
             let _ = rusty_sdk_chart::Chart::from_archive(Path::new("fuzz.tgz"), &bytes);
-            let cpu = thread_cpu_time() - start;
+            let cpu = thread_cpu_time().checked_sub(start).unwrap();
             prop_assert!(cpu < Duration::from_secs(2), "took {cpu:?} of CPU time");
             Ok(())
         })

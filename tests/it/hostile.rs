@@ -2,6 +2,7 @@
 //! PROJECT and watches.yaml, archive bombs, names the generated code would trip on, APIs
 //! that collide. Each is a one-line error (or a quiet failure for a closed pipe), a
 //! non-zero exit, nothing written, and an answer within seconds.
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -122,9 +123,10 @@ fn yaml_bombs_in_project_and_watches_answer_at_once() {
     let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for i in 1..9 {
         let p = i - 1;
-        bomb.push_str(&format!(
-            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
-        ));
+        let _ = writeln!(
+            bomb,
+            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]"
+        );
     }
     let project = std::fs::read_to_string(root.join("PROJECT")).unwrap();
     for (file, text, want) in [

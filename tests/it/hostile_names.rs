@@ -1,6 +1,8 @@
 //! Names that are each valid but would give two APIs the same file or module, or a
 //! module rustc and clippy warn about. Each is either its own API, beside the others, or
 //! refused in one line naming the API in the way, with nothing written.
+use std::collections::BTreeMap;
+
 use crate::hostile::init;
 use crate::support::{assert_refused, read_tree, rust_api_args, rusty, transcript};
 
@@ -92,7 +94,7 @@ fn project_names_that_clash_with_a_binary_or_dependency_are_refused() {
             .args(["init", "--plugins", "rust", "--project-name", name])
             .output()
             .unwrap();
-        assert_refused(&output, &root, want, &Default::default());
+        assert_refused(&output, &root, want, &BTreeMap::default());
     }
 }
 
@@ -165,7 +167,7 @@ fn flag_values_the_cluster_or_a_comment_line_would_not_take_are_refused() {
     let (_dir, root) = init("rust");
     let image = |extra: &[&str]| {
         let mut args = rust_api_args("cache", "v1", "Memcached");
-        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend(extra.iter().map(std::string::ToString::to_string));
         args
     };
     for (extra, want) in [
@@ -211,7 +213,7 @@ fn flag_values_the_cluster_or_a_comment_line_would_not_take_are_refused() {
                 &output,
                 &fresh,
                 "which allows at most 244",
-                &Default::default(),
+                &BTreeMap::default(),
             );
         }
     }
@@ -225,7 +227,7 @@ fn flag_values_the_cluster_or_a_comment_line_would_not_take_are_refused() {
         &output,
         &other,
         "goes on one comment line",
-        &Default::default(),
+        &BTreeMap::default(),
     );
 }
 
@@ -284,7 +286,7 @@ fn a_project_name_taken_from_the_folder_says_why_it_does_not_fit() {
         &output,
         &parent,
         "cannot start with a digit",
-        &Default::default(),
+        &BTreeMap::default(),
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(

@@ -20,15 +20,14 @@ fn instructions(dockerfile: &str) -> Vec<String> {
         if line.trim_start().starts_with('#') && current.is_empty() {
             continue;
         }
-        match line.strip_suffix('\\') {
-            Some(head) => current.push_str(head),
-            None => {
-                current.push_str(line);
-                if !current.trim().is_empty() {
-                    out.push(current.trim().to_string());
-                }
-                current.clear();
+        if let Some(head) = line.strip_suffix('\\') {
+            current.push_str(head);
+        } else {
+            current.push_str(line);
+            if !current.trim().is_empty() {
+                out.push(current.trim().to_string());
             }
+            current.clear();
         }
     }
     out
@@ -237,7 +236,9 @@ fn the_builder_stage_builds_a_fresh_scaffold_from_its_build_context() {
     // The same build in the dev profile, which shares the suite's build cache (a release
     // build would compile every dependency again and outgrow the CI disk); --locked fails
     // if the lock the Makefile wrote does not hold every package the image build needs.
-    let _guard = crate::e2e::CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    let _guard = crate::e2e::CARGO
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     must(
         &workspace,
         "cargo",

@@ -336,7 +336,7 @@ fn project_v4_with_plugins() -> Vec<Step> {
 }
 
 /// kubebuilder's book, docs/book/src at the same commit: the getting-started guide, then the
-/// CronJob tutorial (cronjob-tutorial.md, new-api.md, webhook-implementation.md) and its
+/// `CronJob` tutorial (cronjob-tutorial.md, new-api.md, webhook-implementation.md) and its
 /// multi-version sequel (api-changes.md, conversion.md), each `kubebuilder` command in order.
 fn getting_started() -> Vec<Step> {
     vec![

@@ -1,4 +1,21 @@
 //! All integration tests compile into this one binary (faster to build and link).
+// Lints of the floor that do not fit transcript-style tests (the rest of it holds here).
+#![allow(
+    clippy::unwrap_used,
+    reason = "a failed unwrap, in a test or its helpers, is a failed test"
+)]
+#![allow(
+    clippy::too_many_lines,
+    reason = "a scenario is read top to bottom as one transcript"
+)]
+#![allow(
+    clippy::needless_pass_by_value,
+    reason = "object builders take their json! parts by value, as callers write them"
+)]
+#![allow(
+    clippy::format_collect,
+    reason = "expected output is built as the tool prints it, one formatted piece per item"
+)]
 mod support;
 
 mod alpha;

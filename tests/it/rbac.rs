@@ -44,7 +44,7 @@ const WATCHES: &str = "\
 # +rusty:scaffold:watch
 ";
 
-/// The MemcachedBackup controller's markers, as the tutorial writes them: it reads the
+/// The `MemcachedBackup` controller's markers, as the tutorial writes them: it reads the
 /// Memcached it backs up and lists its pods for `status.nodes`.
 const BACKUP_CONTROLLER: &str = "\
 //! MemcachedBackup controller.
@@ -80,7 +80,7 @@ impl Project {
 }
 
 /// The tutorial's hybrid project: helm API Memcached (the starter chart) and rust API
-/// MemcachedBackup with its controller.
+/// `MemcachedBackup` with its controller.
 fn tutorial_project() -> Project {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("memcached-operator");
@@ -166,7 +166,7 @@ fn tutorial_flow_role_grants_helm_rust_and_base_rules() {
     }
     // The starter chart's `helm test` Pod gives no rule; pods come from the marker only.
     let all = grants(&role);
-    let pods = &all[&("ClusterRole".into(), "".into(), "pods".into())];
+    let pods = &all[&("ClusterRole".into(), String::new(), "pods".into())];
     assert_eq!(pods.iter().collect::<Vec<_>>(), ["get", "list", "watch"]);
     let deployments = &all[&("ClusterRole".into(), "apps".into(), "deployments".into())];
     assert_eq!(deployments.iter().collect::<Vec<_>>(), HELM_VERBS);

@@ -2,6 +2,7 @@
 //! errors, and (end to end) generated projects that build, test and lint, whose crdgen
 //! prints exactly the CRDs the command wrote.
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -434,17 +435,18 @@ fn errors_name_what_to_fix_and_write_nothing() {
         args.extend_from_slice(flags);
         let output = create(&root, &args, "y\ny\n");
         assert_eq!(output.status.code(), Some(1), "{name}");
-        transcripts.push_str(&format!("## {name}\n{}\n", transcript(&output, &root)));
+        let _ = writeln!(transcripts, "## {name}\n{}", transcript(&output, &root));
         assert_eq!(read_tree(&root), before, "{name} wrote something");
     }
     let (_helm_dir, helm_root) = project("helm");
     let helm_before = read_tree(&helm_root);
     let output = create(&helm_root, BACKUP, "y\ny\n");
     assert_eq!(output.status.code(), Some(1));
-    transcripts.push_str(&format!(
-        "## helm_project\n{}\n",
+    let _ = writeln!(
+        transcripts,
+        "## helm_project\n{}",
         transcript(&output, &helm_root)
-    ));
+    );
     assert_eq!(read_tree(&helm_root), helm_before);
     snapshot_settings().bind(|| insta::assert_snapshot!("rust_api_errors", transcripts));
 }

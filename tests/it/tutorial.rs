@@ -1,4 +1,4 @@
-//! The seed tutorial (OpenShift's "Hybrid Helm Operator"), done with rusty-sdk: the
+//! The seed tutorial (`OpenShift`'s "Hybrid Helm Operator"), done with rusty-sdk: the
 //! hybrid Memcached operator with a Helm API and a Rust API, as a golden project.
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! `create webhook` (issue 13): the files it writes for a Rust API, its record in PROJECT,
 //! the manifests from its markers, idempotence, and the inputs it refuses. The generated
-//! code is built, tested and linted in the three-API e2e projects of rust_api.rs.
+//! code is built, tested and linted in the three-API e2e projects of `rust_api.rs`.
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -5,7 +5,7 @@
 //! real API group's (`/mutate--v1-pod`, `groups=""`), and kubebuilder's `--external-api-*`
 //! flags are taken or refused with the Rust way. The generated code is built, tested and
 //! linted by `e2e_webhooks_for_core_and_external_kinds_build_test_and_lint`, and called by a
-//! real API server in cluster::webhooks.
+//! real API server in `cluster::webhooks`.
 use std::path::{Path, PathBuf};
 
 use crate::support::{assert_refused, read_tree, rusty, scaffold, snapshot_settings, transcript};
@@ -15,9 +15,9 @@ pub fn crd_file() -> PathBuf {
         .join("tests/fixtures/external-crds/dnsendpoints.externaldns.k8s.io.yaml")
 }
 
-/// A Rust project with the external kind DNSEndpoint, a Pod controller, and webhooks: Pod
+/// A Rust project with the external kind `DNSEndpoint`, a Pod controller, and webhooks: Pod
 /// (core, defaulting and validation), Deployment (apps, defaulting; no controller) and
-/// DNSEndpoint (validation).
+/// `DNSEndpoint` (validation).
 pub fn project(dir: &Path, name: &str) -> PathBuf {
     let root = dir.join(name);
     let crd = crd_file().display().to_string();

@@ -386,14 +386,14 @@ mod tests {
         std::fs::create_dir_all(&kept).unwrap();
         std::fs::write(kept.join("a.yaml"), "kind: CustomResourceDefinition\n").unwrap();
         std::fs::write(dir.path().join("outside.yaml"), "x").unwrap();
-        let good = format!("{}/a.yaml", EXTERNAL_CRD_DIR);
+        let good = format!("{EXTERNAL_CRD_DIR}/a.yaml");
         assert!(external_crd(&with_kept(&good), dir.path()).is_some());
         for hostile in [
             "outside.yaml".to_string(),
             "/etc/passwd".to_string(),
-            format!("{}/../../outside.yaml", EXTERNAL_CRD_DIR),
-            format!("{}/sub/a.yaml", EXTERNAL_CRD_DIR),
-            format!("{}/missing.yaml", EXTERNAL_CRD_DIR),
+            format!("{EXTERNAL_CRD_DIR}/../../outside.yaml"),
+            format!("{EXTERNAL_CRD_DIR}/sub/a.yaml"),
+            format!("{EXTERNAL_CRD_DIR}/missing.yaml"),
         ] {
             assert!(
                 external_crd(&with_kept(&hostile), dir.path()).is_none(),

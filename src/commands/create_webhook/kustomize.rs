@@ -341,7 +341,7 @@ mod tests {
     fn replacements_join_a_key_the_user_or_init_wrote() {
         let metrics = "- source:\n    name: controller-manager-metrics-service\n";
         // init's commented key: uncommented, the entries after it, the metrics ones kept.
-        let hidden: String = metrics.lines().map(|line| format!("#{line}\n")).collect();
+        let hidden: String = metrics.lines().flat_map(|line| ["#", line, "\n"]).collect();
         let commented = format!(
             "resources:\n- ../manager\npatches:\n- path: a.yaml\n\n#replacements:\n{hidden}"
         );

@@ -108,7 +108,9 @@ fn a_generated_project_passes_its_integration_tests_on_the_control_plane() {
     let test = ["test", "--bin", PROJECT];
     let with_assets = [("KUBEBUILDER_ASSETS", assets)];
     let output = {
-        let _guard = e2e::CARGO.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = e2e::CARGO
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         must_with_env(
             &root,
             "cargo",
@@ -126,7 +128,9 @@ fn a_generated_project_passes_its_integration_tests_on_the_control_plane() {
 
     // `cargo test` alone (`make test`) reports them ignored, saying what they need.
     let output = {
-        let _guard = e2e::CARGO.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = e2e::CARGO
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         must_with_env(&root, "cargo", &test, &with_assets)
     };
     let ignored = "ignored, needs a control plane: make test-integration (KUBEBUILDER_ASSETS)";
@@ -136,7 +140,9 @@ fn a_generated_project_passes_its_integration_tests_on_the_control_plane() {
 
     // Asked for, but with no control plane named, they fail and say how to get one.
     let output = {
-        let _guard = e2e::CARGO.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = e2e::CARGO
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         e2e::command(&root, "cargo")
             .args(test)
             .args(["--", "--ignored"])

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use rusty_sdk_runtime::helm::engine_storage::Records;
 use rusty_sdk_test_tools::needs;
 use serde_json::{Value, json};
@@ -61,7 +61,7 @@ data:
             ("values.yaml", "group: widgets.example.com\ndata: {}\n"),
             (
                 "templates/always.yaml",
-                r#"apiVersion: v1
+                r"apiVersion: v1
 kind: ConfigMap
 metadata:
   name: {{ .Release.Name }}-always
@@ -69,7 +69,7 @@ data:
   {{- range $k, $v := .Values.data }}
   {{ $k }}: {{ $v | quote }}
   {{- end }}
-"#,
+",
             ),
             (
                 "templates/gated.yaml",
@@ -93,7 +93,7 @@ data:
             ("values.yaml", "labels: {}\ndata: {}\n"),
             (
                 "templates/configmap.yaml",
-                r#"apiVersion: v1
+                r"apiVersion: v1
 kind: ConfigMap
 metadata:
   name: {{ .Release.Name }}-shrinker
@@ -105,7 +105,7 @@ data:
   {{- range $k, $v := .Values.data }}
   {{ $k }}: {{ $v | quote }}
   {{- end }}
-"#,
+",
             ),
         ],
     ),
@@ -139,14 +139,14 @@ data:
             ("values.yaml", "token: none\n"),
             (
                 "templates/secret.yaml",
-                r#"apiVersion: v1
+                r"apiVersion: v1
 kind: Secret
 metadata:
   name: {{ .Release.Name }}-token
 type: Opaque
 stringData:
   token: {{ .Values.token | quote }}
-"#,
+",
             ),
         ],
     ),
@@ -156,8 +156,7 @@ fn api(kind: &str) -> (&'static str, &'static str, &str, &'static str) {
     let plural = CHARTS
         .iter()
         .find(|(k, _, _)| *k == kind)
-        .map(|(_, plural, _)| *plural)
-        .unwrap_or_else(|| panic!("no chart for {kind}"));
+        .map_or_else(|| panic!("no chart for {kind}"), |(_, plural, _)| *plural);
     (GROUP, "v1", kind, plural)
 }
 
@@ -712,7 +711,7 @@ async fn a_release_too_large_for_status_is_deployed_and_says_where_its_manifest_
 }
 
 /// Class: "override values (secrets from the environment) are printed in events". Before,
-/// each ValueOverridden event said `overridden to "<value>"`.
+/// each `ValueOverridden` event said `overridden to "<value>"`.
 #[needs(control_plane, e2e, kubectl, helm)]
 #[tokio::test]
 async fn value_overridden_events_never_show_the_value() {
@@ -742,7 +741,7 @@ async fn value_overridden_events_never_show_the_value() {
     let overridden = eventually("a ValueOverridden event", SETTLE, || {
         let events = events.clone();
         async move {
-            let list = events.list(&Default::default()).await.unwrap();
+            let list = events.list(&ListParams::default()).await.unwrap();
             let found: Vec<_> = list
                 .items
                 .into_iter()

@@ -78,7 +78,7 @@ fn data_of(text: &str) -> BTreeMap<String, String> {
     panic!("no object in:\n{text}")
 }
 
-const CAPABILITIES: &str = r#"apiVersion: v1
+const CAPABILITIES: &str = r"apiVersion: v1
 kind: ConfigMap
 metadata:
   name: capabilities
@@ -87,7 +87,7 @@ data:
   major: {{ .Capabilities.KubeVersion.Major | quote }}
   minor: {{ .Capabilities.KubeVersion.Minor | quote }}
   apiVersions: {{ .Capabilities.APIVersions | toJson | quote }}
-"#;
+";
 
 fn api_versions(data: &BTreeMap<String, String>) -> BTreeSet<String> {
     serde_json::from_str(&data["apiVersions"]).unwrap()

@@ -10,7 +10,7 @@
 //!   namespace and then by the engine in another, with the same values (the chart's
 //!   defaults; the RBAC suite's `VALUES` where it turns hook Jobs off or the API server
 //!   refuses a default); after each step the live objects (hooks included) and the decoded
-//!   release records (chart, config, manifest, hooks, status, version, apply_method,
+//!   release records (chart, config, manifest, hooks, status, version, `apply_method`,
 //!   history) are compared. The upgrade raises
 //!   `replicaCount` and puts a mark in every empty `*annotations` map of the values, as far
 //!   as the chart renders with them. Charts with Job or Pod hooks run `--no-hooks` on both
@@ -28,11 +28,14 @@
 //! allocates, and the strings of templates the corpus lists as non-deterministic
 //! (`nondeterministic.json`: generated passwords, keys, certificates and checksums of them).
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams,
+};
 use kube::discovery::Scope;
 use rusty_sdk_runtime::helm::engine_storage::Records;
 use rusty_sdk_runtime::helm::{
@@ -604,7 +607,7 @@ fn interop_chart(dir: &Path) -> PathBuf {
     );
     file(
         "templates/configmap.yaml",
-        r#"apiVersion: v1
+        r"apiVersion: v1
 kind: ConfigMap
 metadata:
   name: {{ .Release.Name }}-config
@@ -614,11 +617,11 @@ data:
   {{- range $k, $v := .Values.data }}
   {{ $k }}: {{ $v | quote }}
   {{- end }}
-"#,
+",
     );
     file(
         "templates/extra.yaml",
-        r#"{{- if .Values.extra }}
+        r"{{- if .Values.extra }}
 apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -626,22 +629,22 @@ metadata:
 data:
   namespace: {{ .Release.Namespace }}
 {{- end }}
-"#,
+",
     );
     file(
         "templates/secret.yaml",
-        r#"apiVersion: v1
+        r"apiVersion: v1
 kind: Secret
 metadata:
   name: {{ .Release.Name }}-secret
 type: Opaque
 stringData:
   password: {{ .Values.password | quote }}
-"#,
+",
     );
     file(
         "templates/service.yaml",
-        r#"apiVersion: v1
+        r"apiVersion: v1
 kind: Service
 metadata:
   name: {{ .Release.Name }}
@@ -652,11 +655,11 @@ spec:
     - name: http
       port: {{ .Values.port }}
       targetPort: 8080
-"#,
+",
     );
     file(
         "templates/deployment.yaml",
-        r#"apiVersion: apps/v1
+        r"apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: {{ .Release.Name }}
@@ -678,7 +681,7 @@ spec:
             - name: {{ $k | upper }}
               value: {{ $v | quote }}
             {{- end }}
-"#,
+",
     );
     file(
         "templates/hooks.yaml",
@@ -777,7 +780,8 @@ struct Twins {
     theirs: String,
     ours: String,
     engine: ReleaseEngine,
-    _dir: tempfile::TempDir,
+    /// Holds the chart and values files (removed on drop).
+    dir: tempfile::TempDir,
     chart: PathBuf,
 }
 
@@ -802,7 +806,7 @@ impl Twins {
             theirs,
             ours,
             engine,
-            _dir: dir,
+            dir,
             chart,
         }
     }
@@ -816,7 +820,7 @@ impl Twins {
     }
 
     fn values(&self, name: &str, values: &Value) -> String {
-        write_values(self._dir.path(), name, values)
+        write_values(self.dir.path(), name, values)
     }
 
     /// `helm args` on one side (`-n ns` appended).
@@ -1287,7 +1291,7 @@ fn live_objects(snapshot: &Snapshot) -> Vec<Value> {
     record_documents(record)
         .into_iter()
         .map(|d| d.object)
-        .filter(|o| o.is_object())
+        .filter(serde_json::Value::is_object)
         .collect()
 }
 
@@ -1304,7 +1308,7 @@ async fn clear_cluster_scoped(client: &kube::Client, kinds: &Kinds, snapshot: &S
             .unwrap_or_default()
             .to_string();
         let api = Api::<DynamicObject>::all_with(client.clone(), &resource);
-        let _ = api.delete(&name, &Default::default()).await;
+        let _ = api.delete(&name, &DeleteParams::default()).await;
         waiting.push((api, name));
     }
     for (api, name) in waiting {
@@ -1434,7 +1438,7 @@ async fn differential(
     };
     for ns in [&theirs, &ours] {
         let api: Api<k8s_openapi::api::core::v1::Namespace> = Api::all(client.clone());
-        let _ = api.delete(ns, &Default::default()).await;
+        let _ = api.delete(ns, &DeleteParams::default()).await;
     }
     outcome
 }
@@ -1557,8 +1561,9 @@ fn table(rows: &[Row], skipped: &[Skipped]) -> String {
         if !row.allowed.is_empty() {
             notes.push(format!("{} allowed (see ALLOWED)", row.allowed.len()));
         }
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {:.1} | {} |\n",
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {:.1} | {} |",
             row.folder,
             row.hooks,
             mark(&row.install),
@@ -1566,11 +1571,11 @@ fn table(rows: &[Row], skipped: &[Skipped]) -> String {
             mark(&row.uninstall),
             row.seconds,
             notes.join("<br>").replace('|', "\\|")
-        ));
+        );
     }
     out.push_str("\nNot compared:\n");
     for skip in skipped {
-        out.push_str(&format!("- {}: {}\n", skip.folder, skip.why));
+        let _ = writeln!(out, "- {}: {}", skip.folder, skip.why);
     }
     out
 }

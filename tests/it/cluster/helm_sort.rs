@@ -3,6 +3,7 @@
 //! --include-crds` prints, for every corpus chart whose render is reproducible; then the
 //! records of a real install read back with `helm get`.
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -116,11 +117,12 @@ fn compare(chart_dir: &Path, expected: &Path, values_file: Option<&Path>) -> Opt
     manifest.push_str(ours["manifest"].as_str().unwrap());
     let mut expected_print = format!("{}\n", manifest.trim());
     for hook in ours["hooks"].as_array().unwrap() {
-        expected_print.push_str(&format!(
-            "---\n# Source: {}\n{}\n",
+        let _ = writeln!(
+            expected_print,
+            "---\n# Source: {}\n{}",
             hook["path"].as_str().unwrap(),
             hook["manifest"].as_str().unwrap()
-        ));
+        );
     }
     if expected_print != printed {
         let diff = first_difference(&expected_print, &printed);
@@ -172,7 +174,7 @@ fn corpus_renders_sort_into_the_manifest_hooks_and_notes_helm_stores() {
                 None => {}
                 Some(problems) if problems.is_empty() => matched.push(format!("{name}/{render}")),
                 Some(problems) => {
-                    failures.push(format!("{name}/{render}: {}", problems.join("; ")))
+                    failures.push(format!("{name}/{render}: {}", problems.join("; ")));
                 }
             }
         }
@@ -266,7 +268,7 @@ async fn helm_get_shows_what_the_sort_makes_of_a_real_install() {
     helm(&["uninstall", &release, "-n", &namespace, "--wait"]);
     let namespaces = kube::Api::<k8s_openapi::api::core::v1::Namespace>::all(client);
     namespaces
-        .delete(&namespace, &Default::default())
+        .delete(&namespace, &kube::api::DeleteParams::default())
         .await
         .unwrap();
 }

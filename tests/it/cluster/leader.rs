@@ -1,7 +1,7 @@
 //! Leader election against the real Lease API: two replicas of the tutorial's operator, each
 //! run as a process with `--leader-elect` and a ServiceAccount's token under the generated
 //! leader-election Role. Who leads is read from the Lease; who reconciles from the events
-//! the Rust controller writes (their `reportingInstance` is the replica's POD_NAME, which
+//! the Rust controller writes (their `reportingInstance` is the replica's `POD_NAME`, which
 //! is also its identity in the Lease).
 use std::path::Path;
 use std::time::{Duration, Instant, SystemTime};
@@ -38,7 +38,7 @@ const TIMINGS: [&str; 3] = [
 /// A reconcile on two busy cores takes well under this.
 const SETTLE: Duration = Duration::from_secs(60);
 
-/// One replica: its process and its identity (POD_NAME, the Lease's holderIdentity).
+/// One replica: its process and its identity (`POD_NAME`, the Lease's holderIdentity).
 struct Replica {
     operator: Operator,
     identity: String,
@@ -129,7 +129,7 @@ async fn leader_and_standby(
     (first, second)
 }
 
-/// Create MemcachedBackup `name` in `ns`.
+/// Create `MemcachedBackup` `name` in `ns`.
 async fn create_probe(backups: &Api<DynamicObject>, name: &str) {
     let probe: DynamicObject = serde_json::from_value(json!({
         "apiVersion": "cache.my.domain/v1",

@@ -29,7 +29,7 @@ mod rust_controllers;
 mod webhooks;
 
 /// Held by each suite that installs the corpus's charts: some make cluster-scoped objects
-/// with fixed names (IngressClass nginx, APIServices, CRDs) two such suites would fight over.
+/// with fixed names (`IngressClass` nginx, `APIServices`, CRDs) two such suites would fight over.
 pub static CORPUS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The folder of control-plane binaries the test build found.

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kube::api::{
-    Api, DeleteParams, DynamicObject, GroupVersionKind, Patch, PatchParams, PostParams,
+    Api, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
 };
 use kube::discovery::{Discovery, Scope};
 use rusty_sdk_chart::{Capabilities, Chart, HookKind, KubeVersion, Manifest, RenderOptions};
@@ -104,7 +104,7 @@ async fn served(client: &kube::Client) -> Served {
         ),
     );
     let from_crds: BTreeSet<String> = crds
-        .list(&Default::default())
+        .list(&ListParams::default())
         .await
         .unwrap()
         .items
@@ -300,7 +300,7 @@ pub(super) fn annotation_maps(values: &Value, path: &mut Vec<String>, out: &mut 
     }
 }
 
-/// Whether a values path is about storage: in a StatefulSet such annotations land in
+/// Whether a values path is about storage: in a `StatefulSet` such annotations land in
 /// `volumeClaimTemplates`, which the API server refuses to change.
 fn under_storage(path: &[String]) -> bool {
     path.iter().any(|key| {

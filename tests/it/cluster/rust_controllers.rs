@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::events::v1::Event;
-use kube::api::{Api, DeleteParams, DynamicObject, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use rusty_sdk_test_tools::needs;
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
@@ -176,20 +176,19 @@ async fn await_reconciled(
         }
     })
     .await;
-    match found {
-        Ok(cr) => cr,
-        Err(_) => {
-            let now = api.get_opt(name).await.unwrap();
-            panic!(
-                "{name} has no condition {type_} ({reason}) of its generation after {}s: {:#}\noperator log:\n{}",
-                SETTLE.as_secs(),
-                now.map_or(
-                    Value::Null,
-                    |cr| json!({"generation": cr.metadata.generation, "status": cr.data["status"]})
-                ),
-                operator.log()
-            )
-        }
+    if let Ok(cr) = found {
+        cr
+    } else {
+        let now = api.get_opt(name).await.unwrap();
+        panic!(
+            "{name} has no condition {type_} ({reason}) of its generation after {}s: {:#}\noperator log:\n{}",
+            SETTLE.as_secs(),
+            now.map_or(
+                Value::Null,
+                |cr| json!({"generation": cr.metadata.generation, "status": cr.data["status"]})
+            ),
+            operator.log()
+        )
     }
 }
 
@@ -198,7 +197,7 @@ async fn await_reconciled(
 /// adds to its series (the note stays the first one's), as client-go's does.
 async fn events_about(admin: &kube::Client, ns: &str, uid: &str) -> Vec<(String, String, i32)> {
     Api::<Event>::namespaced(admin.clone(), ns)
-        .list(&Default::default())
+        .list(&ListParams::default())
         .await
         .unwrap()
         .items
@@ -238,14 +237,13 @@ async fn await_event(
         }
     })
     .await;
-    if found.is_err() {
-        panic!(
-            "no event {reason} ({note}) {times} times about {uid} after {}s; events: {:?}\noperator log:\n{}",
-            SETTLE.as_secs(),
-            events_about(admin, ns, uid).await,
-            operator.log()
-        );
-    }
+    assert!(
+        found.is_ok(),
+        "no event {reason} ({note}) {times} times about {uid} after {}s; events: {:?}\noperator log:\n{}",
+        SETTLE.as_secs(),
+        events_about(admin, ns, uid).await,
+        operator.log()
+    );
 }
 
 /// The managedFields entries of `manager` as (operation, subresource, fields).
@@ -708,6 +706,10 @@ fn sample(text: &str, series: &str) -> Option<f64> {
 
 #[needs(control_plane, e2e, kubectl)]
 #[tokio::test]
+#[expect(
+    clippy::float_cmp,
+    reason = "the samples compared are counts, exact in f64"
+)]
 async fn metrics_are_controller_runtimes_with_real_values() {
     let installed = rust_operator().await;
     let admin = cluster().client().await.unwrap();

@@ -277,13 +277,12 @@ where
             Ok(value) => return value,
             Err(last) => last,
         };
-        if Instant::now() >= deadline {
-            panic!(
-                "{what}: not so after {}s; last: {last}\noperator log:\n{}",
-                timeout.as_secs(),
-                operator.map(Operator::log).unwrap_or_default()
-            );
-        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: not so after {}s; last: {last}\noperator log:\n{}",
+            timeout.as_secs(),
+            operator.map(Operator::log).unwrap_or_default()
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }

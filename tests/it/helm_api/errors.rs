@@ -1,4 +1,6 @@
 //! Every error of `create api --plugins helm`, as one transcript.
+use std::fmt::Write as _;
+
 use super::*;
 
 /// A chart directory holding `files`, next to the project.
@@ -130,10 +132,7 @@ fn refusals(root: &Path, parent: &Path, cases: &[(&str, &[&str])]) -> String {
             1,
             "{name}: one error line\n{text}"
         );
-        all.push_str(&format!(
-            "### {name}: rusty-sdk {}\n{text}\n",
-            args.join(" ")
-        ));
+        let _ = writeln!(all, "### {name}: rusty-sdk {}\n{text}", args.join(" "));
     }
     assert_eq!(read_tree(root), before, "a failed command wrote something");
     all

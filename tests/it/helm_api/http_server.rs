@@ -1,5 +1,6 @@
 //! A tiny HTTP server on 127.0.0.1 for the download tests: one thread, one request per
 //! connection, answers from a handler.
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 
@@ -63,7 +64,7 @@ pub fn serve(handler: impl Fn(&Request, &str) -> Reply + Send + 'static) -> Stri
                 reply.body.len()
             );
             for (name, value) in &reply.headers {
-                head.push_str(&format!("{name}: {value}\r\n"));
+                let _ = writeln!(head, "{name}: {value}\r");
             }
             head.push_str("\r\n");
             let _ = stream.write_all(head.as_bytes());

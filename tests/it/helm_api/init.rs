@@ -1,5 +1,6 @@
 //! `init --plugins helm` with `--group/--version/--kind/--helm-chart*`: the project and its
 //! first Helm API in one step, as operator-sdk's helm plugin does, written as one commit.
+use std::fmt::Write as _;
 use std::os::unix::process::ExitStatusExt;
 
 use super::*;
@@ -139,10 +140,7 @@ fn init_api_flags_are_checked_before_anything_is_written() {
             BTreeMap::new(),
             "{name}: something was written"
         );
-        all.push_str(&format!(
-            "### {name}: rusty-sdk {}\n{text}\n",
-            args.join(" ")
-        ));
+        let _ = writeln!(all, "### {name}: rusty-sdk {}\n{text}", args.join(" "));
     }
     snapshot_settings().bind(|| insta::assert_snapshot!("helm_api_init_errors", all));
 }

@@ -59,7 +59,7 @@ fn helm_api(extra: &[&str]) -> Vec<String> {
     ["create", "api", "--plugins", "helm"]
         .iter()
         .chain(extra)
-        .map(|s| s.to_string())
+        .map(std::string::ToString::to_string)
         .collect()
 }
 
