@@ -16,6 +16,8 @@ use gotemplate::Value;
 use crate::gofmt;
 use crate::sprig::gotime::GoTime;
 
+mod parse_error;
+
 /// Why a value could not be written as TOML.
 #[derive(Debug)]
 pub enum TomlError {
@@ -392,7 +394,10 @@ fn quote(s: &str) -> String {
 pub fn from_toml(text: &str) -> Value {
     match text.parse::<toml::Table>() {
         Ok(table) => table_value(&table),
-        Err(e) => crate::convert::map([("Error", crate::convert::string(e.message()))]),
+        Err(e) => {
+            let message = parse_error::burntsushi_error(text).unwrap_or_else(|| e.message().into());
+            crate::convert::map([("Error", crate::convert::string(&message))])
+        }
     }
 }
 
