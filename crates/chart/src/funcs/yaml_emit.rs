@@ -58,6 +58,10 @@ enum Context {
     SequenceItem,
 }
 
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "libyaml's emitter state (whitespace, indention) flag for flag, beside our two"
+)]
 struct Emitter {
     /// Nesting level of the node being written, and whether a bound was hit.
     level: u32,
@@ -172,7 +176,7 @@ impl Emitter {
                     indent + BEST_INDENT
                 };
                 let m = m.snapshot();
-                let mut keys: Vec<&str> = m.keys().map(|k| k.as_ref()).collect();
+                let mut keys: Vec<&str> = m.keys().map(AsRef::as_ref).collect();
                 keys.sort_by(|a, b| key_order(a, b));
                 for key in keys {
                     self.write_indent(map_indent);

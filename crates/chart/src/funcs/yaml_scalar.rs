@@ -163,7 +163,6 @@ fn is_base60_float(s: &str) -> bool {
 /// accepts it with one of `2006-1-2T15:4:5.999999999Z07:00` (also with `t`),
 /// `2006-1-2 15:4:5.999999999` or `2006-1-2`.
 fn is_timestamp(s: &str) -> bool {
-    let b = s.as_bytes();
     // Up to two digits (Go's 1-or-2-digit fields), within `max`.
     fn field(b: &[u8], i: &mut usize, min: u32, max: u32) -> Option<u32> {
         let start = *i;
@@ -179,6 +178,7 @@ fn is_timestamp(s: &str) -> bool {
     fn expect(b: &[u8], i: &mut usize, c: u8) -> Option<()> {
         (b.get(*i) == Some(&c)).then(|| *i += 1)
     }
+    let b = s.as_bytes();
     let parse = || -> Option<()> {
         if b.len() < 5 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
             return None;

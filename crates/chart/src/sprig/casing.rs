@@ -1,5 +1,5 @@
 //! huandu/xstrings' case conversions behind sprig's `snakecase`, `kebabcase` and
-//! `camelcase`, word splitting rules included ("HTTPServer" → "http_server").
+//! `camelcase`, word splitting rules included (`HTTPServer` → `http_server`).
 use super::text::{lower_rune, upper_rune};
 
 fn is_connector(c: char) -> bool {

@@ -59,7 +59,7 @@ pub(crate) fn pem_field(value: &Value, name: &str) -> Option<Result<String>> {
 }
 
 impl Object for Certificate {
-    fn type_name(&self) -> &str {
+    fn type_name(&self) -> &'static str {
         "sprig.certificate"
     }
     fn field(&self, name: &str) -> Option<Value> {

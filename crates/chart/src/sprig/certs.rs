@@ -52,7 +52,7 @@ pub(super) fn der_element(der: &[u8]) -> Option<(u8, &[u8], &[u8])> {
     (rest.len() >= len).then(|| (tag, &rest[..len], &rest[len..]))
 }
 
-/// The PKCS#1 RSAPrivateKey inside a PKCS#8 PrivateKeyInfo (its privateKey OCTET STRING).
+/// The PKCS#1 `RSAPrivateKey` inside a PKCS#8 `PrivateKeyInfo` (its `privateKey` OCTET STRING).
 fn pkcs8_private_key(pkcs8: &[u8]) -> Option<&[u8]> {
     let (0x30, info, _) = der_element(pkcs8)? else {
         return None;

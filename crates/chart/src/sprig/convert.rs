@@ -98,7 +98,7 @@ fn ternary(a: &[Value]) -> Result<Value> {
     })
 }
 
-/// Helm's engine reports this error as "execution error at (file:line:col): msg".
+/// Helm's engine reports this error as `execution error at (file:line:col): msg`.
 fn fail(a: &[Value]) -> Result<Value> {
     Err(call_error("fail", string(&exact("fail", a, 1)?[0])?))
 }

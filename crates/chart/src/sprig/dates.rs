@@ -37,7 +37,7 @@ fn time_value(t: &GoTime) -> Value {
     t.to_value()
 }
 
-/// The family's template functions. The snake_case names are sprig's deprecated
+/// The family's template functions. The `snake_case` names are sprig's deprecated
 /// aliases; each `mustName` shares its body with `name`, told by the name whether to
 /// return the error the plain form swallows.
 pub(crate) const FUNCTIONS: &[Function] = &[
@@ -196,8 +196,8 @@ fn duration_round(a: &[Value]) -> Result<Value> {
 
 /// sprig's durationRound: the largest whole unit, "2h", "3mo", "1y".
 fn round_duration(nanos: i64) -> String {
-    let u = nanos.unsigned_abs();
     const SECOND: u64 = 1_000_000_000;
+    let u = nanos.unsigned_abs();
     let units = [
         (SECOND * 3600 * 24 * 365, "y"),
         (SECOND * 3600 * 24 * 30, "mo"),

@@ -1,5 +1,5 @@
 //! `genPrivateKey "dsa"`: a fresh DSA key as Go's sprig makes it (crypto/dsa's
-//! GenerateParameters with L2048N256, then GenerateKey), printed as Go prints it: a
+//! `GenerateParameters` with `L2048N256`, then `GenerateKey`), printed as Go prints it: a
 //! "DSA PRIVATE KEY" PEM block holding `SEQUENCE { 0, p, q, g, y, x }`.
 //!
 //! The parameters come from AWS-LC, the crate's one crypto stack: FIPS 186-3 generation

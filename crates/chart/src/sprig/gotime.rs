@@ -1,5 +1,5 @@
 //! Go's time values as sprig's date functions use them: a `time.Time` object that
-//! prints as Go's Time.String() ("2026-11-21 14:15:08.123 +0000 UTC"), serializes as
+//! prints as Go's `Time.String()` ("2026-11-21 14:15:08.123 +0000 UTC"), serializes as
 //! RFC 3339 and has the methods charts call (`.Unix`, `.Format`, `.Year`); layouts and
 //! durations live in `layout` and `gotemplate::duration`.
 use std::sync::Arc;
@@ -59,7 +59,7 @@ impl GoTime {
         format(&self.at, &self.zone, layout)
     }
 
-    /// Go's Time.String() without the monotonic clock reading.
+    /// Go's `Time.String()` without the monotonic clock reading.
     pub fn to_go_string(&self) -> String {
         format(
             &self.at,
@@ -161,7 +161,7 @@ const TIME_METHODS: [&str; 11] = [
 ];
 
 impl Object for TimeObject {
-    fn type_name(&self) -> &str {
+    fn type_name(&self) -> &'static str {
         "time.Time"
     }
     fn call_method(&self, name: &str, args: &[Value]) -> Option<gotemplate::Result<Value>> {
@@ -212,7 +212,7 @@ impl Object for TimeObject {
     fn go_string(&self) -> String {
         self.0.to_go_string()
     }
-    /// Time's MarshalJSON writes RFC 3339 with nanoseconds.
+    /// Time's `MarshalJSON` writes RFC 3339 with nanoseconds.
     fn to_data(&self) -> Value {
         Value::string(format(
             &self.0.at,

@@ -7,6 +7,7 @@
 //! start a repeat as a literal, while the regex crate reads `[`, `&&`, `--` and `~~`
 //! inside a class as set syntax. Every literal is therefore re-emitted escaped and every
 //! class escape spelled out. Patterns Go rejects fail with Go's own message.
+use std::fmt::Write;
 
 /// Go's `\d`, `\s`, `\w` bodies (ASCII only).
 fn perl_class(c: char) -> Option<(&'static str, bool)> {
@@ -169,7 +170,7 @@ impl<'a> Parser<'a> {
                         self.bump();
                         let (body, negated) = perl_class(e).unwrap_or(("", false));
                         if negated {
-                            self.out.push_str(&format!("[^{body}]"));
+                            let _ = write!(self.out, "[^{body}]");
                         } else {
                             self.out.push_str(body);
                         }
@@ -235,7 +236,7 @@ impl<'a> Parser<'a> {
             if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return Err(err("invalid named capture", &self.src[start..self.pos]));
             }
-            self.out.push_str(&format!("(?P<{name}>"));
+            let _ = write!(self.out, "(?P<{name}>");
             return Ok(());
         }
         let (mut sign, mut any) = (false, false);
@@ -388,7 +389,7 @@ impl<'a> Parser<'a> {
             }
             Some(b @ ('b' | 'B')) => {
                 self.bump();
-                self.out.push_str(&format!("(?-u:\\{b})"));
+                let _ = write!(self.out, "(?-u:\\{b})");
             }
             Some('Q') => {
                 self.bump();
@@ -411,7 +412,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let (body, negated) = perl_class(e).unwrap_or(("", false));
                 let caret = if negated { "^" } else { "" };
-                self.out.push_str(&format!("[{caret}{body}]"));
+                let _ = write!(self.out, "[{caret}{body}]");
             }
             _ => {
                 let c = self.char_escape(start)?;

@@ -56,7 +56,7 @@ fn pattern(name: &str, v: &Value) -> Result<Arc<Regex>> {
     })
 }
 
-/// Go's ReplaceAllString (template expanded with Go's rules) or ReplaceAllLiteralString,
+/// Go's `ReplaceAllString` (template expanded with Go's rules) or `ReplaceAllLiteralString`,
 /// refusing a result past [`bounds::MAX_OUTPUT`] as it grows.
 fn replace_all(name: &str, re: &Regex, x: &str, template: &str, literal: bool) -> Result<String> {
     let mut out = String::new();
@@ -105,7 +105,7 @@ fn go_regex_split<'a>(re: &Regex, x: &'a str, n: i64) -> Vec<&'a str> {
     parts
 }
 
-/// Go's regexp.QuoteMeta (it escapes fewer characters than regex::escape).
+/// Go's `regexp.QuoteMeta` (it escapes fewer characters than `regex::escape`).
 fn quote_meta(x: &str) -> String {
     let mut out = String::with_capacity(x.len());
     for c in x.chars() {

@@ -53,6 +53,10 @@ const ALLOWED: &str = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-0123
 
 impl Version {
     /// semver.NewVersion (coercing, as v3.5 does by default).
+    ///
+    /// # Errors
+    ///
+    /// Masterminds' message when `v` is not a version even loosely.
     pub fn parse(v: &str) -> Result<Version, String> {
         let m = patterns()
             .version
@@ -111,16 +115,16 @@ impl Version {
     }
 }
 
-fn compare_prerelease(a: &str, b: &str) -> Ordering {
-    let (sa, sb): (Vec<&str>, Vec<&str>) = (a.split('.').collect(), b.split('.').collect());
-    for i in 0..sa.len().max(sb.len()) {
-        let (x, y) = (
-            sa.get(i).copied().unwrap_or(""),
-            sb.get(i).copied().unwrap_or(""),
+fn compare_prerelease(left: &str, right: &str) -> Ordering {
+    let left: Vec<&str> = left.split('.').collect();
+    let right: Vec<&str> = right.split('.').collect();
+    for i in 0..left.len().max(right.len()) {
+        let order = compare_pre_part(
+            left.get(i).copied().unwrap_or(""),
+            right.get(i).copied().unwrap_or(""),
         );
-        let d = compare_pre_part(x, y);
-        if d != Ordering::Equal {
-            return d;
+        if order != Ordering::Equal {
+            return order;
         }
     }
     Ordering::Equal
@@ -206,6 +210,10 @@ pub struct Constraints {
 
 impl Constraints {
     /// semver.NewConstraint.
+    ///
+    /// # Errors
+    ///
+    /// Masterminds' message for the first part of `text` that is not a constraint.
     pub fn parse(text: &str) -> Result<Constraints, String> {
         let p = patterns();
         let mut rewritten = text.to_string();
@@ -275,11 +283,11 @@ fn check_one(c: &Constraint, v: &Version, include_pre: bool) -> bool {
         "<" => cmp == Ordering::Less,
         ">=" | "=>" => cmp != Ordering::Less,
         "<=" | "=<" => {
-            if !c.dirty {
-                cmp != Ordering::Greater
-            } else {
+            if c.dirty {
                 !(v.major > con.major
                     || v.major == con.major && v.minor > con.minor && !c.minor_dirty)
+            } else {
+                cmp != Ordering::Greater
             }
         }
         "~" | "~>" => tilde(c, v),
@@ -346,7 +354,7 @@ fn caret(c: &Constraint, v: &Version) -> bool {
 struct VersionObject(Version);
 
 impl Object for VersionObject {
-    fn type_name(&self) -> &str {
+    fn type_name(&self) -> &'static str {
         "*semver.Version"
     }
     fn call_method(&self, name: &str, a: &[Value]) -> Option<Result<Value>> {
@@ -400,7 +408,7 @@ impl Object for VersionObject {
     fn go_string(&self) -> String {
         self.0.display()
     }
-    /// Version's MarshalJSON writes its string.
+    /// Version's `MarshalJSON` writes its string.
     fn to_data(&self) -> Value {
         s(self.0.display())
     }

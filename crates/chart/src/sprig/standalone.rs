@@ -8,6 +8,10 @@ use super::args::{add, exact, s, string};
 
 /// Parse `source` as template `name` and run it over nil data with sprig's functions;
 /// `env` and `expandenv` read variables through `getenv` and `expandenv`.
+///
+/// # Errors
+///
+/// The template's parse or execution error, worded as Go's.
 pub fn execute_standalone(
     name: &str,
     source: &str,

@@ -99,7 +99,7 @@ fn escape_path(p: &str) -> String {
     escape(p, b"-_.~$&+,/:;=@")
 }
 
-/// Go's EscapedFragment.
+/// Go's `EscapedFragment`.
 fn escape_fragment(f: &str) -> String {
     escape(f, b"-_.~$&+,/:;=?@!()*")
 }
@@ -118,6 +118,10 @@ fn escape(p: &str, keep: &[u8]) -> String {
 }
 
 /// net/url's URL.String for the fields urlJoin sets.
+#[expect(
+    clippy::if_not_else,
+    reason = "the branches in the order of Go's URL.String, to read beside it"
+)]
 fn to_string(u: &GoUrl) -> String {
     let mut out = String::new();
     if !u.scheme.is_empty() {
