@@ -759,6 +759,13 @@ FROMTOML = [
     ('fromtoml-err-51', '{{ fromToml "a = 1_000\\nb = 1__0" | toJson }}'),
     ('fromtoml-err-52', '{{ fromToml "a = 3.\\nb = 1" | toJson }}'),
     ('fromtoml-err-53', '{{ fromToml "a = {\\n b = 1,\\n}\\nc = {d = 1,}\\ne = 1\\ne = 2" | toJson }}'),
+    ('fromtoml-err-54', '{{ fromToml "a = \\"\\\\uD800\\"" | toJson }}'),
+    ('fromtoml-err-55', '{{ fromToml "a = \\"x\\\\ y\\"" | toJson }}'),
+    ('fromtoml-err-56', '{{ fromToml "a = \\"\\"\\"x\\\\ \\n y\\"\\"\\"" | toJson }}'),
+    ('fromtoml-err-57', '{{ fromToml "a = \\"\\\\U00110000\\"" | toJson }}'),
+    ('fromtoml-err-58', '{{ fromToml "\\"\\\\uDFFF\\" = 1" | toJson }}'),
+    ('fromtoml-err-59', '{{ fromToml "a = \\"\\"\\"\\\\uD800\\"\\"\\"" | toJson }}'),
+    ('fromtoml-err-60', '{{ fromToml "a = \\"\\\\\\\\ \\\\u00e9\\"" | toJson }}'),
     ('fromtoml-short-time', '{{ fromToml "a = 07:32\\nb = 1979-05-27T07:32" | toJson }}'),
 ]
 

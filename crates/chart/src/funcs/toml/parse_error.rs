@@ -38,7 +38,11 @@ enum Kind {
     Error(String),
     Eof,
     Text,
+    /// A literal string, or a multi-line one.
     String,
+    /// A basic string, whose escapes the parser reads.
+    BasicString,
+    MultilineString,
     Bool,
     Integer,
     Float,
@@ -600,7 +604,7 @@ impl Lexer {
                 Some('"') => {
                     self.backup();
                     self.escaped = false;
-                    self.emit(Kind::String);
+                    self.emit(Kind::BasicString);
                     self.next()?;
                     self.ignore();
                     return Ok(());
@@ -662,7 +666,11 @@ impl Lexer {
                             self.backup();
                             self.backup();
                             self.backup();
-                            self.emit(Kind::String);
+                            self.emit(if quote == '"' {
+                                Kind::MultilineString
+                            } else {
+                                Kind::String
+                            });
                             for _ in 0..3 {
                                 self.next()?;
                             }
@@ -984,6 +992,7 @@ impl Parser {
             part.kind,
             Kind::KeyEnd | Kind::TableEnd | Kind::ArrayTableEnd | Kind::Eof
         ) {
+            self.escapes(part)?;
             key.push(part.text.clone());
             part = self.item(items)?;
         }
@@ -1023,6 +1032,7 @@ impl Parser {
             Kind::Integer => self.integer(item)?,
             Kind::Float => self.float(item)?,
             Kind::Datetime => self.datetime(item)?,
+            Kind::BasicString | Kind::MultilineString => self.escapes(item)?,
             Kind::Array => {
                 let key = self.current_key.clone();
                 self.set_type(&key, true);
@@ -1164,6 +1174,47 @@ impl Parser {
             return Err(self.fail(self.key_line, &defined));
         }
         table.insert(key.to_string(), node);
+        Ok(())
+    }
+
+    /// The escapes the lexer let through that the parser refuses: `\ ` in a basic string
+    /// and a code point that is no character (`\uD800`).
+    fn escapes(&self, item: &Item) -> Parsed<()> {
+        if !matches!(item.kind, Kind::BasicString | Kind::MultilineString) {
+            return Ok(());
+        }
+        let text = &item.text;
+        let mut chars = text.char_indices();
+        while let Some((i, c)) = chars.next() {
+            if c != '\\' {
+                continue;
+            }
+            let Some((_, escape)) = chars.next() else {
+                return Ok(());
+            };
+            let digits = match escape {
+                ' ' | '\t' if item.kind == Kind::BasicString => {
+                    let message = format!("invalid escape: '\\{escape}'");
+                    return Err(self.fail(item.line, &message));
+                }
+                'x' => 2,
+                'u' => 4,
+                'U' => 8,
+                _ => continue,
+            };
+            let hex = text.get(i + 2..i + 2 + digits).unwrap_or("");
+            let valid = u32::from_str_radix(hex, 16)
+                .ok()
+                .and_then(char::from_u32)
+                .is_some();
+            if !valid {
+                let message = format!("Escaped character '\\u{hex}' is not valid UTF-8.");
+                return Err(self.fail(item.line, &message));
+            }
+            for _ in 0..digits {
+                chars.next();
+            }
+        }
         Ok(())
     }
 
