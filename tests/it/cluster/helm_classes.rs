@@ -131,6 +131,29 @@ data:
             ),
         ],
     ),
+    // Defaults only YAML 1.1 reads right: an octal mode, `on`, a second document.
+    (
+        "Octal",
+        "octals",
+        &[
+            (
+                "values.yaml",
+                "mode: 0755\nenabled: on\n---\nsecond: merged\n",
+            ),
+            (
+                "templates/configmap.yaml",
+                r"apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-octal
+data:
+  mode: {{ .Values.mode | quote }}
+  enabled: {{ .Values.enabled | quote }}
+  second: {{ .Values.second | quote }}
+",
+            ),
+        ],
+    ),
     // A Secret holding a value watches.yaml overrides from the environment.
     (
         "Secretive",
@@ -483,6 +506,37 @@ fn owned_by(object: &ConfigMap, manager: &str) -> Vec<Value> {
         .filter(|entry| entry.subresource.is_none())
         .filter_map(|entry| entry.fields_v1.as_ref().map(|f| f.0.clone()))
         .collect()
+}
+
+/// Class: "the operator reads the chart's defaults otherwise than Helm". Helm v4.2.3 renders
+/// this chart's ConfigMap with mode "493", enabled "true", second "merged". Before, the
+/// runtime read values.yaml as YAML 1.2 with one document: it refused the second document,
+/// so the resource never said Deployed (and a lone `0755` would have deployed as 755).
+#[needs(control_plane, e2e, kubectl, helm)]
+#[tokio::test]
+async fn chart_defaults_are_read_as_helm_reads_them() {
+    let (admin, ns, operator) = setup("classes-octal", &[]).await;
+    create_deployed(
+        &admin,
+        &ns,
+        "Octal",
+        "perm",
+        json!({}),
+        json!({}),
+        &operator,
+    )
+    .await;
+    let data = configmap(&admin, &ns, "perm-octal")
+        .await
+        .expect("the chart's ConfigMap")
+        .data
+        .unwrap_or_default();
+    let data: Vec<(&str, &str)> = data.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        data,
+        [("enabled", "true"), ("mode", "493"), ("second", "merged")]
+    );
+    operator.stop();
 }
 
 /// Class: "the drift repair applies whole objects with force under the operator's own
