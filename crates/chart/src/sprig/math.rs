@@ -211,22 +211,19 @@ fn fold_args(name: &str, a: &[Value], op: Op) -> Result<Value> {
 }
 
 fn maxf(a: &[Value]) -> Result<Value> {
-    let a = at_least("maxf", a, 1)?;
-    Ok(Value::Float(
-        a[1..]
-            .iter()
-            .map(to_float64)
-            .fold(to_float64(&a[0]), f64::max),
-    ))
+    extreme("maxf", a, f64::max)
 }
 
 fn minf(a: &[Value]) -> Result<Value> {
-    let a = at_least("minf", a, 1)?;
+    extreme("minf", a, f64::min)
+}
+
+/// `maxf` and `minf`: the arguments as float64, folded by `pick`.
+fn extreme(name: &str, a: &[Value], pick: fn(f64, f64) -> f64) -> Result<Value> {
+    let a = at_least(name, a, 1)?;
+    let first = to_float64(&a[0]);
     Ok(Value::Float(
-        a[1..]
-            .iter()
-            .map(to_float64)
-            .fold(to_float64(&a[0]), f64::min),
+        a[1..].iter().map(to_float64).fold(first, pick),
     ))
 }
 
