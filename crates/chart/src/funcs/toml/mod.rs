@@ -394,10 +394,11 @@ fn quote(s: &str) -> String {
 pub fn from_toml(text: &str) -> Value {
     match text.parse::<toml::Table>() {
         Ok(table) => table_value(&table),
-        Err(e) => {
-            let message = parse_error::burntsushi_error(text).unwrap_or_else(|| e.message().into());
+        // The toml crate refuses some documents BurntSushi/toml accepts, and words its
+        // errors its own way: such a document is decoded as Helm's decoder does.
+        Err(_) => parse_error::decode(text).unwrap_or_else(|message| {
             crate::convert::map([("Error", crate::convert::string(&message))])
-        }
+        }),
     }
 }
 
