@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::chart::Chart;
-use helm_values::{coalesce_tables, coalesce_values, path_value};
+use helm_values::{coalesce_tables, coalesce_values, merge_values, path_value};
 
 /// A copy of `chart` with aliased subcharts renamed and disabled ones removed, and with
 /// imported values merged into the parents' defaults.
@@ -145,12 +145,14 @@ fn import_values(chart: &mut Chart) {
         import_values(sub);
     }
     // Helm rewrites the defaults of every chart that declares dependencies: they become
-    // the coalesced values of the chart and its subcharts (globals included), so a
-    // user's `null` for a parent key no longer reaches the subcharts' copies.
+    // the merged values of the chart and its subcharts (globals included, nulls kept:
+    // `ProcessDependencies` merges), so a user's `null` for a parent key no longer reaches
+    // the subcharts' copies, and a parent's `null` inside a subchart's section still
+    // deletes the subchart's default when the user gives that section.
     if chart.metadata.dependencies.is_empty() {
         return;
     }
-    let cvals = coalesce_values(chart, &Value::Object(Map::new()));
+    let cvals = merge_values(chart, &Value::Object(Map::new()));
     let mut imported = Map::new();
     for dep in &chart.metadata.dependencies {
         for spec in &dep.import_values {

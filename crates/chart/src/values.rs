@@ -68,6 +68,43 @@ mod tests {
         );
     }
 
+    /// `helm template` (v4.2.3) of this chart with `--set-json 'child={"w":1}'` renders the
+    /// child's values as `{"global":{"g":1},"keep":2,"w":1,"z":3}`: the parent's `x: null`
+    /// for the section deletes the child's `x` (Helm's dependency pass merges the parent's
+    /// defaults, nulls kept); without a section given the child keeps it. We kept it in both.
+    #[test]
+    fn a_parent_null_reaches_a_given_subchart_section() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = [
+            (
+                "Chart.yaml",
+                "apiVersion: v2\nname: t\nversion: 0.1.0\ndependencies:\n- name: child\n  version: 0.1.0\n",
+            ),
+            ("values.yaml", "child:\n  x: null\n  keep: 2\n"),
+            (
+                "charts/child/Chart.yaml",
+                "apiVersion: v2\nname: child\nversion: 0.1.0\n",
+            ),
+            (
+                "charts/child/values.yaml",
+                "x: childdefault\nz: 3\nglobal:\n  g: 1\n",
+            ),
+        ];
+        for (path, text) in files {
+            let path = dir.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let chart = Chart::load(dir.path()).unwrap();
+        let given = chart.merged_values(&json!({"child": {"w": 1}}));
+        assert_eq!(
+            given["child"],
+            json!({"w": 1, "keep": 2, "z": 3, "global": {"g": 1}})
+        );
+        let not_given = chart.merged_values(&json!({}));
+        assert_eq!(not_given["child"]["x"], json!("childdefault"));
+    }
+
     /// Helm's words, checked with its engine (the differential table has these too).
     #[test]
     fn a_subchart_section_that_is_not_a_map_is_refused() {
