@@ -158,6 +158,9 @@ fn write_json_string(out: &mut String, s: &str, escape_html: bool) {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
+            // Go 1.22 and later.
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
             '<' | '>' | '&' if escape_html => {
                 let _ = write!(out, "\\u{:04x}", c as u32);
             }

@@ -508,6 +508,7 @@ TOML = [
     ('toml-typed', '{{ toToml (dict "s" (splitList "," "a,b") "m" (split "," "a,b") "n" (until 3) "lines" (.Files.Lines "files/a.txt")) }}'),
     ('toml-nil-slice', '{{ toToml (dict "a" (fromJsonArray "null") "b" (list) "c" (fromYamlArray "")) }}'),
     ('todate-fraction', '{{ toDate "2006-01-02 15:04:05.999" "2020-01-02 03:04:05.678" }}|{{ toDate "2006-01-02 15:04:05.000" "2020-01-02 03:04:05.678" }}|{{ toDate "2006-01-02 15:04:05.999" "2020-01-02 03:04:05" }}|{{ toDate "2006-01-02 15:04:05" "2020-01-02 03:04:05.5" }}|{{ toDate "2006-01-02 15:04:05,999" "2020-01-02 03:04:05,25" }}|{{ toDate "2006-01-02 15:04:05.000" "2020-01-02 03:04:05.12" }}'),
+    ('json-short-escapes', '{{ "\\b\\f\\u0001" | toJson }}|{{ list "\\b" | toPrettyJson }}|{{ dict "a" "\\f" | toRawJson }}|{{ dict "a" "\\b" | mustToJson }}'),
     ('fromyamlarray-empty', '{{ fromYamlArray "" | toJson }}|{{ fromYamlArray "null" | toJson }}|{{ fromYamlArray "# c" | toJson }}|{{ fromYamlArray "~" | toJson }}|{{ fromJsonArray "null" | toJson }}'),
     ('toml-bad-cert', '{{ toToml (dict "c" (genSignedCert "y" nil nil 1 (dict "Cert" "x" "Key" "y"))) }}'),
     ('toml-glob', '{{ toToml (dict "g" (.Files.Glob "files/*.json")) }}'),
@@ -798,6 +799,17 @@ FROMTOML = [
     ('fromtoml-mutated-22', '{{ fromToml "a.b = 2\\n# comment\\na.b = 2" | toJson }}'),
     ('fromtoml-mutated-23', '{{ fromToml "t.z = 1\\nq.r = true\\n[[arr]]\\n\\"k w\\" = 1\\n[t]\\n[[arr]]" | toJson }}'),
     ('fromtoml-mutated-24', '{{ fromToml "n  1979-05-27T07:32:00Z\\nf = 1.5ee3\\n[[arr]]" | toJson }}'),
+    # Values as BurntSushi/toml decodes them: escapes, multi-line strings, number forms,
+    # dates, nested tables, arrays of tables typed []map[string]interface {}.
+    ('fromtoml-values-1', '{{ fromToml "s = \\"\\\\b\\\\t\\\\n\\\\f\\\\r\\\\\\"\\\\\\\\\\\\e\\\\x7f\\\\u00E9\\\\U0001F600\\"\\nm = \\"\\"\\"\\r\\nline1\\r\\n  \\\\\\r\\n  line2 \\"\\" \\"\\"\\"\\nl = \'\'\'it\'s \\"raw\\" \'\'\'\'\\nr = \'C:\\\\path\'" | toJson }}'),
+    ('fromtoml-values-2', '{{ fromToml "h = 0xDEADbeef\\no = 0o7_7\\nb = 0b1_01\\nf1 = 6.626e-34\\nf2 = -0.0\\nf3 = +1_000.5e+10\\nf4 = 1E2\\ni = +42\\nz = 0" | toJson }}'),
+    ('fromtoml-values-3', '{{ fromToml "a = 1979-05-27t07:32:00z\\nb = 1979-05-27 07:32:00.999999-08:00\\nc = 1979-05-27T00:32:00.123456789123\\nd = 00:00:00\\n" | toJson }}'),
+    ('fromtoml-values-4', '{{ fromToml "[a.b.c]\\nd = 1\\n[a]\\ne = 2\\n[[a.f]]\\ng = 1\\n[[a.f]]\\n[a.f.h]\\ni = 1\\n[\'q r\'.\\"s\\"]\\nt = [[1, 2], [\\"x\\"], [], [{u = 1}]]" | toJson }}'),
+    ('fromtoml-values-5', '{{ fromToml "x = { a = 1, b = { c = [1, 2], d.e = \'f\' } }\\ny = [\\n  1, # one\\n  2,\\n]\\n# end" | toJson }}'),
+    ('fromtoml-values-6', '{{ $t := fromToml "f = 1.0\\ni = 1\\nn = nan\\np = inf\\nm = -inf" }}{{ $t.f }} {{ $t.i }} {{ $t.n }} {{ $t.p }} {{ $t.m }} {{ typeOf $t.f }}'),
+    ('fromtoml-values-7', '{{ fromToml "\\"\\" = 1\\n\'\' .x = 2" | toJson }}'),
+    ('fromtoml-values-8', '{{ $t := fromToml "[[a]]\\nb = 1\\n[[a]]\\nb = 2\\nc = [1, \'x\']\\nd = [{e = 1}]" }}{{ typeOf $t.a }} {{ typeOf $t.c }} {{ typeOf $t.d }} {{ $t.a }}'),
+    ('fromtoml-values-9', '{{ $t := fromToml "a.b = 1\\na = 2\\n[[x]]\\ny = 1" }}{{ typeOf $t.x }} {{ $t.x }}'),
     ('fromtoml-short-time', '{{ fromToml "a = 07:32\\nb = 1979-05-27T07:32" | toJson }}'),
 ]
 

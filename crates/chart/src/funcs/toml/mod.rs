@@ -16,7 +16,7 @@ use gotemplate::Value;
 use crate::gofmt;
 use crate::sprig::gotime::GoTime;
 
-mod parse_error;
+mod decode;
 
 /// Why a value could not be written as TOML.
 #[derive(Debug)]
@@ -389,39 +389,13 @@ fn quote(s: &str) -> String {
     out
 }
 
-/// Helm's `fromToml`: a TOML document as a map (integers stay integers, as in Go);
-/// a parse error becomes `{"Error": message}`.
+/// Helm's `fromToml`: a TOML document as `BurntSushi/toml` decodes it into a map
+/// (integers are int64, dates Go times, arrays of tables `[]map[string]interface {}`);
+/// a document it refuses becomes `{"Error": message}` with its message.
 pub fn from_toml(text: &str) -> Value {
-    match text.parse::<toml::Table>() {
-        Ok(table) => table_value(&table),
-        // The toml crate refuses some documents BurntSushi/toml accepts, and words its
-        // errors its own way: such a document is decoded as Helm's decoder does.
-        Err(_) => parse_error::decode(text).unwrap_or_else(|message| {
-            crate::convert::map([("Error", crate::convert::string(&message))])
-        }),
-    }
-}
-
-fn table_value(table: &toml::Table) -> Value {
-    Value::Map(gotemplate::MapRef::new(
-        table
-            .iter()
-            .map(|(k, v)| (std::sync::Arc::from(k.as_str()), toml_value(v)))
-            .collect(),
-    ))
-}
-
-fn toml_value(v: &toml::Value) -> Value {
-    match v {
-        toml::Value::String(s) => crate::convert::string(s),
-        // go-toml decodes integers as int64.
-        toml::Value::Integer(i) => Value::Int64(*i),
-        toml::Value::Float(f) => Value::Float(*f),
-        toml::Value::Boolean(b) => Value::Bool(*b),
-        toml::Value::Datetime(d) => go_time(d),
-        toml::Value::Array(items) => Value::List(items.iter().map(toml_value).collect()),
-        toml::Value::Table(t) => table_value(t),
-    }
+    decode::decode(text).unwrap_or_else(|message| {
+        crate::convert::map([("Error", crate::convert::string(&message))])
+    })
 }
 
 /// A TOML date or time as BurntSushi/toml decodes it: a Go `time.Time`. An offset of zero

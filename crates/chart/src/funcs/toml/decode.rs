@@ -1,13 +1,12 @@
-//! Documents the toml crate refuses, as `BurntSushi/toml` (Helm's `fromToml`) reads them.
+//! TOML documents as `BurntSushi/toml` (Helm's `fromToml`) reads them.
 //!
-//! The toml crate decodes every document the TOML spec allows. When it refuses one,
-//! Helm's decoder may still accept it (a dotted key's table defined again later), and
-//! when that decoder refuses it too, `fromToml` puts its message under `Error`
-//! (`toml: line 1 (last key "a"): unexpected EOF; expected value`), naming the line
-//! where its lexer stood and the key its parser was on. So this module reads such a
-//! document as that decoder does: a lexer with the same states (top level, table
-//! names, keys, values, arrays, inline tables, the four kinds of strings, numbers and
-//! dates) and the same way of counting lines, then a parser that takes its items in
+//! Helm's decoder accepts a few documents the TOML spec refuses (a dotted key's table
+//! defined again later), types an array of tables `[]map[string]interface {}`, and
+//! words its errors its own way (`toml: line 1 (last key "a"): unexpected EOF; expected
+//! value`), naming the line where its lexer stood and the key its parser was on. So the
+//! document is read as that decoder reads it: a lexer with the same states (top level,
+//! table names, keys, values, arrays, inline tables, the four kinds of strings, numbers
+//! and dates) and the same way of counting lines, then a parser that takes its items in
 //! order, reads strings, numbers and dates, and keeps the decoder's record of defined,
 //! implicit and array keys, which decides what a key defined twice is.
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -1371,11 +1370,15 @@ fn inner_table<'t>(mut table: &'t mut Table, path: &[String]) -> Option<&'t mut 
     Some(table)
 }
 
-/// A decoded table as a template value: tables are maps, arrays of tables lists of maps.
+/// A decoded table as a template value: tables are maps, arrays of tables Go's
+/// `[]map[string]interface {}` of them.
 fn table_value(table: &Table) -> Value {
     let node_value = |node: &Node| match node {
         Node::Table(t) => table_value(t),
-        Node::Tables(list) => Value::List(list.iter().map(table_value).collect()),
+        Node::Tables(list) => Value::typed_slice(
+            "[]map[string]interface {}",
+            list.iter().map(table_value).collect(),
+        ),
         Node::Value(v) => v.clone(),
     };
     Value::Map(gotemplate::MapRef::new(
