@@ -40,14 +40,14 @@ impl std::fmt::Display for Failure {
 
 const OUT_OF_MEMORY: Failure = Failure::Failed("out of memory");
 
-/// A new RSA key of `bits` (a multiple of 128, at least 1024) as PKCS#8 DER, or
-/// [`Failure::Abandoned`] as soon as `keep_going` returns false (it is asked once per
-/// prime candidate).
+/// A new RSA key of `bits` (a multiple of 128 from 1024 to 16384: a larger key takes
+/// minutes) as PKCS#8 DER, or [`Failure::Abandoned`] as soon as `keep_going` returns false
+/// (it is asked once per prime candidate).
 pub fn generate(bits: u32, mut keep_going: impl FnMut() -> bool) -> Result<Vec<u8>, Failure> {
     let bits = usize::try_from(bits).map_err(|_| Failure::Failed("key size out of range"))?;
-    if bits < 1024 || bits % 128 != 0 {
+    if !(1024..=16384).contains(&bits) || bits % 128 != 0 {
         return Err(Failure::Failed(
-            "RSA key sizes are multiples of 128 bits, at least 1024",
+            "RSA key sizes are multiples of 128 bits from 1024 to 16384",
         ));
     }
     let prime_bits = bits / 2;
@@ -290,6 +290,16 @@ mod tests {
                 }
             }
             pairwise_test(&rsa).unwrap();
+        }
+    }
+
+    #[test]
+    fn sizes_off_the_grid_are_refused() {
+        for bits in [0, 512, 2047, 2112, 16512] {
+            assert!(
+                matches!(generate(bits, || true), Err(Failure::Failed(why)) if why.contains("128 bits")),
+                "{bits}"
+            );
         }
     }
 
