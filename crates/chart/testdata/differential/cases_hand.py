@@ -774,6 +774,9 @@ FROMTOML = [
     ('fromtoml-accept-3', '{{ fromToml "a.b = 1\\na = 2\\ns = \\"x\\\\ty\\\\u00e9\\\\\\\\\\"\\nm = \'\'\'\\nraw\\\\n\'\'\'\\nmb = \\"\\"\\"\\nline \\\\\\n   next\\"\\"\\"\\nf = -1.5e3\\ng = 1_000.25\\nh = 0xff\\ni = -9_223_372_036_854_775_808\\nn = -nan\\nd = 1979-05-27\\ndt = 1979-05-27 07:32:00.5+05:30\\nl = [1, {x = 1, y.z = 2}, [true]]\\nq.\\"r s\\".t = \'u\'\\n[[t]]\\nk = 1\\n[[t]]\\nk = 2\\n[t.sub]\\nz = 1" | toJson }}'),
     ('fromtoml-accept-4', '{{ $t := fromToml "a.b = 1\\na = 2\\nd = 1979-05-27\\ne = 07:32:00\\nf = 1.0\\ni = 3" }}{{ typeOf $t.d }} {{ $t.d }} {{ $t.e }} {{ typeOf $t.f }} {{ typeOf $t.i }} {{ typeOf $t.a }}'),
     ('fromtoml-accept-5', '{{ fromToml "x.y = 1\\n[x]\\nz = {a = 1}\\n[[arr]]\\nv = [{w = 1}, {w = 2}]" | toJson }}'),
+    ('fromtoml-accept-6', '{{ fromToml "a = {b = 1, b.c = 2}" | toJson }}'),
+    ('fromtoml-accept-7', '{{ fromToml "a = {b.c = 1, b = 2}" | toJson }}'),
+    ('fromtoml-accept-8', '{{ fromToml "a = [{b = 1}, {b.c = 1, b.d = 2}]" | toJson }}'),
     # Random edits of a TOML document (seed 3031), errors and values alike.
     ('fromtoml-mutated-1', '{{ fromToml "t.z = 1\\na.b = 2\\nh = 0xff\\nn = 1979-05-27T07:32:00Z\\na = 1\\nf = 1.5e3\\nt.z = 1\\na = 1" | toJson }}'),
     ('fromtoml-mutated-2', '{{ fromToml "b = \\"x\\\\ty\\":\\na.b = 2" | toJson }}'),
