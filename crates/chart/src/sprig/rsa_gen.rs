@@ -8,10 +8,13 @@
 //!
 //! The primes come from [`super::rsa_primes`] (a faster search than AWS-LC's
 //! `RSA_generate_key_ex`, to the same standard); this module makes the key from them the
-//! way FIPS 186-5 A.1.1 and Go's crypto/rsa do: e = 65537, n = pq, d = e^-1 mod
-//! (p-1)(q-1) (as Go's keys have; AWS-LC reduces it mod lcm(p-1, q-1)) and above
-//! 2^(nlen/2), the CRT values, AWS-LC's own check of the whole key and a pairwise
-//! sign-and-verify test. Every step on the secret values is constant time: AWS-LC's
+//! way FIPS 186-5 A.1.1 and Go's crypto/rsa do: e = 65537, n = pq, d above 2^(nlen/2),
+//! the CRT values, AWS-LC's own check of the whole key and a pairwise sign-and-verify
+//! test. One difference: d = e^-1 mod (p-1)(q-1), as RSA's paper and PKCS #1 allow, where
+//! FIPS 186-5, Go 1.26 and AWS-LC reduce it mod lcm(p-1, q-1). The key works the same
+//! (private operations use the CRT values, which are equal either way), and it spares the
+//! lcm: Go computes it with variable-time steps, and AWS-LC's constant-time one is not
+//! exported. Every step on the secret values is constant time: AWS-LC's
 //! inversion modulo an even number, and its Montgomery exponentiation for q^-1 mod p.
 use std::os::raw::c_uint;
 
