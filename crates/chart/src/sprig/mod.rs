@@ -46,8 +46,8 @@ mod tests;
 
 pub(crate) use args::go_type;
 pub(crate) use cast::strval;
-pub(crate) use convert::{must_to_json, to_json};
 pub use certs::KeyReuse;
+pub(crate) use convert::{must_to_json, to_json};
 pub use dicts::{deep_copy, merge_into};
 pub use standalone::execute_standalone;
 

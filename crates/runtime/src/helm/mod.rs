@@ -112,6 +112,9 @@ mod reconciler;
 mod recovery;
 mod release;
 mod release_actions;
+// Read by the release engine (and tests of stored releases); an operator without it has
+// no stored release to read.
+#[cfg(any(feature = "chart-engine", test))]
 mod release_store;
 mod settings;
 mod status;
