@@ -129,7 +129,19 @@ fn annotations(bundle: &Bundle, findings: &mut Findings) -> Option<String> {
         }
         Some(name) => Some(name.to_string()),
     };
-    let channels: Vec<&str> = match text(CHANNELS) {
+    channels(file, text(CHANNELS), text(DEFAULT_CHANNEL), findings);
+    package
+}
+
+/// The channels annotation (a comma-separated list) and the default channel, which must be
+/// one of them.
+fn channels(
+    file: &str,
+    channels: Option<&str>,
+    default_channel: Option<&str>,
+    findings: &mut Findings,
+) {
+    let channels: Vec<&str> = match channels {
         None | Some("") => {
             findings.error(
                 file,
@@ -152,7 +164,7 @@ fn annotations(bundle: &Bundle, findings: &mut Findings) -> Option<String> {
             channels
         }
     };
-    match text(DEFAULT_CHANNEL) {
+    match default_channel {
         Some("") => findings.error(
             file,
             DEFAULT_CHANNEL,
@@ -170,7 +182,6 @@ fn annotations(bundle: &Bundle, findings: &mut Findings) -> Option<String> {
         }
         _ => {}
     }
-    package
 }
 
 /// The rules every file of manifests/ follows.

@@ -4,6 +4,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::channel::mpsc::UnboundedSender;
 use futures::{StreamExt, TryStreamExt};
 use kube::api::{ApiResource, DynamicObject};
 use kube::discovery::{self, Scope};
@@ -118,52 +119,23 @@ async fn run_controller(settings: Settings, ctx: ControllerContext) -> anyhow::R
     }
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "the Helm controller's wiring, each step used once"
-)]
 async fn run_scoped(
-    mut settings: Settings,
+    settings: Settings,
     ctx: ControllerContext,
     resource: ApiResource,
     namespaced: bool,
 ) -> anyhow::Result<()> {
     let name = settings.controller_name();
-    let client = ctx.client.clone();
-    let api = ctx.scope.dynamic_api(client.clone(), &resource, namespaced);
+    let api = ctx
+        .scope
+        .dynamic_api(ctx.client.clone(), &resource, namespaced);
     let mut watch_config = watcher::Config::default().any_semantic();
     if !settings.selector.selects_all() {
         watch_config = watch_config.labels_from(&settings.selector);
     }
     let (trigger, triggers) = futures::channel::mpsc::unbounded();
-    let dependents = settings.watch_dependent_resources.then(|| {
-        DependentWatches::new(
-            client.clone(),
-            ctx.scope.clone(),
-            resource.clone(),
-            trigger,
-            ctx.shutdown.clone(),
-        )
-    });
-    let reporter = settings.reporter.clone().unwrap_or_else(|| Reporter {
-        controller: name.clone(),
-        instance: ctx.reporter.instance.clone(),
-    });
     let concurrency = u16::try_from(settings.max_concurrent_reconciles).unwrap_or(u16::MAX);
-    settings.helm = Arc::new(MeteredHelm::new(
-        settings.helm,
-        ctx.metrics.release_operations(&name),
-    ));
-    let reconcile_context = Arc::new(ReconcileContext {
-        reporter,
-        field_manager: name.clone(),
-        client,
-        settings,
-        resource: resource.clone(),
-        kinds: KindCache::default(),
-        dependents,
-        backoff: retry_backoff(),
-    });
+    let reconcile_context = reconcile_context(settings, &ctx, &resource, trigger);
     let metrics = ctx.metrics.clone();
     let metric_name = name.clone();
     let queue = metrics.queue(&name, usize::from(concurrency));
@@ -240,6 +212,45 @@ async fn run_scoped(
     ctx.drive(store, run).await;
     tracing::info!(controller = %name, "Helm controller stopped");
     Ok(())
+}
+
+/// What every reconcile of one controller shares: its settings with the Helm client
+/// metered under the controller's name, the reporter of its events, its field manager and
+/// the watches of the objects its releases made.
+fn reconcile_context(
+    mut settings: Settings,
+    ctx: &ControllerContext,
+    resource: &ApiResource,
+    trigger: UnboundedSender<ObjectRef<DynamicObject>>,
+) -> Arc<ReconcileContext> {
+    let name = settings.controller_name();
+    let dependents = settings.watch_dependent_resources.then(|| {
+        DependentWatches::new(
+            ctx.client.clone(),
+            ctx.scope.clone(),
+            resource.clone(),
+            trigger,
+            ctx.shutdown.clone(),
+        )
+    });
+    let reporter = settings.reporter.clone().unwrap_or_else(|| Reporter {
+        controller: name.clone(),
+        instance: ctx.reporter.instance.clone(),
+    });
+    settings.helm = Arc::new(MeteredHelm::new(
+        settings.helm,
+        ctx.metrics.release_operations(&name),
+    ));
+    Arc::new(ReconcileContext {
+        reporter,
+        field_manager: name,
+        client: ctx.client.clone(),
+        settings,
+        resource: resource.clone(),
+        kinds: KindCache::default(),
+        dependents,
+        backoff: retry_backoff(),
+    })
 }
 
 /// See [`Reconciler::standalone`].

@@ -248,9 +248,22 @@ impl<'a> Validator<'a> {
             }
         }
         // `contains` came with draft 6, minContains and maxContains with 2019-09.
-        let Some(contains) = s.get("contains").filter(|_| self.draft >= 6) else {
-            return;
-        };
+        if let Some(contains) = s.get("contains").filter(|_| self.draft >= 6) {
+            self.check_contains(items, contains, s, path, own, errors);
+        }
+    }
+
+    /// `contains`, with `minContains` and `maxContains` since 2019-09: how many items match
+    /// the schema.
+    fn check_contains(
+        &self,
+        items: &[Value],
+        contains: &'a Value,
+        s: Keywords<'a>,
+        path: &mut Vec<String>,
+        own: &mut Uneval,
+        errors: &mut Vec<Failure>,
+    ) {
         let mut failures = Vec::new();
         let mut matched = Vec::new();
         for (i, item) in items.iter().enumerate() {

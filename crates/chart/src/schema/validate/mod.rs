@@ -274,6 +274,40 @@ impl<'a> Validator<'a> {
             }
             return failure.map(Failure::referenced);
         }
+        if let Some(failure) = self.check_value(value, s, path) {
+            return Some(failure);
+        }
+        let mut errors = Vec::new();
+        if let Some((v, target)) = target {
+            let failure = v.check_in_place(value, target, path, &mut own);
+            errors.extend(failure.map(Failure::referenced));
+        }
+        match value {
+            Value::Object(map) => self.check_object(map, s, path, &mut own, &mut errors),
+            Value::Array(items) => self.check_array(items, s, path, &mut own, &mut errors),
+            Value::String(text) => Self::check_string(text, s, path, &mut errors),
+            Value::Number(_) => Self::check_number(value, s, path, &mut errors),
+            _ => {}
+        }
+        self.check_dynamic_refs(value, s, path, &mut own, &mut errors);
+        self.check_combinators(value, s, path, &mut own, &mut errors);
+        errors.extend(self.unevaluated(value, s, path, &mut own));
+        if errors.is_empty() {
+            caller.merge(&own);
+        }
+        match errors.len() {
+            0 => None,
+            1 => errors.pop(),
+            _ => Some(Failure {
+                group: true,
+                ..Failure::new(path, "validation failed").with_causes(errors)
+            }),
+        }
+    }
+
+    /// The keywords that judge the value whole (`type`, `const`, `enum`, and `format` where
+    /// the draft asserts it): the first that fails, which ends the schema's check.
+    fn check_value(&self, value: &Value, s: Keywords<'a>, path: &[String]) -> Option<Failure> {
         if let Some(t) = s.get("type") {
             let wanted: Vec<&str> = match t {
                 Value::String(one) => vec![one.as_str()],
@@ -323,32 +357,7 @@ impl<'a> Validator<'a> {
             let message = format!("{} is not valid {name}: {why}", quote(text));
             return Some(Failure::new(path, message));
         }
-        let mut errors = Vec::new();
-        if let Some((v, target)) = target {
-            let failure = v.check_in_place(value, target, path, &mut own);
-            errors.extend(failure.map(Failure::referenced));
-        }
-        match value {
-            Value::Object(map) => self.check_object(map, s, path, &mut own, &mut errors),
-            Value::Array(items) => self.check_array(items, s, path, &mut own, &mut errors),
-            Value::String(text) => Self::check_string(text, s, path, &mut errors),
-            Value::Number(_) => Self::check_number(value, s, path, &mut errors),
-            _ => {}
-        }
-        self.check_dynamic_refs(value, s, path, &mut own, &mut errors);
-        self.check_combinators(value, s, path, &mut own, &mut errors);
-        errors.extend(self.unevaluated(value, s, path, &mut own));
-        if errors.is_empty() {
-            caller.merge(&own);
-        }
-        match errors.len() {
-            0 => None,
-            1 => errors.pop(),
-            _ => Some(Failure {
-                group: true,
-                ..Failure::new(path, "validation failed").with_causes(errors)
-            }),
-        }
+        None
     }
 
     /// `value` against a subschema at a deeper path.

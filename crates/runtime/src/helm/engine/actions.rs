@@ -447,20 +447,7 @@ impl Context {
         options: &ChangeOptions,
     ) -> Result<ReleaseRecord, EngineError> {
         let history = self.storage.history(namespace, name).await?;
-        let Some(last) = history.last() else {
-            return Err(EngineError::NoDeployedReleases(name.to_string()));
-        };
-        if last.status().starts_with("pending-") {
-            return Err(EngineError::Pending);
-        }
-        let current = match last.status() {
-            "deployed" => last.clone(),
-            _ => match history.iter().rev().find(|r| r.status() == "deployed") {
-                Some(deployed) => deployed.clone(),
-                None if matches!(last.status(), "failed" | "superseded") => last.clone(),
-                None => return Err(EngineError::NoDeployedReleases(name.to_string())),
-            },
-        };
+        let (last, current) = upgrade_base(name, &history)?;
         let chart = self.chart(chart_path)?;
         let revision = last.version + 1;
         let render = self
@@ -506,24 +493,9 @@ impl Context {
             .collect();
         self.check_adoption(&new, name, namespace).await?;
         self.create_revision(&upgraded, options.max_history).await?;
-        let force_replace = options.force && method == ApplyMethod::ClientSide;
-        let outcome = async {
-            if !options.disable_hooks {
-                hooks::run(self, &mut upgraded, Event::PreUpgrade, self.timeout)
-                    .await
-                    .map_err(|e| EngineError::Phase("pre-upgrade hooks failed", Box::new(e)))?;
-            }
-            self.update_objects(&originals, &targets, method, force_replace, false)
-                .await?;
-            self.wait_for(&targets).await?;
-            if !options.disable_hooks {
-                hooks::run(self, &mut upgraded, Event::PostUpgrade, self.timeout)
-                    .await
-                    .map_err(|e| EngineError::Phase("post-upgrade hooks failed", Box::new(e)))?;
-            }
-            Ok::<(), EngineError>(())
-        }
-        .await;
+        let outcome = self
+            .apply_upgrade(&mut upgraded, &originals, &targets, method, options)
+            .await;
         if outcome.is_ok() {
             let mut superseded = current.clone();
             superseded.set_status_only("superseded");
@@ -533,6 +505,34 @@ impl Context {
         self.settle(&mut upgraded, outcome, options, "Upgrade complete", failure)
             .await?;
         Ok(upgraded)
+    }
+
+    /// An upgrade's changes to the cluster once its revision is recorded: the pre-upgrade
+    /// hooks, the objects updated from `originals` to `targets`, the wait, the post-upgrade
+    /// hooks.
+    async fn apply_upgrade(
+        &self,
+        upgraded: &mut ReleaseRecord,
+        originals: &[ClusterObject],
+        targets: &[ClusterObject],
+        method: ApplyMethod,
+        options: &ChangeOptions,
+    ) -> Result<(), EngineError> {
+        let force_replace = options.force && method == ApplyMethod::ClientSide;
+        if !options.disable_hooks {
+            hooks::run(self, upgraded, Event::PreUpgrade, self.timeout)
+                .await
+                .map_err(|e| EngineError::Phase("pre-upgrade hooks failed", Box::new(e)))?;
+        }
+        self.update_objects(originals, targets, method, force_replace, false)
+            .await?;
+        self.wait_for(targets).await?;
+        if !options.disable_hooks {
+            hooks::run(self, upgraded, Event::PostUpgrade, self.timeout)
+                .await
+                .map_err(|e| EngineError::Phase("post-upgrade hooks failed", Box::new(e)))?;
+        }
+        Ok(())
     }
 
     // ----- rollback -----
@@ -744,4 +744,28 @@ impl ReleaseRecord {
     pub(crate) fn set_status_only(&mut self, status: &str) {
         self.info.get_or_insert_with(Info::default).status = status.to_string();
     }
+}
+
+/// The revisions an upgrade starts from, as Helm's upgrade picks them: the latest (whose
+/// number the new revision follows) and the one it upgrades (the deployed revision, else
+/// a last failed or superseded one). A pending latest revision refuses the upgrade.
+fn upgrade_base<'h>(
+    name: &str,
+    history: &'h [ReleaseRecord],
+) -> Result<(&'h ReleaseRecord, ReleaseRecord), EngineError> {
+    let Some(last) = history.last() else {
+        return Err(EngineError::NoDeployedReleases(name.to_string()));
+    };
+    if last.status().starts_with("pending-") {
+        return Err(EngineError::Pending);
+    }
+    let current = match last.status() {
+        "deployed" => last,
+        _ => match history.iter().rev().find(|r| r.status() == "deployed") {
+            Some(deployed) => deployed,
+            None if matches!(last.status(), "failed" | "superseded") => last,
+            None => return Err(EngineError::NoDeployedReleases(name.to_string())),
+        },
+    };
+    Ok((last, current.clone()))
 }

@@ -896,22 +896,8 @@ struct Tracked {
     seen: bool,
 }
 
-async fn watch_until(
-    client: &kube::Client,
-    targets: &[&ClusterObject],
-    goal: Goal,
-    timeout: Duration,
-) -> Result<(), WaitError> {
-    if targets.is_empty() {
-        return Ok(());
-    }
-    let timeout = if timeout.is_zero() {
-        DEFAULT_TIMEOUT
-    } else {
-        timeout
-    };
-    let deadline = tokio::time::Instant::now() + timeout;
-
+/// The targets grouped by kind and namespace: one watch per group.
+fn groups_of(client: &kube::Client, targets: &[&ClusterObject]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     for (i, t) in targets.iter().enumerate() {
         let namespace = namespace_of(client, t);
@@ -928,6 +914,50 @@ async fn watch_until(
             }),
         }
     }
+    groups
+}
+
+/// The targets that have not reached `goal`, as a wait's error names them.
+fn unready(
+    client: &kube::Client,
+    targets: &[&ClusterObject],
+    tracked: &[Tracked],
+    goal: Goal,
+) -> Vec<Unready> {
+    targets
+        .iter()
+        .zip(tracked)
+        .filter(|(_, t)| match goal {
+            Goal::Current(_) => t.status.status != Status::Current,
+            Goal::Gone => !matches!(t.status.status, Status::NotFound | Status::Unknown),
+        })
+        .map(|(o, t)| Unready {
+            kind: o.resource.kind.clone(),
+            namespace: namespace_of(client, o).unwrap_or_default(),
+            name: o.name.clone(),
+            status: t.status.status,
+            message: t.status.message.clone(),
+        })
+        .collect()
+}
+
+async fn watch_until(
+    client: &kube::Client,
+    targets: &[&ClusterObject],
+    goal: Goal,
+    timeout: Duration,
+) -> Result<(), WaitError> {
+    if targets.is_empty() {
+        return Ok(());
+    }
+    let timeout = if timeout.is_zero() {
+        DEFAULT_TIMEOUT
+    } else {
+        timeout
+    };
+    let deadline = tokio::time::Instant::now() + timeout;
+
+    let mut groups = groups_of(client, targets);
     let mut tracked: Vec<Tracked> = targets
         .iter()
         .map(|_| Tracked {
@@ -981,22 +1011,7 @@ async fn watch_until(
         }
     }
 
-    let reader_goal = goal;
-    let objects: Vec<Unready> = targets
-        .iter()
-        .zip(&tracked)
-        .filter(|(_, t)| match reader_goal {
-            Goal::Current(_) => t.status.status != Status::Current,
-            Goal::Gone => !matches!(t.status.status, Status::NotFound | Status::Unknown),
-        })
-        .map(|(o, t)| Unready {
-            kind: o.resource.kind.clone(),
-            namespace: namespace_of(client, o).unwrap_or_default(),
-            name: o.name.clone(),
-            status: t.status.status,
-            message: t.status.message.clone(),
-        })
-        .collect();
+    let objects = unready(client, targets, &tracked, goal);
     if objects.is_empty() && !timed_out {
         return Ok(());
     }
