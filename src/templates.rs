@@ -2,6 +2,7 @@
 //! a template that mentions a variable the context lacks is an error, even inside an `if`.
 //! Every other file is copied byte for byte.
 use include_dir::{Dir, DirEntry, include_dir};
+use serde::Serialize;
 use tera::{Context, Tera};
 
 use crate::error::{Error, Result};
@@ -15,6 +16,17 @@ pub struct Source {
     name: String,
     raw: &'static [u8],
     is_template: bool,
+}
+
+/// The tera context of a template family's typed variables (a struct whose fields are the
+/// variables its templates use, such as `WebhookContext`).
+///
+/// # Errors
+///
+/// `Error::Internal` when `variables` does not serialize to a map of names to values.
+pub fn context(variables: &impl Serialize) -> Result<Context> {
+    Context::from_serialize(variables)
+        .map_err(|e| Error::Internal(format!("template variables: {e}")))
 }
 
 /// Every file under `folder` (e.g. `init/base`), sorted by output path.

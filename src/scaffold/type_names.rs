@@ -6,13 +6,25 @@
 use std::collections::BTreeSet;
 
 use heck::ToUpperCamelCase;
-use tera::Context;
+use serde::Serialize;
 
 use crate::model::{Group, Kind};
 
+/// The template variables that name the API's types in a generated file, flattened into
+/// the context of each template family that writes Rust code using them.
+#[derive(Clone, Debug, Serialize)]
+// The fields are template variables, named as the templates spell them.
+#[allow(clippy::struct_field_names)]
 pub struct TypeNames {
-    kind: String,
-    alias: Option<String>,
+    /// The kind's type as the code names it: `Memcached`, or `AppsDeployment`.
+    kind_type: String,
+    /// Its spec and status types as the code names them.
+    kind_spec: String,
+    kind_status: String,
+    /// The items of the `use` line: `Memcached`, or `Deployment as AppsDeployment`.
+    kind_import: String,
+    kind_spec_import: String,
+    kind_status_import: String,
 }
 
 impl TypeNames {
@@ -24,36 +36,30 @@ impl TypeNames {
                 .iter()
                 .all(|suffix| !taken.contains(&format!("{name}{suffix}")))
         };
-        let kind = kind.as_str().to_string();
-        if free(&kind) {
-            return TypeNames { kind, alias: None };
-        }
-        let grouped = format!("{}{kind}", group.as_str().to_upper_camel_case());
-        let alias = [grouped.clone(), format!("{grouped}Resource")]
-            .into_iter()
-            .find(|name| free(name))
-            .unwrap_or_else(|| format!("{grouped}CustomResource"));
-        TypeNames {
-            kind,
-            alias: Some(alias),
-        }
-    }
-
-    /// `kind_type`, `kind_spec`, `kind_status` (the names in code) and `kind_import`,
-    /// `kind_status_import`, `kind_spec_import` (what the `use` lines list).
-    pub fn insert_into(&self, context: &mut Context) {
-        let kind = &self.kind;
-        let local = self.alias.as_deref().unwrap_or(kind);
-        context.insert("kind_type", local);
-        context.insert("kind_spec", &format!("{local}Spec"));
-        context.insert("kind_status", &format!("{local}Status"));
-        let import = |suffix: &str| match &self.alias {
+        let kind = kind.as_str();
+        let alias = if free(kind) {
+            None
+        } else {
+            let grouped = format!("{}{kind}", group.as_str().to_upper_camel_case());
+            let alias = [grouped.clone(), format!("{grouped}Resource")]
+                .into_iter()
+                .find(|name| free(name))
+                .unwrap_or_else(|| format!("{grouped}CustomResource"));
+            Some(alias)
+        };
+        let local = alias.as_deref().unwrap_or(kind);
+        let import = |suffix: &str| match &alias {
             None => format!("{kind}{suffix}"),
             Some(alias) => format!("{kind}{suffix} as {alias}{suffix}"),
         };
-        context.insert("kind_import", &import(""));
-        context.insert("kind_status_import", &import("Status"));
-        context.insert("kind_spec_import", &import("Spec"));
+        TypeNames {
+            kind_type: local.to_string(),
+            kind_spec: format!("{local}Spec"),
+            kind_status: format!("{local}Status"),
+            kind_import: import(""),
+            kind_spec_import: import("Spec"),
+            kind_status_import: import("Status"),
+        }
     }
 }
 
@@ -129,16 +135,9 @@ mod tests {
 }
 ";
 
-    fn names(kind: &str) -> Context {
+    fn names(kind: &str) -> TypeNames {
         let kind = Kind::parse(kind).unwrap();
-        let names = TypeNames::for_template(TEMPLATE, &Group::parse("web-apps").unwrap(), &kind);
-        let mut context = Context::new();
-        names.insert_into(&mut context);
-        context
-    }
-
-    fn get(context: &Context, key: &str) -> String {
-        context.get(key).unwrap().as_str().unwrap().to_string()
+        TypeNames::for_template(TEMPLATE, &Group::parse("web-apps").unwrap(), &kind)
     }
 
     #[test]
@@ -163,32 +162,26 @@ mod tests {
 
     #[test]
     fn a_kind_that_is_free_keeps_its_name() {
-        let context = names("Memcached");
-        assert_eq!(get(&context, "kind_type"), "Memcached");
-        assert_eq!(get(&context, "kind_import"), "Memcached");
-        assert_eq!(get(&context, "kind_status_import"), "MemcachedStatus");
-        assert_eq!(get(&context, "kind_spec_import"), "MemcachedSpec");
+        let names = names("Memcached");
+        assert_eq!(names.kind_type, "Memcached");
+        assert_eq!(names.kind_import, "Memcached");
+        assert_eq!(names.kind_status_import, "MemcachedStatus");
+        assert_eq!(names.kind_spec_import, "MemcachedSpec");
     }
 
     #[test]
     fn a_kind_the_file_already_uses_is_imported_under_its_group() {
         for kind in ["Deployment", "Pod", "Context", "Value", "Finalizer"] {
-            let context = names(kind);
-            assert_eq!(get(&context, "kind_type"), format!("WebApps{kind}"));
+            let names = names(kind);
+            assert_eq!(names.kind_type, format!("WebApps{kind}"));
+            assert_eq!(names.kind_import, format!("{kind} as WebApps{kind}"));
             assert_eq!(
-                get(&context, "kind_import"),
-                format!("{kind} as WebApps{kind}")
-            );
-            assert_eq!(
-                get(&context, "kind_status_import"),
+                names.kind_status_import,
                 format!("{kind}Status as WebApps{kind}Status")
             );
-            assert_eq!(get(&context, "kind_spec"), format!("WebApps{kind}Spec"));
+            assert_eq!(names.kind_spec, format!("WebApps{kind}Spec"));
         }
         // `Deployment` is free, but its spec is not.
-        assert_eq!(
-            get(&names("Deployment"), "kind_status"),
-            "WebAppsDeploymentStatus"
-        );
+        assert_eq!(names("Deployment").kind_status, "WebAppsDeploymentStatus");
     }
 }

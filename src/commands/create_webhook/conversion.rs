@@ -5,13 +5,13 @@
 //! the stored version and writes the CRD's `spec.conversion`.
 use heck::ToUpperCamelCase;
 use serde::Serialize;
-use tera::Context;
 
 use super::WebhookSettings;
+use super::context::WebhookContext;
 use crate::error::{Error, Result};
 use crate::project::{Project, Resource, ResourceWebhooks};
 use crate::scaffold::{Policy, Tree, markers};
-use crate::templates::Renderer;
+use crate::templates::{self, Renderer};
 
 const SPOKE_TEMPLATE: &str = "webhook/conversion/spoke.rs.tera";
 const WEBHOOK_TEMPLATE: &str = "webhook/conversion/webhook.rs.tera";
@@ -123,6 +123,45 @@ pub(super) fn api_dir(module_path: &str) -> String {
     parts.join("/")
 }
 
+/// The variables both conversion templates use, on top of the webhook's.
+#[derive(Serialize)]
+struct ConversionContext<'a> {
+    #[serde(flatten)]
+    webhook: &'a WebhookContext<'a>,
+    /// The hub's version (`v1`), its module (`<crate>_api::cache::v1`) and that module as
+    /// the api crate names it (`crate::cache::v1`).
+    hub: &'a str,
+    hub_module: &'a str,
+    hub_path: String,
+    /// The spokes' name for the hub's type (see `hub_type`).
+    hub_type: String,
+    /// `memcached_conversion`, the webhook's module in src/webhook/.
+    webhook_module: &'a str,
+    /// `memcached`: the spokes' conversion files are `<kind_module>_conversion.rs`.
+    kind_module: &'a str,
+}
+
+/// The variables of one spoke's conversions (spoke.rs.tera).
+#[derive(Serialize)]
+struct SpokeContext<'a> {
+    #[serde(flatten)]
+    conversion: &'a ConversionContext<'a>,
+    /// The spoke's version: `v2`.
+    spoke: &'a str,
+}
+
+/// The variables of the conversion webhook (webhook.rs.tera).
+#[derive(Serialize)]
+struct ConversionWebhookContext<'a> {
+    #[serde(flatten)]
+    conversion: &'a ConversionContext<'a>,
+    /// The spokes whose lines the webhook gets: all of them, or the new ones when extending.
+    spokes: &'a [Spoke],
+    /// The first spoke of the kind, which the webhook's tests convert to and from.
+    first_spoke: &'a str,
+    first_spoke_module: &'a str,
+}
+
 /// Stage the spokes' conversions, the webhook (whole, or the new spokes' lines at its
 /// markers), its registration (the caller registers the module in src/webhook/mod.rs) and
 /// the crdgen entry.
@@ -130,7 +169,7 @@ pub fn stage(
     tree: &mut Tree,
     renderer: &mut Renderer,
     settings: &WebhookSettings,
-    context: &Context,
+    variables: &WebhookContext,
 ) -> Result<()> {
     check_crdgen(tree)?;
     let spec = &settings.spec;
@@ -138,23 +177,23 @@ pub fn stage(
     let kind_module = spec.kind.module();
     let webhook = webhook_module(settings);
     let webhook_path = format!("src/webhook/{webhook}.rs");
-    let mut context = context.clone();
-    context.insert("hub", spec.version.as_str());
-    context.insert("hub_module", &settings.module_path);
-    context.insert("hub_path", &in_crate(&settings.module_path));
-    context.insert(
-        "hub_type",
-        &hub_type(spec.kind.as_str(), spec.version.as_str()),
-    );
-    context.insert("webhook_module", &webhook);
-    context.insert("kind_module", &kind_module);
+    let conversion = ConversionContext {
+        webhook: variables,
+        hub: spec.version.as_str(),
+        hub_module: &settings.module_path,
+        hub_path: in_crate(&settings.module_path),
+        hub_type: hub_type(spec.kind.as_str(), spec.version.as_str()),
+        webhook_module: &webhook,
+        kind_module: &kind_module,
+    };
 
     for spoke in &plan.now {
         let file = format!("{}/{kind_module}_conversion.rs", api_dir(&spoke.module));
-        let mut spoke_context = context.clone();
-        spoke_context.insert("spoke", &spoke.version);
-        spoke_context.insert("spoke_path", &in_crate(&spoke.module));
-        let text = renderer.render(SPOKE_TEMPLATE, &spoke_context)?;
+        let context = templates::context(&SpokeContext {
+            conversion: &conversion,
+            spoke: &spoke.version,
+        })?;
+        let text = renderer.render(SPOKE_TEMPLATE, &context)?;
         tree.add(&file, text, Policy::User);
         tree.insert_at_marker(
             &format!("{}/mod.rs", api_dir(&spoke.module)),
@@ -164,11 +203,17 @@ pub fn stage(
     }
     let extend = plan.extend && tree.exists(&webhook_path);
     let spokes = if extend { &plan.now } else { &plan.all };
-    context.insert("spokes", spokes);
-    if let Some(first) = plan.all.first() {
-        context.insert("first_spoke", &first.version);
-        context.insert("first_spoke_module", &first.module);
-    }
+    // `stage` runs only when there are spokes to scaffold, so the kind has a first one.
+    let first = plan
+        .all
+        .first()
+        .ok_or_else(|| Error::Internal(format!("conversion of {} without spokes", spec.kind)))?;
+    let context = templates::context(&ConversionWebhookContext {
+        conversion: &conversion,
+        spokes,
+        first_spoke: &first.version,
+        first_spoke_module: &first.module,
+    })?;
     let text = renderer.render(WEBHOOK_TEMPLATE, &context)?;
     if extend {
         // The template rendered with only the new spokes has their lines, one per spoke,

@@ -1,13 +1,10 @@
 //! The files of `create webhook`: the kind's webhook module, the shared `src/webhook/mod.rs`,
 //! their registration in main.rs, and the dependencies the generated code uses.
-use tera::Context;
-
-use super::{Admission, Origin, WebhookSettings};
+use super::context::{PartContext, WebhookContext};
+use super::{Admission, WebhookSettings};
 use crate::error::{Error, Result};
-use crate::model::Kind;
 use crate::project::Project;
 use crate::rust_layout;
-use crate::scaffold::type_names::TypeNames;
 use crate::scaffold::{EditOutcome, Policy, Tree, markers, toml};
 use crate::templates::{self, Renderer};
 
@@ -25,66 +22,25 @@ pub fn stage(
 ) -> Result<()> {
     let spec = &settings.spec;
     let module = module_name(tree, settings)?;
-    let mut context = spec.context(project);
     // The names in scope are those of the whole file, whichever webhooks it holds.
     let mut text = templates::text(KIND_TEMPLATE)?.to_string();
     for admission in [Admission::Defaulting, Admission::Validation] {
         text.push_str(templates::text(admission.template())?);
     }
-    let target = &settings.target;
-    // kopium's name for the type, which may differ from the kind (`DnsEndpoint`).
-    let type_name = Kind::parse(&target.type_name)?;
-    let names = TypeNames::for_template(&text, &spec.group, &type_name);
-    names.insert_into(&mut context);
-    // The group the API server names: `""` for core kinds, whose paths then read
-    // `/mutate--v1-pod` as kubebuilder's do.
-    let group = &target.api_group;
-    context.insert("qualified_group", group);
-    context.insert(
-        "marker_group",
-        if group.is_empty() { "\"\"" } else { group },
-    );
-    // k8s-openapi's types have no `new(name, spec)`: tests build them from metadata.
-    context.insert("builtin_type", &(target.origin == Origin::Builtin));
-    let api_version = if group.is_empty() {
-        spec.version.to_string()
-    } else {
-        format!("{group}/{}", spec.version)
-    };
-    context.insert("api_version", &api_version);
-    let stem = format!(
-        "{}-{}-{}",
-        group.replace('.', "-"),
-        spec.version,
-        spec.kind.lower()
-    );
-    context.insert("module_path", &settings.module_path);
-    let paths = &settings.paths;
-    let mutate_path = paths.defaulting.clone();
-    let validate_path = paths.validation.clone();
-    context.insert(
-        "mutate_path",
-        &mutate_path.unwrap_or_else(|| format!("/mutate-{stem}")),
-    );
-    context.insert(
-        "validate_path",
-        &validate_path.unwrap_or_else(|| format!("/validate-{stem}")),
-    );
-    let name = format!("{}-{}.kb.io", spec.kind.lower(), spec.version);
-    context.insert("mutate_name", &format!("m{name}"));
-    context.insert("validate_name", &format!("v{name}"));
+    let variables = WebhookContext::new(settings, project, &text)?;
+    let context = templates::context(&variables)?;
 
     if !tree.exists(WEBHOOK_MOD) {
         let text = renderer.render(MOD_TEMPLATE, &context)?;
         tree.add(WEBHOOK_MOD, text, Policy::User);
     }
     if !settings.added.is_empty() {
-        stage_admission(tree, renderer, settings, &context, &module)?;
+        stage_admission(tree, renderer, settings, &variables, &module)?;
         register_module(tree, &module)?;
     }
     if settings.spokes.scaffolds() {
         super::storage::stage(tree, settings, project)?;
-        super::conversion::stage(tree, renderer, settings, &context)?;
+        super::conversion::stage(tree, renderer, settings, &variables)?;
         register_module(tree, &super::conversion::webhook_module(settings))?;
     }
     register_in_main(tree)?;
@@ -112,7 +68,7 @@ fn stage_admission(
     tree: &mut Tree,
     renderer: &mut Renderer,
     settings: &WebhookSettings,
-    context: &Context,
+    variables: &WebhookContext,
     module: &str,
 ) -> Result<()> {
     let path = format!("src/webhook/{module}.rs");
@@ -122,7 +78,7 @@ fn stage_admission(
     } else {
         tree.add(
             &path,
-            renderer.render(KIND_TEMPLATE, context)?,
+            renderer.render(KIND_TEMPLATE, &templates::context(variables)?)?,
             Policy::User,
         );
         [
@@ -134,9 +90,11 @@ fn stage_admission(
         .collect()
     };
     for admission in added {
-        let mut context = context.clone();
         for (part, marker) in PARTS {
-            context.insert("part", part);
+            let context = templates::context(&PartContext {
+                webhook: variables,
+                part,
+            })?;
             let fragment = renderer.render(admission.template(), &context)?;
             if !fragment.trim().is_empty() {
                 tree.insert_at_marker(&path, marker, &fragment)?;

@@ -2,6 +2,7 @@
 //! webhooks (hub and spokes) for a Rust API of the project, as kubebuilder's `create webhook`. Every flag is checked before anything
 //! is staged; the files are staged by `files`, the manifests regenerated from the markers,
 //! and PROJECT records the webhooks under the resource.
+mod context;
 mod conversion;
 mod files;
 mod kustomize;

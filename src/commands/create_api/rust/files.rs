@@ -182,7 +182,7 @@ impl<'a> RustApiFiles<'a> {
             &spec.kind,
         );
         let mut context = self.context.clone();
-        names.insert_into(&mut context);
+        context.extend(templates::context(&names)?);
         let controller = &self.settings.controller_name;
         insert_controller_names(&mut context, controller, &spec.qualified_group());
         let text = renderer.render(&format!("{TEMPLATES}/{template}"), &context)?;

@@ -39,8 +39,11 @@ pub fn stage(
     };
     let path = format!("{TEMPLATES}/{template}");
     let mut context = context.clone();
-    TypeNames::for_template(templates::text(&path)?, &spec.group, &spec.kind)
-        .insert_into(&mut context);
+    context.extend(templates::context(&TypeNames::for_template(
+        templates::text(&path)?,
+        &spec.group,
+        &spec.kind,
+    ))?);
     context.insert("controller_module", module);
     let text = renderer.render(&path, &context)?;
     tree.add(&format!("src/integration/{module}.rs"), text, Policy::User);
