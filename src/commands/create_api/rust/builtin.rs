@@ -2,8 +2,7 @@
 //! Deployment --resource=false --controller`, as kubebuilder scaffolds controllers for core
 //! types. There is no type to write and no CRD, only the controller, its registration and
 //! a PROJECT entry (without `api`, so nothing takes it for one of the project's CRDs).
-use tera::Context;
-
+use super::context::WatchControllerContext;
 use super::files;
 use super::named::ControllerName;
 use crate::error::{Error, Result};
@@ -12,7 +11,7 @@ use crate::model::builtin::BuiltinApi;
 use crate::project::Resource;
 use crate::rbac::resources::BuiltinKind;
 use crate::scaffold::{Policy, Tree};
-use crate::templates::Renderer;
+use crate::templates::{self, Renderer};
 
 /// Stage the controller of built-in kind `api`, its module line and its start in main.rs;
 /// return the kind's PROJECT entry, to which the caller adds the controller.
@@ -81,26 +80,27 @@ pub fn stage_watch_controller(
     controller: &ControllerName,
     watched: &WatchedType<'_>,
 ) -> Result<()> {
-    let mut context = Context::new();
-    context.insert("kind", watched.kind);
-    context.insert("type_name", &watched.type_name);
-    context.insert("external", &watched.external);
-    context.insert("api_version", &watched.api_version);
-    context.insert("type_path", &watched.type_path);
-    context.insert("namespaced", &watched.namespaced);
-    context.insert("rbac_group", watched.rbac_group);
-    context.insert("plural", watched.plural);
-    context.insert("api_name", &controller.name);
-    context.insert("resync_minutes", &5);
-    context.insert("metadata_only", &watched.payload.is_some());
-    context.insert("payload", &watched.payload.unwrap_or_default());
     // What the controller's cache holds of each object.
     let cached = if watched.payload.is_some() {
         format!("PartialObjectMeta<{}>", watched.type_name)
     } else {
         watched.type_name.clone()
     };
-    context.insert("cached", &cached);
+    let context = templates::context(&WatchControllerContext {
+        kind: watched.kind,
+        type_name: &watched.type_name,
+        external: watched.external,
+        api_version: &watched.api_version,
+        type_path: &watched.type_path,
+        namespaced: watched.namespaced,
+        rbac_group: watched.rbac_group,
+        plural: watched.plural,
+        api_name: &controller.name,
+        resync_minutes: 5,
+        metadata_only: watched.payload.is_some(),
+        payload: watched.payload.unwrap_or_default(),
+        cached,
+    })?;
     let text = renderer.render("api/builtin/controller.rs.tera", &context)?;
     let module = &controller.module;
     tree.add(&format!("src/controller/{module}.rs"), text, Policy::User);

@@ -2,12 +2,11 @@
 //! the first `make manifests`. It must be exactly what the project's crdgen prints for the
 //! scaffolded types (serde-saphyr's YAML of `K::crd()`); the template mirrors kube-derive's
 //! output and an end-to-end test compares the two.
-use tera::Context;
-
+use super::context::RustApiContext;
 use crate::error::Result;
-use crate::templates::Renderer;
+use crate::templates::{self, Renderer};
 
-/// The CRD YAML of one new kind, from the API's template context.
-pub fn render(context: &Context, renderer: &mut Renderer) -> Result<String> {
-    renderer.render("api/rust/crd.yaml.tera", context)
+/// The CRD YAML of one new kind, from the API's template variables.
+pub fn render(variables: &RustApiContext, renderer: &mut Renderer) -> Result<String> {
+    renderer.render("api/rust/crd.yaml.tera", &templates::context(variables)?)
 }

@@ -1,9 +1,7 @@
 //! The files of a Rust API: the type in the api crate (one module per group and version),
 //! its CRD and sample, the controller, and the lines that register them.
-use tera::Context;
-
+use super::context::{ControllerContext, RustApiContext};
 use super::crd;
-use super::image::ImageOptions;
 use super::{ControllerName, RustApiSettings};
 use crate::error::{Error, Result};
 use crate::model::ApiSpec;
@@ -23,7 +21,8 @@ const WORKSPACE: &str = "Cargo.toml";
 
 pub struct RustApiFiles<'a> {
     settings: &'a RustApiSettings,
-    context: Context,
+    /// The variables every template of the API uses.
+    variables: RustApiContext,
     api_crate: String,
     /// Another version of this kind exists: its CRD file then holds several versions,
     /// which only crdgen can write.
@@ -34,25 +33,7 @@ impl<'a> RustApiFiles<'a> {
     pub fn new(settings: &'a RustApiSettings, project: &Project) -> Self {
         let spec = &settings.spec;
         let api_crate = format!("{}_api", project.crate_ident());
-        let mut context = spec.context(project);
-        context.insert("api_crate", &api_crate);
-        let image = settings.image.as_ref();
-        context.insert("image", &image.is_some());
-        context.insert("image_ref", image.map_or("", |i| i.image.as_str()));
-        context.insert("image_env", &ImageOptions::env_var(spec));
-        let command = image.map(|i| i.command.join(",")).unwrap_or_default();
-        context.insert("has_command", &!command.is_empty());
-        // A Rust string literal, quotes and escapes included.
-        context.insert("container_command", &format!("{command:?}"));
-        context.insert("container_port", &image.is_some_and(|i| i.port.is_some()));
-        context.insert(
-            "container_port_number",
-            &image.and_then(|i| i.port).unwrap_or(0),
-        );
-        context.insert(
-            "run_as_user",
-            &image.and_then(|i| i.run_as_user).unwrap_or(-1),
-        );
+        let variables = RustApiContext::new(spec, project, &api_crate, settings.image.as_ref());
         let other_version = project.resources.iter().any(|r| {
             r.group == spec.group.as_str()
                 && r.kind == spec.kind.as_str()
@@ -60,7 +41,7 @@ impl<'a> RustApiFiles<'a> {
         });
         RustApiFiles {
             settings,
-            context,
+            variables,
             api_crate,
             other_version,
         }
@@ -137,7 +118,7 @@ impl<'a> RustApiFiles<'a> {
         ensure_api_member(tree)?;
 
         if !self.crd_needs_crdgen(tree) {
-            let crd = crd::render(&self.context, renderer)?;
+            let crd = crd::render(&self.variables, renderer)?;
             tree.add(&spec.crd_path(), crd, Policy::User);
         }
         let sample = self.render(renderer, "sample.yaml.tera")?;
@@ -181,16 +162,19 @@ impl<'a> RustApiFiles<'a> {
             &spec.group,
             &spec.kind,
         );
-        let mut context = self.context.clone();
-        context.extend(templates::context(&names)?);
         let controller = &self.settings.controller_name;
-        insert_controller_names(&mut context, controller, &spec.qualified_group());
+        let context = templates::context(&ControllerContext::new(
+            &self.variables,
+            names,
+            controller,
+            &spec.qualified_group(),
+        ))?;
         let text = renderer.render(&format!("{TEMPLATES}/{template}"), &context)?;
         let module = &controller.module;
         tree.add(&format!("src/controller/{module}.rs"), text, Policy::User);
         register_controller(tree, controller)?;
         let image = self.settings.image.is_some();
-        super::integration::stage(tree, renderer, &context, spec, module, image)?;
+        super::integration::stage(tree, renderer, &self.variables, spec, controller, image)?;
         Ok(())
     }
 
@@ -211,7 +195,10 @@ impl<'a> RustApiFiles<'a> {
     }
 
     fn render(&self, renderer: &mut Renderer, template: &str) -> Result<String> {
-        renderer.render(&format!("{TEMPLATES}/{template}"), &self.context)
+        renderer.render(
+            &format!("{TEMPLATES}/{template}"),
+            &templates::context(&self.variables)?,
+        )
     }
 }
 
@@ -224,14 +211,6 @@ pub fn ensure_api_member(tree: &mut Tree) -> Result<()> {
         tree.edit(WORKSPACE, |_| Ok(updated))?;
     }
     Ok(())
-}
-
-/// The names that tell a controller from the kind's other controllers: `api_name` (its
-/// name in metrics, logs and its field manager), its condition and its finalizer.
-pub fn insert_controller_names(context: &mut Context, controller: &ControllerName, group: &str) {
-    context.insert("api_name", &controller.name);
-    context.insert("condition", &controller.condition());
-    context.insert("finalizer", &controller.finalizer(group));
 }
 
 /// Declare the controller's module and start it from main.rs, each line laid out as

@@ -4,8 +4,8 @@
 //! (`src/integration/mod.rs`), its `#[cfg(test)] mod integration;` in src/main.rs and the
 //! dev-dependency on the runtime's `envtest` and `test-support` features (the controller's
 //! unit tests run against the latter's scripted API server), each added once.
-use tera::Context;
-
+use super::ControllerName;
+use super::context::{IntegrationContext, RustApiContext};
 use crate::error::Result;
 use crate::model::ApiSpec;
 use crate::scaffold::type_names::TypeNames;
@@ -22,29 +22,28 @@ const ENVTEST: &str = "envtest";
 /// The runtime's feature with the scripted API server of controllers' unit tests.
 pub const TEST_SUPPORT: &str = "test-support";
 
-/// Stage the test of the controller of `spec` (a deploy-image one when `image`), rendered
-/// with the controller's template `context`.
+/// Stage the test of `controller`, of `spec` (a deploy-image one when `image`).
 pub fn stage(
     tree: &mut Tree,
     renderer: &mut Renderer,
-    context: &Context,
+    api: &RustApiContext,
     spec: &ApiSpec,
-    module: &str,
+    controller: &ControllerName,
     image: bool,
 ) -> Result<()> {
+    let module = controller.module.as_str();
     let template = if image {
         "image_controller.rs.tera"
     } else {
         "controller.rs.tera"
     };
     let path = format!("{TEMPLATES}/{template}");
-    let mut context = context.clone();
-    context.extend(templates::context(&TypeNames::for_template(
-        templates::text(&path)?,
-        &spec.group,
-        &spec.kind,
-    ))?);
-    context.insert("controller_module", module);
+    let context = templates::context(&IntegrationContext {
+        api,
+        names: TypeNames::for_template(templates::text(&path)?, &spec.group, &spec.kind),
+        condition: &controller.condition(),
+        controller_module: module,
+    })?;
     let text = renderer.render(&path, &context)?;
     tree.add(&format!("src/integration/{module}.rs"), text, Policy::User);
 

@@ -2,6 +2,7 @@
 //! the run that stages its files. What is staged lives in `files` (the type, the CRD, the
 //! controller and their registrations) and `image` (kubebuilder's deploy-image options).
 pub(crate) mod builtin;
+mod context;
 mod crd;
 pub(crate) mod external;
 pub(crate) mod external_files;
