@@ -262,6 +262,16 @@ fn the_builder_stage_builds_a_fresh_scaffold_from_its_build_context() {
     assert!(dockerfile.contains("COPY --from=builder /workspace/manager /manager"));
 }
 
+/// The crates under crates/ that generated operators build (the runtime and what it
+/// depends on), each with its own manifest spelling out the workspace's.
+const LIBRARY_CRATES: [&str; 5] = [
+    "runtime",
+    "chart",
+    "chart-schema",
+    "helm-values",
+    "gotemplate",
+];
+
 /// A manifest of this repository, parsed.
 fn read(path: String) -> toml_edit::DocumentMut {
     std::fs::read_to_string(path).unwrap().parse().unwrap()
@@ -274,7 +284,7 @@ fn library_crates_declare_the_workspace_package_fields() {
     let root = env!("CARGO_MANIFEST_DIR");
     let workspace = read(format!("{root}/Cargo.toml"));
     let fields = &workspace["workspace"]["package"];
-    for krate in ["runtime", "chart", "helm-values", "gotemplate"] {
+    for krate in LIBRARY_CRATES {
         let manifest = read(format!("{root}/crates/{krate}/Cargo.toml"));
         for field in [
             "version",
@@ -306,7 +316,7 @@ fn library_crates_declare_the_workspace_lints() {
             .map(|(name, level)| format!("{name} = {}", level.to_string().trim()))
             .collect()
     };
-    for krate in ["runtime", "chart", "helm-values", "gotemplate"] {
+    for krate in LIBRARY_CRATES {
         let manifest = read(format!("{root}/crates/{krate}/Cargo.toml"));
         assert_eq!(
             lints(&manifest["lints"]["clippy"]),

@@ -30,7 +30,6 @@ mod lc;
 mod lists;
 mod math;
 mod paths;
-pub(crate) mod re2;
 mod regex;
 mod rsa_gen;
 mod rsa_primes;

@@ -1,8 +1,9 @@
-//! sprig's regex functions with Go's RE2 syntax (translated by `re2`), Go's
+//! sprig's regex functions with Go's RE2 syntax (translated by `chart_schema::re2`), Go's
 //! replacement syntax (`$1`, `${name}`) and Go's Split rules.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use chart_schema::re2;
 use gotemplate::{Result, Value};
 use regex::Regex;
 
@@ -19,7 +20,7 @@ fn compile(pattern: &str) -> std::result::Result<Arc<Regex>, String> {
     {
         return Ok(Arc::clone(re));
     }
-    let translated = super::re2::translate(pattern)?;
+    let translated = re2::translate(pattern)?;
     // What the translation lets through, the regex crate accepts save for its size
     // limit (Go has its own); say so in Go's words.
     let re = Arc::new(
@@ -67,7 +68,7 @@ fn replace_all(name: &str, re: &Regex, x: &str, template: &str, literal: bool) -
         if literal {
             out.push_str(template);
         } else {
-            super::re2::expand(&mut out, template, &caps);
+            re2::expand(&mut out, template, &caps);
         }
         last = m.end();
         bounds::output(name, out.len())?;

@@ -260,7 +260,7 @@ fn semver(s: &str) -> Outcome {
 
 /// A pattern Go's regexp package compiles.
 fn regex(s: &str) -> Outcome {
-    crate::sprig::re2::translate(s)
+    crate::re2::translate(s)
         .map(drop)
         .map_err(|e| format!("error parsing regexp: {e}"))
 }

@@ -136,7 +136,7 @@ pub(super) fn equals(left: &Value, right: &Value) -> bool {
 
 /// A schema `pattern` as a regex (Go's RE2 syntax), or None when it does not compile.
 pub(super) fn regex(pattern: &str) -> Option<regex::Regex> {
-    crate::sprig::re2::translate(pattern)
+    crate::re2::translate(pattern)
         .ok()
         .and_then(|p| regex::Regex::new(&p).ok())
 }

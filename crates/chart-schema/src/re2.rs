@@ -423,9 +423,12 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// The regex crate's spelling of a Go pattern, or Go's parse error (the text after
-/// `error parsing regexp: `).
-pub(crate) fn translate(pattern: &str) -> Result<String, String> {
+/// The regex crate's spelling of a Go pattern.
+///
+/// # Errors
+///
+/// Go's parse error when Go rejects the pattern (the text after `error parsing regexp: `).
+pub fn translate(pattern: &str) -> Result<String, String> {
     Parser {
         src: pattern,
         pos: 0,
@@ -437,7 +440,7 @@ pub(crate) fn translate(pattern: &str) -> Result<String, String> {
 /// Go's `Regexp.Expand` of a replacement template: `$1`, `$name`, `${name}`, `$$`; a
 /// name is the longest run of letters, digits and `_`, a number has no leading zero,
 /// and a malformed `$` is kept as text.
-pub(crate) fn expand(out: &mut String, template: &str, caps: &regex::Captures<'_>) {
+pub fn expand(out: &mut String, template: &str, caps: &regex::Captures<'_>) {
     let mut rest = template;
     while let Some(i) = rest.find('$') {
         out.push_str(&rest[..i]);

@@ -1,29 +1,24 @@
-//! Schemas: values.schema.json validation at render time, and the structural OpenAPI v3
-//! schema for a CRD's `spec` (inferred from values.yaml, or converted from
-//! values.schema.json).
+//! A chart's schemas: its values checked against each chart's values.schema.json at
+//! render time, and the structural OpenAPI v3 schema for a CRD's `spec` (inferred from
+//! values.yaml, or converted from values.schema.json). The schema rules themselves live in
+//! `chart-schema`; this module walks a loaded chart tree with them.
 use std::fmt::Write as _;
 
+use chart_schema::validate_json_schema;
 use serde_json::Value;
 
 use crate::chart::Chart;
 use crate::error::RenderError;
 use helm_values::without_nulls;
 
-mod convert;
-mod infer;
-mod validate;
-
-pub(crate) use validate::check_schema;
-pub use validate::validate_against_schema;
+pub(crate) use chart_schema::check_schema;
+pub use chart_schema::validate_against_schema;
 
 /// The structural OpenAPI v3 schema for a CRD's `spec` that holds this chart's values:
 /// converted from values.schema.json when the chart has one, inferred from values.yaml
 /// otherwise. Defaults are not copied (they live in the chart).
 pub fn crd_schema(chart: &Chart) -> Value {
-    match chart.schema() {
-        Some(schema) => convert::to_structural(schema, chart.values()),
-        None => infer::from_values(chart.values()),
-    }
+    chart_schema::crd_spec_schema(chart.schema(), chart.values())
 }
 
 /// Helm's check of the merged values against each chart's values.schema.json, subcharts
@@ -46,7 +41,7 @@ fn collect_violations(chart: &Chart, values: &Value, report: &mut String) {
         let _ = write!(report, "{}:\n{problem}", chart.name());
     } else if let Some(schema) = chart.schema() {
         // Helm validates without the keys whose value is null.
-        if let Err(errors) = validate::validate_json_schema(&without_nulls(values), schema) {
+        if let Err(errors) = validate_json_schema(&without_nulls(values), schema) {
             let _ = writeln!(report, "{}:", chart.name());
             for e in errors {
                 // A schema that cannot be loaded is reported as it is; violations are

@@ -17,9 +17,13 @@ use super::report::Failure;
 use super::resources;
 use super::{Keywords, Uneval, Validator};
 
-/// `Err` with Helm's message when `schema` is not a valid schema of its draft, or names
-/// a metaschema Helm would have to fetch.
-pub(crate) fn check_schema(schema: &Value) -> Result<(), String> {
+/// Helm's check of a values.schema.json itself, before it validates anything.
+///
+/// # Errors
+///
+/// Helm's message when `schema` is not a valid schema of its draft, or names a
+/// metaschema Helm would have to fetch.
+pub fn check_schema(schema: &Value) -> Result<(), String> {
     let draft = metaschemas::draft_of(schema)
         .map_err(|url| format!("failing loading \"{url}\": remote schemas are not fetched"))?;
     if let Some(problem) = resources::unparsable_id(schema, draft.number) {

@@ -23,7 +23,7 @@ mod scalars;
 mod tests;
 mod uneval;
 
-pub(crate) use meta::check_schema;
+pub use meta::check_schema;
 use refs::local_pointer;
 use report::{Failure, count, display, equals, got_kind, quote, type_matches};
 use uneval::Uneval;
@@ -40,8 +40,13 @@ pub fn validate_against_schema(value: &Value, schema: &Value) -> Result<(), Vec<
 }
 
 /// Check `value` against a values.schema.json (unknown fields allowed unless
-/// `additionalProperties: false`).
-pub(crate) fn validate_json_schema(value: &Value, schema: &Value) -> Result<(), Vec<String>> {
+/// `additionalProperties: false`), as Helm validates a chart's values.
+///
+/// # Errors
+///
+/// A schema that cannot be loaded, as one message, or the violations, one message each
+/// (`at '<path>': ...`, the errors under it indented), in Helm's validator's words.
+pub fn validate_json_schema(value: &Value, schema: &Value) -> Result<(), Vec<String>> {
     run(value, schema, false)
 }
 
