@@ -243,9 +243,15 @@ impl Project {
         })
     }
 
+    /// PROJECT's `projectName`, or `operator` where it has none (as kubebuilder names a
+    /// project it cannot name).
+    pub fn name(&self) -> &str {
+        self.project_name.as_deref().unwrap_or("operator")
+    }
+
     /// The project's crate name as Rust code spells it (`memcached_operator`).
     pub fn crate_ident(&self) -> String {
-        let name = self.project_name.as_deref().unwrap_or("operator");
+        let name = self.name();
         ProjectName::parse(name).map_or_else(|_| name.replace('-', "_"), |n| n.snake())
     }
 

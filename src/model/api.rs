@@ -1,7 +1,6 @@
 //! An API as every command sees it (`create api` with any plugin, `create webhook`, `init`
 //! with a first Helm kind): its group, version and kind, the names and paths derived from
 //! them, and the rules that keep it from clashing with the APIs PROJECT already has.
-use tera::Context;
 
 use crate::error::{Error, Result};
 use crate::model::names::{parse_plural, shown};
@@ -152,34 +151,6 @@ impl ApiSpec {
             self.version,
             self.kind
         )
-    }
-
-    /// The template context every API template can use.
-    pub fn context(&self, project: &Project) -> Context {
-        let mut ctx = Context::new();
-        ctx.insert(
-            "project_name",
-            project.project_name.as_deref().unwrap_or("operator"),
-        );
-        ctx.insert("domain", self.domain.as_str());
-        ctx.insert("group", self.group.as_str());
-        ctx.insert("group_module", &self.group.module());
-        ctx.insert("qualified_group", &self.qualified_group());
-        ctx.insert("version", self.version.as_str());
-        ctx.insert("kind", self.kind.as_str());
-        ctx.insert("kind_lower", &self.kind.lower());
-        // Port names are IANA service names: at most 15 characters.
-        ctx.insert(
-            "port_name",
-            &self.kind.lower().chars().take(15).collect::<String>(),
-        );
-        ctx.insert("api_name", &self.api_name());
-        ctx.insert("kind_snake", &self.kind.module());
-        ctx.insert("kind_screaming", &self.kind.screaming());
-        ctx.insert("plural", &self.plural);
-        ctx.insert("namespaced", &self.namespaced);
-        ctx.insert("namespaced_manager", &project.namespaced);
-        ctx
     }
 
     /// Refuse to scaffold an API PROJECT already has (unless `force`), and one the

@@ -2,12 +2,29 @@
 //! admin/editor/viewer roles and, last, the regenerated role.yaml and the commit.
 use std::fmt::Write as _;
 
+use serde::Serialize;
+
 use crate::error::{Error, Result};
 use crate::model::ApiSpec;
 use crate::project::Project;
 use crate::scaffold::{Policy, Tree};
 use crate::session::Session;
 use crate::templates::{self, Renderer};
+
+/// The variables of the admin, editor and viewer roles (templates/api/common).
+#[derive(Serialize)]
+struct RolesContext<'a> {
+    /// Prefixes the roles' names, as kustomize's namePrefix does the manager's.
+    project_name: &'a str,
+    /// The API's name in the roles' names and files (`memcached`).
+    api_name: String,
+    /// The resource the rules grant, and its `/status`.
+    plural: &'a str,
+    /// The rules' API group (`cache.my.domain`).
+    qualified_group: String,
+    /// A manager that watches only its namespace gets Roles instead of ClusterRoles.
+    namespaced_manager: bool,
+}
 
 /// Stage the kustomize entries and the roles every API gets.
 pub fn stage_common(
@@ -30,7 +47,13 @@ pub fn stage_common(
         &sample_entry,
     )?;
 
-    let context = spec.context(project);
+    let context = templates::context(&RolesContext {
+        project_name: project.name(),
+        api_name: spec.api_name(),
+        plural: &spec.plural,
+        qualified_group: spec.qualified_group(),
+        namespaced_manager: project.namespaced,
+    })?;
     let stem = spec.api_name().replace('-', "_");
     let mut role_entries = String::new();
     let sources = templates::sources("api/common");

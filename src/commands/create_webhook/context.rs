@@ -75,7 +75,7 @@ impl<'a> WebhookContext<'a> {
         let paths = &settings.paths;
         let name = format!("{}-{}.kb.io", spec.kind.lower(), spec.version);
         Ok(WebhookContext {
-            project_name: project.project_name.as_deref().unwrap_or("operator"),
+            project_name: project.name(),
             kind: spec.kind.as_str(),
             kind_lower: spec.kind.lower(),
             version: spec.version.as_str(),

@@ -56,11 +56,7 @@ impl RustApiContext {
     ) -> Self {
         let command = image.map(|i| i.command.join(",")).unwrap_or_default();
         RustApiContext {
-            project_name: project
-                .project_name
-                .as_deref()
-                .unwrap_or("operator")
-                .to_string(),
+            project_name: project.name().to_string(),
             kind: spec.kind.to_string(),
             kind_lower: spec.kind.lower(),
             version: spec.version.to_string(),

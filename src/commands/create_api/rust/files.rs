@@ -243,7 +243,7 @@ pub fn register_controller(tree: &mut Tree, controller: &ControllerName) -> Resu
 /// no Cargo package could have (hand-edited to `Bad Name`) would make code that does not
 /// build, so it is refused before anything is staged.
 pub fn check_project_name(project: &Project) -> Result<()> {
-    let name = project.project_name.as_deref().unwrap_or("operator");
+    let name = project.name();
     let valid =
         crate::model::names::is_dns_label(name) && !name.starts_with(|c: char| c.is_ascii_digit());
     if valid {
