@@ -13,6 +13,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use gotemplate::Value;
 
+/// Arrays and inline tables nested in each other, at most. BurntSushi/toml has no bound
+/// (Go's stack grows to a gigabyte); here lexing, parsing and the value each recurse once
+/// per level on a thread's fixed stack (a test thread's 2 MiB overflowed at 500 levels in
+/// an unoptimised build), so deeper documents are refused in the decoder's words, as Go's
+/// encoding/json refuses JSON nested past its own bound. A deliberate difference.
+const MAX_NESTING: usize = 250;
+
 /// `text` as `BurntSushi/toml` decodes it, or its message when it refuses it.
 pub(super) fn decode(text: &str) -> Result<Value, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -121,6 +128,8 @@ struct Lexer {
     at_eof: bool,
     escaped: bool,
     items: Vec<Item>,
+    /// Arrays and inline tables open around the current value.
+    nesting: usize,
 }
 
 impl Lexer {
@@ -133,6 +142,7 @@ impl Lexer {
             at_eof: false,
             escaped: false,
             items: Vec::new(),
+            nesting: 0,
         }
     }
 
@@ -444,12 +454,12 @@ impl Lexer {
             Some('[') => {
                 self.ignore();
                 self.emit(Kind::Array);
-                return self.array();
+                return self.nested(Self::array);
             }
             Some('{') => {
                 self.ignore();
                 self.emit(Kind::InlineTableStart);
-                return self.inline_table();
+                return self.nested(Self::inline_table);
             }
             Some(quote @ ('"' | '\'')) => {
                 if self.accept(quote)? {
@@ -492,6 +502,19 @@ impl Lexer {
                 quote_rune(c)
             )),
         }
+    }
+
+    /// An array or inline table inside the current value, refused past [`MAX_NESTING`].
+    fn nested(&mut self, container: fn(&mut Self) -> Lexed) -> Lexed {
+        if self.nesting == MAX_NESTING {
+            return self.error(format!(
+                "arrays and inline tables nested deeper than {MAX_NESTING} levels"
+            ));
+        }
+        self.nesting += 1;
+        let lexed = container(self);
+        self.nesting -= 1;
+        lexed
     }
 
     fn array(&mut self) -> Lexed {
@@ -1518,7 +1541,7 @@ fn valid_datetime(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::decode;
+    use super::{MAX_NESTING, decode};
 
     /// Documents made of TOML's punctuation, keys, numbers, control and multi-byte
     /// characters, in every order a fixed-seed generator gives: each is decoded or
@@ -1539,6 +1562,33 @@ mod tests {
                 doc.push_str(PIECES[usize::try_from(seed % 24).unwrap_or(0)]);
             }
             let _ = decode(&doc);
+        }
+    }
+
+    /// A document nested as deep as allowed decodes on a test thread's 2 MiB stack (in
+    /// an unoptimised build, whose frames are the largest); one level more is refused in
+    /// one line, and far deeper too, instead of overflowing the stack.
+    #[test]
+    fn nesting_is_bounded() {
+        let nested = |open: &str, inner: &str, close: &str, n: usize| {
+            format!("a = {}{inner}{}", open.repeat(n), close.repeat(n))
+        };
+        for (open, inner, close) in [("[", "1", "]"), ("{x = ", "1", "}"), ("[{x = ", "1", "}]")] {
+            let levels = open.matches(['[', '{']).count();
+            let deepest = MAX_NESTING / levels;
+            assert!(
+                decode(&nested(open, inner, close, deepest)).is_ok(),
+                "{open}"
+            );
+            for n in [deepest + 1, 1_000_000] {
+                let error = decode(&nested(open, inner, close, n)).unwrap_err();
+                let wanted =
+                    format!("): arrays and inline tables nested deeper than {MAX_NESTING} levels");
+                assert!(
+                    error.starts_with("toml: line 1 (last key \"a") && error.ends_with(&wanted),
+                    "{error}"
+                );
+            }
         }
     }
 
