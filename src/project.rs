@@ -243,8 +243,8 @@ impl Project {
         })
     }
 
-    /// PROJECT's `projectName`, or `operator` where it has none (as kubebuilder names a
-    /// project it cannot name).
+    /// PROJECT's `projectName`, or `operator` where a hand-edited PROJECT has none: the
+    /// one fallback every template and crate name uses.
     pub fn name(&self) -> &str {
         self.project_name.as_deref().unwrap_or("operator")
     }
