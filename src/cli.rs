@@ -459,6 +459,14 @@ pub struct BundleArgs {
     /// nothing else)
     #[arg(long)]
     pub stdout: bool,
+    /// Service accounts besides the manager's whose bound Roles and ClusterRoles go into the
+    /// CSV's permissions (OLM creates the accounts); comma-separated or repeated
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub extra_service_accounts: Vec<String>,
+    /// operator-sdk's tag-to-digest lookup in the image registries: refused (rusty-sdk
+    /// reaches no registry; pass the image by digest, IMG=<repo>@sha256:<digest>)
+    #[arg(long)]
+    pub use_image_digests: bool,
     /// Arguments the command does not take (refused in one line naming the flag meant)
     #[arg(hide = true)]
     pub unexpected: Vec<String>,

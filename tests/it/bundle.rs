@@ -341,3 +341,179 @@ fn operator_sdk_flags_choose_the_parts_the_input_and_the_base() {
         assert_refused(&output, &root, expected, &before);
     }
 }
+
+/// operator-sdk's `--extra-service-accounts`: the Roles and ClusterRoles bound to the named
+/// accounts go into the CSV's permissions and clusterPermissions beside the manager's
+/// (OLM creates the accounts), and those objects leave the bundle; a service account the
+/// CSV does not carry stays a manifest. `--use-image-digests`, operator-sdk's `-v VERSION`,
+/// and an account nothing binds are refused in one line.
+#[needs(kubectl)]
+#[test]
+fn extra_service_accounts_put_their_rbac_into_the_csv() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project(dir.path());
+    let extra = r"
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: backup-runner
+  namespace: bundled-operator-system
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: unbound-helper
+  namespace: bundled-operator-system
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: backup-runner
+  namespace: bundled-operator-system
+rules:
+- apiGroups: [batch]
+  resources: [jobs]
+  verbs: [create, get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: backup-runner
+  namespace: bundled-operator-system
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: backup-runner
+subjects:
+- kind: ServiceAccount
+  name: backup-runner
+  namespace: bundled-operator-system
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: backup-reader
+rules:
+- apiGroups: ['']
+  resources: [persistentvolumes]
+  verbs: [list]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: backup-reader
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: backup-reader
+subjects:
+- kind: ServiceAccount
+  name: backup-runner
+  namespace: bundled-operator-system
+";
+    let mut manifests = std::fs::read_to_string(root.join("manifests.yaml")).unwrap();
+    manifests.push_str(extra);
+    std::fs::write(root.join("manifests.yaml"), manifests).unwrap();
+    let manifest_files = |root: &Path| -> Vec<String> {
+        read_tree(root)
+            .into_keys()
+            .filter(|p| p.starts_with("bundle/manifests/"))
+            .collect()
+    };
+
+    // Without the flag the account's RBAC objects are manifests of their own, as in
+    // operator-sdk.
+    let output = bundle(&root, "--version 0.1.0");
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let files = manifest_files(&root);
+    assert!(
+        files
+            .iter()
+            .any(|f| f.contains("backup-runner_rbac.authorization.k8s.io_v1_role")),
+        "{files:?}"
+    );
+    let csv = yaml_file(&root.join(CSV));
+    let accounts = |csv: &Value, which: &str| -> Vec<String> {
+        csv["spec"]["install"]["spec"][which]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|p| p["serviceAccountName"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let manager = accounts(&csv, "clusterPermissions");
+    assert_eq!(manager.len(), 1, "{manager:?}");
+
+    std::fs::remove_dir_all(root.join("bundle")).unwrap();
+    let output = bundle(
+        &root,
+        "--version 0.1.0 --extra-service-accounts backup-runner",
+    );
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let csv = yaml_file(&root.join(CSV));
+    let mut cluster = manager.clone();
+    cluster.push("backup-runner".into());
+    cluster.sort();
+    assert_eq!(accounts(&csv, "clusterPermissions"), cluster);
+    assert!(accounts(&csv, "permissions").contains(&"backup-runner".to_string()));
+    let entry = |which: &str| -> Value {
+        csv["spec"]["install"]["spec"][which]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["serviceAccountName"] == "backup-runner")
+            .unwrap()["rules"]
+            .clone()
+    };
+    assert_eq!(
+        entry("permissions"),
+        serde_json::json!([{"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["create", "get"]}])
+    );
+    assert_eq!(
+        entry("clusterPermissions"),
+        serde_json::json!([{"apiGroups": [""], "resources": ["persistentvolumes"], "verbs": ["list"]}])
+    );
+    // OLM creates the account and its bindings from the CSV; the account the CSV does not
+    // carry stays in the bundle.
+    let files = manifest_files(&root);
+    assert!(
+        !files
+            .iter()
+            .any(|f| f.contains("backup-runner") || f.contains("backup-reader")),
+        "{files:?}"
+    );
+    assert!(
+        files
+            .iter()
+            .any(|f| f.contains("unbound-helper_v1_serviceaccount")),
+        "{files:?}"
+    );
+    let output = rusty(&root)
+        .args(["bundle", "validate", "bundle"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+
+    let before = read_tree(&root);
+    for (args, expected) in [
+        (
+            "--version 0.1.0 --extra-service-accounts unbound-helper",
+            "--extra-service-accounts \"unbound-helper\": no RoleBinding or ClusterRoleBinding of the manifests binds this service account",
+        ),
+        (
+            "--version 0.1.0 --extra-service-accounts Backup_Runner",
+            "invalid --extra-service-accounts \"Backup_Runner\"",
+        ),
+        (
+            "--version 0.1.0 --use-image-digests",
+            "--use-image-digests looks each image's tag up in its registry",
+        ),
+        (
+            "-v 0.1.0",
+            "unexpected argument \"0.1.0\": operator-sdk's -v VERSION is --version \"0.1.0\" here",
+        ),
+    ] {
+        assert_refused(&bundle(&root, args), &root, expected, &before);
+    }
+}

@@ -353,6 +353,77 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
             }),
             "unowned-crd/manifests/cache.my.domain_memcacheds.yaml: the CRD of Memcached cache.my.domain/v1 is in the bundle but the CSV does not own it".into(),
         ),
+        (
+            broken(&root, "unserved", |b| {
+                edit_yaml(&b.join("manifests/cache.my.domain_memcacheds.yaml"), |crd| {
+                    crd["spec"]["versions"][1]["served"] = json!(false);
+                });
+            }),
+            // OLM's requirement check keeps such a CSV Pending: "CRD version not served".
+            "unserved/manifests/hooked-bundle.clusterserviceversion.yaml: spec.customresourcedefinitions.owned[1].version: owns Memcached cache.my.domain/v2, which unserved/manifests/cache.my.domain_memcacheds.yaml does not serve".into(),
+        ),
+        (
+            broken(&root, "two-storage", |b| {
+                edit_yaml(&b.join("manifests/cache.my.domain_memcacheds.yaml"), |crd| {
+                    crd["spec"]["versions"][1]["storage"] = json!(true);
+                });
+            }),
+            "two-storage/manifests/cache.my.domain_memcacheds.yaml: spec.versions: exactly one version must have storage: true".into(),
+        ),
+        (
+            broken(&root, "min-kube", |b| {
+                edit_yaml(&csv_file(b), |csv| csv["spec"]["minKubeVersion"] = json!("1.31"));
+            }),
+            "min-kube/manifests/hooked-bundle.clusterserviceversion.yaml: spec.minKubeVersion: \"1.31\" is not a semantic version".into(),
+        ),
+        (
+            broken(&root, "skip-range", |b| {
+                edit_yaml(&csv_file(b), |csv| {
+                    csv["metadata"]["annotations"]["olm.skiprange"] = json!(">=0.0.1 <0.1.0");
+                });
+            }),
+            "skip-range/manifests/hooked-bundle.clusterserviceversion.yaml: metadata.annotations.olm.skiprange: OLM reads this annotation only as olm.skipRange".into(),
+        ),
+        (
+            broken(&root, "olm-examples", |b| {
+                edit_yaml(&csv_file(b), |csv| {
+                    let annotations = csv["metadata"]["annotations"].as_object_mut().unwrap();
+                    annotations.remove("alm-examples");
+                    annotations.insert(
+                        "olm.examples".into(),
+                        json!(r#"[{"apiVersion": "other.io/v1", "kind": "Backup"}]"#),
+                    );
+                });
+            }),
+            "olm-examples/manifests/hooked-bundle.clusterserviceversion.yaml: metadata.annotations.olm.examples: an example of Backup other.io/v1, which the CSV does not own".into(),
+        ),
+        (
+            // A Dockerfile in the bundle's folder that copies its metadata, one label off.
+            broken(&root, "label-off", |b| {
+                let dockerfile = std::fs::read_to_string(root.join("bundle.Dockerfile")).unwrap();
+                let edited = dockerfile
+                    .replace("COPY bundle/", "COPY ")
+                    .replace("channels.v1=alpha", "channels.v1=alpha,stable");
+                assert_ne!(edited, dockerfile);
+                std::fs::write(b.join("bundle.Dockerfile"), edited).unwrap();
+            }),
+            "label-off/bundle.Dockerfile: LABEL operators.operatorframework.io.bundle.channels.v1: is \"alpha,stable\", but label-off/metadata/annotations.yaml says \"alpha\"".into(),
+        ),
+        (
+            // bundle.Dockerfile beside the bundle's folder, as make bundle writes it, one
+            // label short.
+            broken(&root, "beside/bundle", |b| {
+                let dockerfile = std::fs::read_to_string(root.join("bundle.Dockerfile")).unwrap();
+                let edited: String = dockerfile
+                    .lines()
+                    .filter(|l| !l.contains("bundle.package.v1="))
+                    .map(|l| format!("{l}\n"))
+                    .collect();
+                assert_ne!(edited, dockerfile);
+                std::fs::write(b.parent().unwrap().join("bundle.Dockerfile"), edited).unwrap();
+            }),
+            "beside/bundle.Dockerfile: LABEL operators.operatorframework.io.bundle.package.v1: missing, but beside/bundle/metadata/annotations.yaml sets it to \"hooked-bundle\"".into(),
+        ),
     ];
     for (dir, expected) in cases {
         let before = read_tree(&root);

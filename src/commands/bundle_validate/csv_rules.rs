@@ -95,6 +95,7 @@ pub fn check(csv: &Document, package: Option<&str>, bundle: &Bundle, findings: &
     install_modes(csv, findings);
     install_strategy(csv, findings);
     examples(csv, findings);
+    annotation_names(csv, findings);
     for (i, entry) in owned(csv).iter().enumerate() {
         let field = format!("spec.customresourcedefinitions.owned[{i}]");
         for key in ["name", "version", "kind"] {
@@ -297,15 +298,49 @@ fn install_strategy(csv: &Document, findings: &mut Findings) {
     }
 }
 
-/// alm-examples is a JSON list of objects, each of a kind the CSV owns.
+/// The annotations OLM reads by their exact spelling (operator-framework/api's
+/// case-sensitive keys): a key spelled in another case is one OLM never sees.
+const CASE_SENSITIVE_ANNOTATIONS: [&str; 5] = [
+    "olm.operatorGroup",
+    "olm.operatorNamespace",
+    "olm.targetNamespaces",
+    "olm.providedAPIs",
+    "olm.skipRange",
+];
+
+fn annotation_names(csv: &Document, findings: &mut Findings) {
+    let Some(annotations) = csv
+        .object
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+    else {
+        return;
+    };
+    for key in annotations.keys() {
+        if let Some(wanted) = CASE_SENSITIVE_ANNOTATIONS
+            .iter()
+            .find(|wanted| wanted.eq_ignore_ascii_case(key) && *wanted != key)
+        {
+            findings.error(
+                &csv.file,
+                &format!("metadata.annotations.{key}"),
+                format!("OLM reads this annotation only as {wanted}; rename the key (in the base CSV, config/manifests/bases)"),
+            );
+        }
+    }
+}
+
+/// alm-examples (or olm.examples, which OLM reads when alm-examples is absent) is a JSON
+/// list of objects, each of a kind the CSV owns.
 fn examples(csv: &Document, findings: &mut Findings) {
     let file = &csv.file;
-    let field = "metadata.annotations.alm-examples";
-    let Some(text) = csv
-        .object
-        .pointer("/metadata/annotations/alm-examples")
-        .and_then(Value::as_str)
-    else {
+    let annotations = csv.object.pointer("/metadata/annotations");
+    let key = ["alm-examples", "olm.examples"]
+        .into_iter()
+        .find(|key| annotations.and_then(|a| a.get(key)).is_some())
+        .unwrap_or("alm-examples");
+    let field = &format!("metadata.annotations.{key}");
+    let Some(text) = annotations.and_then(|a| a.get(key)).and_then(Value::as_str) else {
         findings.warn(
             file,
             field,
@@ -538,8 +573,8 @@ fn admission_rules(file: &str, field: &str, definition: &Value, findings: &mut F
     }
 }
 
-/// A conversion webhook lists CRDs the CSV owns, in every version, whose manifests ask
-/// for webhook conversion.
+/// A conversion webhook lists CRDs the CSV owns, in every version they serve, whose
+/// manifests ask for webhook conversion.
 fn conversion(
     csv: &Document,
     bundle: &Bundle,
@@ -597,15 +632,16 @@ fn conversion(
         }
         for version in array(&crd.object, "/spec/versions") {
             let version = version["name"].as_str().unwrap_or_default();
-            if !owned
-                .iter()
-                .any(|o| o["name"] == name && o["version"] == version)
+            if super::rules::serves(&crd.object, version)
+                && !owned
+                    .iter()
+                    .any(|o| o["name"] == name && o["version"] == version)
             {
                 findings.error(
                     file,
                     "spec.customresourcedefinitions.owned",
                     format!(
-                        "lists no {version} of {name}, which its conversion webhook converts; own every version of the CRD (make bundle does)"
+                        "lists no {version} of {name}, which its conversion webhook converts; own every version the CRD serves (make bundle does)"
                     ),
                 );
             }

@@ -8,7 +8,10 @@
 //! `generate bundle` runs the same rules on the bundle it is about to write, and writes
 //! nothing when one fails.
 mod csv_rules;
+mod dockerfile;
 mod rules;
+
+pub use rules::serves;
 
 use std::path::Path;
 
@@ -33,6 +36,15 @@ pub struct Bundle {
     pub annotations: Option<Document>,
     /// The objects of manifests/, one per file.
     pub manifests: Vec<Document>,
+    /// The bundle image's Dockerfile, if one next to the bundle copies its metadata.
+    pub dockerfile: Option<Dockerfile>,
+}
+
+/// A bundle image's Dockerfile: its labels, which registries and `opm` read where OLM
+/// reads metadata/annotations.yaml, so the two must agree.
+pub struct Dockerfile {
+    pub file: String,
+    pub labels: Vec<(String, String)>,
 }
 
 /// The first object of a file, and how many YAML documents the file holds (OLM reads
@@ -169,6 +181,7 @@ fn read(dir: &Path, shown: &str, findings: &mut Findings) -> Result<Bundle> {
         dir: shown.to_string(),
         annotations: None,
         manifests: Vec::new(),
+        dockerfile: dockerfile::find(dir, shown, findings),
     };
     let annotations = format!("{shown}/metadata/annotations.yaml");
     if dir.join("metadata").is_dir() {

@@ -42,6 +42,7 @@ const SUPPORTED_KINDS: [&str; 22] = [
 
 pub fn check(bundle: &Bundle, findings: &mut Findings) {
     let package = annotations(bundle, findings);
+    dockerfile_labels(bundle, findings);
     for document in &bundle.manifests {
         object(document, findings);
     }
@@ -131,6 +132,61 @@ fn annotations(bundle: &Bundle, findings: &mut Findings) -> Option<String> {
     };
     channels(file, text(CHANNELS), text(DEFAULT_CHANNEL), findings);
     package
+}
+
+/// The bundle image's labels say what metadata/annotations.yaml says: each of OLM's keys
+/// (`operators.operatorframework.io.*`) in one is in the other with the same value.
+fn dockerfile_labels(bundle: &Bundle, findings: &mut Findings) {
+    let (Some(dockerfile), Some(annotations)) = (&bundle.dockerfile, &bundle.annotations) else {
+        return;
+    };
+    let Some(map) = annotations.object["annotations"].as_object() else {
+        return;
+    };
+    let olm = |key: &str| key.starts_with("operators.operatorframework.io.");
+    let label = |key: &str| {
+        dockerfile
+            .labels
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    };
+    let again = "the image's labels and metadata/annotations.yaml must agree: run make bundle again (it writes both)";
+    for (key, value) in map.iter().filter(|(key, _)| olm(key)) {
+        let value = match value {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        match label(key) {
+            None => findings.error(
+                &dockerfile.file,
+                &format!("LABEL {key}"),
+                format!(
+                    "missing, but {} sets it to {value:?}; {again}",
+                    annotations.file
+                ),
+            ),
+            Some(label) if label != value => findings.error(
+                &dockerfile.file,
+                &format!("LABEL {key}"),
+                format!(
+                    "is {label:?}, but {} says {value:?}; {again}",
+                    annotations.file
+                ),
+            ),
+            Some(_) => {}
+        }
+    }
+    for (key, _) in dockerfile.labels.iter().filter(|(key, _)| olm(key)) {
+        if !map.contains_key(key) {
+            findings.error(
+                &dockerfile.file,
+                &format!("LABEL {key}"),
+                format!("not in {}; {again}", annotations.file),
+            );
+        }
+    }
 }
 
 /// The channels annotation (a comma-separated list) and the default channel, which must be
@@ -343,11 +399,21 @@ fn owned_crds(csv: &Document, bundle: &Bundle, findings: &mut Findings) {
         let group = name.split_once('.').map_or(name, |(_, g)| g);
         let version = entry["version"].as_str().unwrap_or_default();
         let kind = entry["kind"].as_str().unwrap_or_default();
-        if keys
+        if let Some((.., document)) = keys
             .iter()
-            .any(|(g, v, k, _)| g == group && v == version && k == kind)
+            .find(|(g, v, k, _)| g == group && v == version && k == kind)
         {
             owned_kinds.insert((group, kind));
+            if !serves(&document.object, version) {
+                findings.error(
+                    &csv.file,
+                    &format!("spec.customresourcedefinitions.owned[{i}].version"),
+                    format!(
+                        "owns {kind} {group}/{version}, which {} does not serve (served is not true), so OLM keeps the CSV Pending (\"CRD version not served\"); serve the version or remove the entry (make bundle owns only served versions)",
+                        document.file
+                    ),
+                );
+            }
         } else {
             findings.error(
                 &csv.file,
@@ -374,6 +440,15 @@ fn owned_crds(csv: &Document, bundle: &Bundle, findings: &mut Findings) {
             );
         }
     }
+}
+
+/// Whether the CRD `crd` serves `version` (`served: true`; OLM reads a missing one as false).
+pub fn serves(crd: &Value, version: &str) -> bool {
+    crd.pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|v| v["name"] == version && v["served"] == true)
 }
 
 /// No ServiceAccount in manifests has the name of a deployment's service account: OLM

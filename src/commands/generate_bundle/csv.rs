@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{BundleSettings, webhooks};
+use crate::commands::bundle_validate;
 use crate::kustomize_output::Object;
 
 /// The base `generate bundle` writes when the project has none: the fields a user fills
@@ -44,22 +45,29 @@ pub fn default_base(package: &str, display: &str, namespaced: bool) -> Value {
 /// The CSV of the bundle: `base` with the generated fields set.
 pub fn build(base: &Value, objects: &[Object], settings: &BundleSettings) -> Value {
     let mut csv = base.clone();
-    let sa = service_account(objects);
+    let accounts = service_accounts(objects, &settings.extra_service_accounts);
     csv["metadata"]["name"] = json!(format!("{}.v{}", settings.package, settings.version));
     // OLM puts the CSV into the operator group's namespace (the base's says `placeholder`).
     csv["metadata"]
         .as_object_mut()
         .map(|m| m.remove("namespace"));
     csv["spec"]["version"] = json!(settings.version);
+    // Samples of the versions the CSV owns: those their CRD serves.
     let examples: Vec<&Value> = objects
         .iter()
-        .filter(|o| owned_kind(objects, &o.object).is_some())
+        .filter(|o| {
+            owned_kind(objects, &o.object).is_some_and(|crd| {
+                let version = o.object["apiVersion"].as_str().unwrap_or_default();
+                let version = version.rsplit_once('/').map_or(version, |(_, v)| v);
+                bundle_validate::serves(&crd.object, version)
+            })
+        })
         .map(|o| &o.object)
         .collect();
     csv["metadata"]["annotations"]["alm-examples"] =
         json!(serde_json::to_string_pretty(&examples).unwrap_or_else(|_| "[]".into()));
     csv["spec"]["customresourcedefinitions"]["owned"] = json!(owned_crds(base, objects));
-    let (cluster, namespaced) = permissions(objects, &sa);
+    let (cluster, namespaced) = permissions(objects, &accounts);
     let cert_secrets = webhooks::certificate_secrets(objects);
     let deployments: Vec<Value> = objects
         .iter()
@@ -146,14 +154,24 @@ fn for_olm(spec: &Value, cert_secrets: &[String]) -> Value {
     spec
 }
 
-fn service_account(objects: &[Object]) -> String {
-    objects
+/// The service accounts the CSV carries, which OLM creates: each deployment's (`default`
+/// when it names none, as operator-sdk counts it) and those of `--extra-service-accounts`.
+pub fn service_accounts(objects: &[Object], extra: &[String]) -> Vec<String> {
+    let mut accounts: Vec<String> = objects
         .iter()
-        .find(|o| o.kind == "Deployment")
-        .and_then(|o| o.object.pointer("/spec/template/spec/serviceAccountName"))
-        .and_then(Value::as_str)
-        .unwrap_or("default")
-        .to_string()
+        .filter(|o| o.kind == "Deployment")
+        .map(|o| {
+            o.object
+                .pointer("/spec/template/spec/serviceAccountName")
+                .and_then(Value::as_str)
+                .unwrap_or("default")
+                .to_string()
+        })
+        .collect();
+    accounts.extend(extra.iter().cloned());
+    accounts.sort();
+    accounts.dedup();
+    accounts
 }
 
 /// The CRD of the project that `object` is an instance of (a sample), if any.
@@ -187,10 +205,12 @@ fn owned_crds(base: &Value, objects: &[Object]) -> Vec<Value> {
         .filter(|o| o.kind == "CustomResourceDefinition")
     {
         let kind = crd.object["spec"]["names"]["kind"].clone();
+        // OLM keeps a CSV that owns a version its CRD does not serve Pending.
         for version in crd.object["spec"]["versions"]
             .as_array()
             .into_iter()
             .flatten()
+            .filter(|v| v["served"] == true)
         {
             let entry = edited
                 .iter()
@@ -213,8 +233,11 @@ fn owned_crds(base: &Value, objects: &[Object]) -> Vec<Value> {
     owned
 }
 
-/// The rules bound to the manager's service account: (clusterPermissions, permissions).
-fn permissions(objects: &[Object], sa: &str) -> (Vec<Value>, Vec<Value>) {
+/// The rules bound to each of `accounts`, one entry per account that has any, sorted by
+/// account as operator-sdk sorts them: (clusterPermissions, permissions). A
+/// `ClusterRoleBinding` grants cluster-wide; a `RoleBinding`, to a Role or a `ClusterRole`, in
+/// the operator's namespace.
+fn permissions(objects: &[Object], accounts: &[String]) -> (Vec<Value>, Vec<Value>) {
     let rules_of = |kind: &str, name: &str| -> Vec<Value> {
         objects
             .iter()
@@ -223,27 +246,31 @@ fn permissions(objects: &[Object], sa: &str) -> (Vec<Value>, Vec<Value>) {
             .unwrap_or_default()
     };
     let (mut cluster, mut namespaced) = (Vec::new(), Vec::new());
-    for binding in objects.iter().filter(|o| bound_to(o, sa)) {
-        let role_kind = binding.object["roleRef"]["kind"].as_str().unwrap_or("");
-        let role = binding.object["roleRef"]["name"].as_str().unwrap_or("");
-        let rules = rules_of(role_kind, role);
-        if binding.kind == "ClusterRoleBinding" {
-            cluster.extend(rules);
-        } else {
-            namespaced.extend(rules);
+    for account in accounts {
+        let (mut cluster_rules, mut namespaced_rules) = (Vec::new(), Vec::new());
+        for binding in objects.iter().filter(|o| bound_to(o, account)) {
+            let role_kind = binding.object["roleRef"]["kind"].as_str().unwrap_or("");
+            let role = binding.object["roleRef"]["name"].as_str().unwrap_or("");
+            let rules = rules_of(role_kind, role);
+            if binding.kind == "ClusterRoleBinding" {
+                cluster_rules.extend(rules);
+            } else {
+                namespaced_rules.extend(rules);
+            }
+        }
+        for (rules, out) in [
+            (cluster_rules, &mut cluster),
+            (namespaced_rules, &mut namespaced),
+        ] {
+            if !rules.is_empty() {
+                out.push(json!({"rules": rules, "serviceAccountName": account}));
+            }
         }
     }
-    let wrap = |rules: Vec<Value>| -> Vec<Value> {
-        if rules.is_empty() {
-            Vec::new()
-        } else {
-            vec![json!({"rules": rules, "serviceAccountName": sa})]
-        }
-    };
-    (wrap(cluster), wrap(namespaced))
+    (cluster, namespaced)
 }
 
-/// A binding of the manager's service account, which OLM creates from the CSV.
+/// A binding of the service account `sa`.
 pub fn bound_to(object: &Object, sa: &str) -> bool {
     matches!(object.kind.as_str(), "RoleBinding" | "ClusterRoleBinding")
         && object.object["subjects"].as_array().is_some_and(|s| {
@@ -252,12 +279,14 @@ pub fn bound_to(object: &Object, sa: &str) -> bool {
         })
 }
 
-/// Roles that the CSV's permissions already carry.
-pub fn consumed_role(objects: &[Object], object: &Object) -> bool {
-    let sa = service_account(objects);
+/// Roles that the CSV's permissions already carry (bound to one of `accounts`).
+pub fn consumed_role(objects: &[Object], object: &Object, accounts: &[String]) -> bool {
     matches!(object.kind.as_str(), "Role" | "ClusterRole")
-        && objects.iter().filter(|o| bound_to(o, &sa)).any(|b| {
-            b.object["roleRef"]["kind"] == object.kind.as_str()
-                && b.object["roleRef"]["name"] == object.name.as_str()
-        })
+        && objects
+            .iter()
+            .filter(|o| accounts.iter().any(|sa| bound_to(o, sa)))
+            .any(|b| {
+                b.object["roleRef"]["kind"] == object.kind.as_str()
+                    && b.object["roleRef"]["name"] == object.name.as_str()
+            })
 }

@@ -2,7 +2,9 @@
 //! `--metadata` choose the parts to write (both when neither is given), `--input-dir` (or
 //! its older spellings `--deploy-dir` and `--crds-dir`) replaces standard input,
 //! `--kustomize-dir` holds the base CSV, `--overwrite=false` keeps metadata the bundle
-//! has, and `--stdout` prints the manifests instead of writing them.
+//! has, `--stdout` prints the manifests instead of writing them, and
+//! `--extra-service-accounts` names accounts whose RBAC goes into the CSV; operator-sdk's
+//! `--use-image-digests`, which asks the image registries, is refused.
 use std::path::Path;
 
 use crate::cli::BundleArgs;
@@ -29,6 +31,20 @@ pub struct Parts {
 
 impl Parts {
     pub fn from_args(args: &BundleArgs) -> Result<Self> {
+        if let Some(arg) = args.unexpected.first()
+            && semver::Version::parse(arg).is_ok()
+        {
+            return Err(Error::invalid(format!(
+                "unexpected argument {}: operator-sdk's -v VERSION is --version {} here (-v is --verbose)",
+                shown(arg),
+                shown(arg)
+            )));
+        }
+        if args.use_image_digests {
+            return Err(Error::invalid(
+                "--use-image-digests looks each image's tag up in its registry, which rusty-sdk does not reach; pass the image by digest instead (make bundle IMG=<repo>@sha256:<digest>), and the CSV carries it as given",
+            ));
+        }
         if let Some(arg) = args.unexpected.first() {
             return Err(Error::invalid(format!(
                 "unexpected argument {}: `generate bundle` takes flags only (operator-sdk's --manifests and --metadata are switches; a folder or file of manifests is --input-dir {})",

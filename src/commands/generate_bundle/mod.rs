@@ -26,6 +26,9 @@ use crate::yaml;
 
 pub struct BundleSettings {
     pub package: String,
+    /// `--extra-service-accounts`: accounts besides the deployments' whose RBAC the CSV
+    /// carries.
+    pub extra_service_accounts: Vec<String>,
     pub version: String,
     pub channels: String,
     pub default_channel: String,
@@ -43,6 +46,9 @@ pub fn run(session: &Session, args: &BundleArgs) -> Result<()> {
     let base = read_base(&mut tree, &base_path, &package, &project, parts)?;
     let settings = settings(args, package, &base, &base_path, parts)?;
     let objects = read_objects(session, input, parts)?;
+    if parts.manifests {
+        extra_service_accounts(&objects, &settings.extra_service_accounts)?;
+    }
 
     let csv = csv::build(&base, &objects, &settings);
     let mut whole = Tree::new(&session.root);
@@ -182,6 +188,7 @@ fn settings(
     }
     Ok(BundleSettings {
         package,
+        extra_service_accounts: args.extra_service_accounts.clone(),
         version,
         channels,
         default_channel,
@@ -190,6 +197,26 @@ fn settings(
             None => "bundle".into(),
         },
     })
+}
+
+/// Each `--extra-service-accounts` name is a service account's, bound by some binding of
+/// the manifests: one without is not in the CSV, and OLM would not create it.
+fn extra_service_accounts(objects: &[Object], extra: &[String]) -> Result<()> {
+    for name in extra {
+        if !crate::model::names::is_dns_subdomain(name) {
+            return Err(Error::invalid(format!(
+                "invalid --extra-service-accounts {}: a service account's name is a DNS-1123 subdomain (lower-case letters, digits, '-' and '.')",
+                crate::model::names::shown(name)
+            )));
+        }
+        if !objects.iter().any(|o| csv::bound_to(o, name)) {
+            return Err(Error::invalid(format!(
+                "--extra-service-accounts {}: no RoleBinding or ClusterRoleBinding of the manifests binds this service account, so the CSV would not carry it; bind it in config/rbac (and list it in its kustomization) or drop the name",
+                crate::model::names::shown(name)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The manifests the bundle is made of: from --input-dir, else piped in.
@@ -248,6 +275,8 @@ fn stage_bundle(
         dir: out.clone(),
         annotations: None,
         manifests: Vec::new(),
+        // bundle.Dockerfile's labels and annotations.yaml are written from one list.
+        dockerfile: None,
     };
     let mut stage = |tree: &mut Tree, file: String, object: &Value| -> Result<()> {
         tree.add(&file, print(object)?, Policy::Tool);
@@ -263,10 +292,7 @@ fn stage_bundle(
         format!("{out}/manifests/{}.clusterserviceversion.yaml", s.package),
         csv,
     )?;
-    let sa = csv
-        .pointer("/spec/install/spec/deployments/0/spec/template/spec/serviceAccountName")
-        .and_then(Value::as_str)
-        .unwrap_or("default");
+    let accounts = csv::service_accounts(objects, &s.extra_service_accounts);
     for object in objects {
         let (group, version) = match object.object["apiVersion"]
             .as_str()
@@ -283,11 +309,11 @@ fn stage_bundle(
             ),
         };
         let kind = object.kind.as_str();
-        let carried_by_csv = matches!(
-            kind,
-            "Namespace" | "ServiceAccount" | "Deployment" | "ClusterServiceVersion"
-        ) || csv::bound_to(object, sa)
-            || csv::consumed_role(objects, object)
+        // OLM creates the CSV's service accounts, their bindings and roles.
+        let carried_by_csv = matches!(kind, "Namespace" | "Deployment" | "ClusterServiceVersion")
+            || (kind == "ServiceAccount" && accounts.contains(&object.name))
+            || accounts.iter().any(|sa| csv::bound_to(object, sa))
+            || csv::consumed_role(objects, object, &accounts)
             || csv::owned_kind(objects, &object.object).is_some()
             || webhooks::made_by_olm(objects, object);
         if kind == "Configuration" && group == "scorecard.operatorframework.io" {
