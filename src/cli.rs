@@ -236,6 +236,23 @@ pub struct InitArgs {
         help_heading = "First Helm API (helm layout)"
     )]
     pub helm_chart_version: Option<String>,
+    /// operator-sdk's (deprecated there) apiextensions version of the CRD: only v1
+    #[arg(
+        long,
+        value_name = "VERSION",
+        value_parser = crd_version,
+        help_heading = "First Helm API (helm layout)"
+    )]
+    pub crd_version: Option<String>,
+}
+
+/// operator-sdk's `--crd-version`: `v1` is taken and changes nothing; `v1beta1`, which
+/// operator-sdk still takes with a warning, is refused, as Kubernetes 1.22 removed it.
+fn crd_version(value: &str) -> Result<String, String> {
+    if value == "v1" {
+        return Ok(value.to_string());
+    }
+    Err("rusty-sdk writes apiextensions.k8s.io/v1 CRDs only (Kubernetes 1.22 removed v1beta1): pass --crd-version v1 or leave the flag out".to_string())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -364,6 +381,10 @@ pub struct CreateApiArgs {
     /// Chart version (with --helm-chart) [default: latest]
     #[arg(long, value_name = "VERSION")]
     pub helm_chart_version: Option<String>,
+    /// operator-sdk's (deprecated there) apiextensions version of the CRD: only v1, the one
+    /// rusty-sdk writes
+    #[arg(long, value_name = "VERSION", value_parser = crd_version)]
+    pub crd_version: Option<String>,
     /// Another project's CRD file: a controller for its kind, with Rust types generated
     /// from its schema (implies --resource=false)
     #[arg(long, value_name = "FILE")]

@@ -89,6 +89,10 @@ fn error_messages() {
         ),
         ("invalid_kind", &["--kind", "memcached"]),
         (
+            "crd_version_v1beta1",
+            &["--kind", "A", "--crd-version", "v1beta1"],
+        ),
+        (
             "offline_archive_url",
             &["--helm-chart", "http://127.0.0.1:9/x-1.0.0.tgz"],
         ),

@@ -44,6 +44,9 @@ fn init_with_an_api_writes_what_init_then_create_api_writes() {
             "../web",
             "--helm-chart-version",
             "9.9.9",
+            // operator-sdk's deprecated flag, at the one value it may have here.
+            "--crd-version",
+            "v1",
         ],
     ];
     for flags in flag_sets {
@@ -123,6 +126,18 @@ fn init_api_flags_are_checked_before_anything_is_written() {
         (
             "version_without_kind_or_chart",
             &["init", "--plugins", "helm", "--version", "v1"],
+        ),
+        (
+            "crd_version_v1beta1",
+            &[
+                "init",
+                "--plugins",
+                "helm",
+                "--kind",
+                "Nginx",
+                "--crd-version",
+                "v1beta1",
+            ],
         ),
     ];
     let mut all = String::new();
