@@ -164,6 +164,15 @@ pub struct EditArgs {
     #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
           value_name = "BOOL")]
     pub multigroup: Option<bool>,
+    /// Write hack/boilerplate.txt again with this licence header (as init's --license)
+    #[arg(long, value_enum)]
+    pub license: Option<License>,
+    /// With --license: the copyright holder [default: the one hack/boilerplate.txt names]
+    #[arg(long, requires = "license")]
+    pub owner: Option<String>,
+    /// Write hack/boilerplate.txt again with this file's text, in Rust comments
+    #[arg(long, value_name = "FILE", conflicts_with = "license")]
+    pub license_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -191,6 +200,19 @@ pub struct InitArgs {
     /// Licence header for generated sources
     #[arg(long, value_enum, default_value_t = License::Apache2)]
     pub license: License,
+    /// A licence header of your own, in Rust comments: hack/boilerplate.txt gets its text
+    /// instead of the --license header (kubebuilder's)
+    #[arg(long, value_name = "FILE")]
+    pub license_file: Option<PathBuf>,
+    /// kubebuilder's `go mod download` afterwards: rusty-sdk leaves the download to cargo,
+    /// so `=false` is accepted and `=true` is refused naming `cargo fetch`
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
+          value_name = "BOOL")]
+    pub fetch_deps: Option<bool>,
+    /// kubebuilder's: rusty-sdk checks no Go version (rust-toolchain.toml pins the Rust
+    /// release), so this is accepted and changes nothing
+    #[arg(long)]
+    pub skip_go_version_check: bool,
     /// rusty-sdk-runtime source to link the project to until the crate is published
     /// [default: the runtime this rusty-sdk was built from]
     #[arg(long, value_name = "DIR")]
@@ -393,6 +415,10 @@ pub struct CreateApiArgs {
     /// is accepted and changes nothing
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub make: Option<bool>,
+    /// kubebuilder's deploy-image `make manifests` afterwards; create api writes the CRD and
+    /// its sample itself, so this is accepted and changes nothing
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub manifests: Option<bool>,
     /// kubebuilder's server-side apply support: accepted and changes nothing, as kube-rs
     /// applies any type server-side and the Rust controllers write with server-side apply
     #[arg(long)]

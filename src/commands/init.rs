@@ -7,6 +7,7 @@ use tera::Context;
 
 use crate::cli::{CreateApiArgs, InitArgs, License};
 use crate::error::{Error, Result};
+use crate::model::boilerplate;
 use crate::model::names::project_name_from_dir;
 use crate::model::{Domain, Layout, ProjectName, Repo};
 use crate::project::{self, Project};
@@ -29,6 +30,9 @@ pub struct InitSettings {
     pub project_name: ProjectName,
     pub owner: String,
     pub license: License,
+    /// The text of `--license-file`, written as hack/boilerplate.txt instead of the
+    /// `--license` header.
+    pub license_header: Option<String>,
     pub runtime_path: Option<PathBuf>,
     pub namespaced: bool,
     /// `create api` flags for a Helm API made in the same step (`--kind`, `--helm-chart`, ...).
@@ -54,6 +58,16 @@ impl InitSettings {
                 MAX_OBJECT_NAME - 9
             )));
         }
+        if args.fetch_deps == Some(true) {
+            return Err(Error::invalid(
+                "--fetch-deps asks init to download the dependencies, which rusty-sdk leaves to cargo: run `cargo fetch` in the project after init, or pass --fetch-deps=false",
+            ));
+        }
+        let license_header = args
+            .license_file
+            .as_deref()
+            .map(boilerplate::read_license_file)
+            .transpose()?;
         let first_api = first_api_args(args, layout)?;
         let repo = args.repo.as_deref().map(Repo::parse).transpose()?;
         let project_name = match &args.project_name {
@@ -71,6 +85,7 @@ impl InitSettings {
             project_name,
             owner,
             license: args.license,
+            license_header,
             runtime_path: runtime_path(args.runtime_path.as_deref())?,
             namespaced: args.namespaced,
             first_api,
@@ -104,10 +119,7 @@ impl InitSettings {
             rust_version: versions::RUST,
             rust_toolchain: versions::TOOLCHAIN,
             k8s_openapi_version: versions::K8S_OPENAPI,
-            license: match self.license {
-                License::Apache2 => "apache2",
-                License::None => "none",
-            },
+            license: boilerplate::license_key(self.license),
             owner: &self.owner,
             k8s_version_feature: versions::K8S_FEATURE,
             kubernetes_version: versions::K8S_FEATURE
@@ -320,6 +332,9 @@ pub fn stage(settings: &InitSettings, root: &Path) -> Result<Tree> {
     for source in &sources {
         let bytes = renderer.produce(source, &context)?;
         tree.add(&source.output, bytes, Policy::User);
+    }
+    if let Some(header) = &settings.license_header {
+        tree.add(boilerplate::FILE, header.as_str(), Policy::User);
     }
     // role.yaml is the RBAC generator's from the start, so `generate rbac --check` holds.
     crate::rbac::stage_role(&mut tree, &settings.project())?;

@@ -1,5 +1,6 @@
 //! Validated values the commands work with.
 pub mod api;
+pub mod boilerplate;
 pub mod builtin;
 pub mod image_ref;
 pub mod names;

@@ -592,6 +592,121 @@ fn the_getting_started_guide_and_the_cronjob_tutorials_replay() {
     assert!(project.contains("spoke:\n    - v2"), "{project}");
 }
 
+/// kubebuilder's deploy-image flags `--make` and `--manifests` (run `make generate` and
+/// `make manifests` afterwards) are accepted as written and change nothing: `create api`
+/// writes the CRD and sample itself, and Rust has no generated code.
+#[test]
+fn deploy_image_takes_make_and_manifests_as_written() {
+    let deploy_image = r#"create api --group example.com --version v1alpha1 --kind Busybox --image=busybox:1.36.1 --plugins="deploy-image/v1-alpha""#;
+    let trees: Vec<_> = ["", " --make=false --manifests=false", " --make --manifests"]
+        .iter()
+        .map(|flags| {
+            let (dir, root) = e2e::project_dir("deploy-image");
+            for line in [
+                "init --domain testproject.org",
+                &format!("{deploy_image}{flags}"),
+            ] {
+                let output = run(&root, line);
+                assert!(
+                    output.status.success(),
+                    "`{line}`:\n{}",
+                    transcript(&output, &root)
+                );
+            }
+            (dir, read_tree(&root))
+        })
+        .collect();
+    assert!(
+        trees[0]
+            .1
+            .contains_key("config/crd/bases/example.com.testproject.org_busyboxes.yaml")
+    );
+    assert!(
+        trees[1].1 == trees[0].1,
+        "--make=false --manifests=false changed the files"
+    );
+    assert!(
+        trees[2].1 == trees[0].1,
+        "--make --manifests changed the files"
+    );
+}
+
+/// The rest of kubebuilder's `init` and `edit` flags: `--license-file` (a header of one's
+/// own, in comments) becomes hack/boilerplate.txt, `edit --license/--owner/--license-file`
+/// write it again and nothing else; `--fetch-deps=false` and `--skip-go-version-check`
+/// change nothing, `--fetch-deps` is refused naming `cargo fetch`.
+#[test]
+fn init_and_edit_take_kubebuilders_licence_and_dependency_flags() {
+    let header = "// Copyright ACME Corp.\n//\n// SPDX-License-Identifier: MIT\n";
+    let (dir, root) = e2e::project_dir("licensed");
+    let file = dir.path().join("header.txt");
+    std::fs::write(&file, header).unwrap();
+    let init = format!(
+        "init --domain testproject.org --license-file {}",
+        file.display()
+    );
+    let output = run(&root, &init);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    assert_eq!(text(&root, "hack/boilerplate.txt"), header);
+
+    let (_plain_dir, plain) = e2e::project_dir("licensed");
+    let output = run(&plain, "init --domain testproject.org");
+    assert!(output.status.success(), "{}", transcript(&output, &plain));
+    let (_flags_dir, flags) = e2e::project_dir("licensed");
+    let output = run(
+        &flags,
+        "init --domain testproject.org --fetch-deps=false --skip-go-version-check",
+    );
+    assert!(output.status.success(), "{}", transcript(&output, &flags));
+    assert!(
+        read_tree(&flags) == read_tree(&plain),
+        "the flags changed what init wrote"
+    );
+    let (_fetch_dir, fetch) = e2e::project_dir("licensed");
+    let output = run(&fetch, "init --domain testproject.org --fetch-deps");
+    crate::support::assert_refused(&output, &fetch, "run `cargo fetch`", &read_tree(&fetch));
+    assert!(read_tree(&fetch).is_empty());
+
+    // edit --license keeps the owner the header names; only the header changes.
+    let before = read_tree(&root);
+    let output = run(&root, "edit --license apache2");
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let apache = text(&root, "hack/boilerplate.txt");
+    assert!(
+        apache.starts_with("// Copyright ACME Corp.\n//\n// Licensed under the Apache License"),
+        "{apache}"
+    );
+    let changed: Vec<_> = read_tree(&root)
+        .into_iter()
+        .filter(|(path, bytes)| before.get(path) != Some(bytes) && path != "PROJECT")
+        .map(|(path, _)| path)
+        .collect();
+    assert_eq!(changed, ["hack/boilerplate.txt"]);
+    let output = run(
+        &root,
+        r#"edit --license none --owner "The Kubernetes authors""#,
+    );
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    assert_eq!(
+        text(&root, "hack/boilerplate.txt"),
+        "// Copyright The Kubernetes authors.\n"
+    );
+    let output = run(&root, &format!("edit --license-file {}", file.display()));
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    assert_eq!(text(&root, "hack/boilerplate.txt"), header);
+
+    // A header that is not in comments would break every file it heads.
+    std::fs::write(&file, "Copyright ACME Corp.\n").unwrap();
+    let before = read_tree(&root);
+    let output = run(&root, &format!("edit --license-file {}", file.display()));
+    crate::support::assert_refused(
+        &output,
+        &root,
+        "line 1 (\"Copyright ACME Corp.\") is not a Rust comment",
+        &before,
+    );
+}
+
 /// A second group whose Rust module is a dotted group's (`foo-policy` and `foo.policy`
 /// are both `foo_policy`) is refused naming the API that has it.
 #[test]

@@ -7,9 +7,11 @@
 //! by hand is left alone with a warning saying what to change in it.
 //!
 //! `edit --plugins` adds what a plugin makes of the project: the operator's Helm chart
-//! ([`helm_chart`]) or its Grafana dashboards ([`grafana`]).
+//! ([`helm_chart`]) or its Grafana dashboards ([`grafana`]); `edit --license` writes its
+//! licence header again ([`license`]).
 pub mod grafana;
 pub mod helm_chart;
+pub mod license;
 
 use std::path::Path;
 
@@ -43,6 +45,9 @@ const BINDING_CLUSTER: [&str; 2] = ["kind: ClusterRoleBinding\n", "  kind: Clust
 const BINDING_OWN: [&str; 2] = ["kind: RoleBinding\n", "  kind: Role\n"];
 
 pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
+    if license::asked(args) {
+        return license::run(session, args);
+    }
     if let Some(multigroup) = args.multigroup {
         if !multigroup {
             return Err(Error::invalid(
@@ -62,7 +67,7 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     }
     let Some(namespaced) = args.namespaced else {
         return Err(Error::invalid(
-            "nothing to edit: pass --namespaced (scope the manager to its namespace), --namespaced=false, --plugins=helm/v2-alpha (a Helm chart of the operator) or --plugins=grafana/v1-alpha (Grafana dashboards)",
+            "nothing to edit: pass --namespaced (scope the manager to its namespace), --namespaced=false, --plugins=helm/v2-alpha (a Helm chart of the operator), --plugins=grafana/v1-alpha (Grafana dashboards) or --license/--license-file (the licence header)",
         ));
     };
     scope(session, namespaced)
