@@ -116,6 +116,96 @@ fn a_reader_that_goes_away_midway_gets_all_or_nothing_and_the_exit_code_says_whi
     }
 }
 
+/// The reader of `rusty-sdk init | ...` goes away after the files are written: the command
+/// did what it was asked and exits 0, its last lines lost. Not left to timing: the pipe
+/// holds exactly the lines `init` prints before its commit, so the first line after the
+/// commit cannot get in, and the reader closes only once every earlier line is in the pipe.
+#[test]
+fn a_reader_gone_after_the_commit_leaves_the_command_successful() {
+    use std::os::fd::AsRawFd;
+    let args = ["init", "--plugins", "rust", "--domain", "my.domain"];
+    // What init prints before its commit: the plan, which --dry-run prints too.
+    let dry = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_rusty-sdk"))
+        .current_dir(dry.path())
+        .args(args)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        transcript(&output, dry.path())
+    );
+    let plan = String::from_utf8(output.stdout).unwrap();
+    let plan = plan
+        .strip_suffix("dry run: nothing was written\n")
+        .unwrap_or_else(|| panic!("no dry-run note at the end of:\n{plan}"));
+    let created: Vec<&str> = plan
+        .lines()
+        .filter_map(|line| line.trim_start().strip_prefix("create  "))
+        .collect();
+    assert!(created.contains(&"PROJECT"), "{plan}");
+
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    // SAFETY: fcntl and ioctl on a pipe this test owns, with an int argument or out-param.
+    let queued = |fd: i32| {
+        let mut bytes: libc::c_int = 0;
+        assert_eq!(
+            unsafe { libc::ioctl(fd, libc::FIONREAD, &raw mut bytes) },
+            0
+        );
+        usize::try_from(bytes).unwrap()
+    };
+    // SAFETY: as above.
+    let capacity = unsafe { libc::fcntl(writer.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) };
+    let capacity = usize::try_from(capacity).expect("F_SETPIPE_SZ");
+    assert!(
+        plan.len() < capacity,
+        "the plan no longer fits one page: {}",
+        plan.len()
+    );
+    writer
+        .write_all(&vec![b'#'; capacity - plan.len()])
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_rusty-sdk"))
+        .current_dir(dir.path())
+        .args(args)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while queued(reader.as_raw_fd()) < capacity {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "init printed {} of its {} plan bytes",
+            queued(reader.as_raw_fd()) + plan.len() - capacity,
+            plan.len()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(reader);
+    let output = child.wait_with_output().unwrap();
+    let tree = read_tree(dir.path());
+    let missing: Vec<_> = created
+        .iter()
+        .filter(|path| !tree.contains_key(**path))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "init exited {:?} without {missing:?}",
+        output.status.code()
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "every file was written, yet: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 #[test]
 fn yaml_bombs_in_project_and_watches_answer_at_once() {
     let (_dir, root) = init("hybrid.helm");
