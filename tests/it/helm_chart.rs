@@ -453,3 +453,74 @@ fn a_rerun_keeps_changed_templates_and_values_and_adds_what_is_new() {
         )
     );
 }
+
+/// kubebuilder's Test Chart workflow has its counterpart: valid YAML with a read-only token,
+/// every `make` target it runs is in the Makefile (the Helm ones this command adds among
+/// them), its `helm lint` step passes as written on the chart it names (`--output-dir`
+/// followed), and it is the user's once written: a rerun, `--force` too, keeps an edit.
+#[needs(kubectl, helm)]
+#[test]
+fn the_test_chart_workflow_runs_what_the_project_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project_with_installer(dir.path());
+    let output = edit(&root, &["--output-dir", "deploy"]);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let path = root.join(".github/workflows/test-chart.yml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let workflow: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(
+        workflow["permissions"],
+        serde_yaml::Value::Mapping(serde_yaml::Mapping::new())
+    );
+    let makefile = std::fs::read_to_string(root.join("Makefile")).unwrap();
+    let helm = Path::new(rusty_sdk_test_tools::path!(helm));
+    let search_path = format!(
+        "{}:{}",
+        helm.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let (mut targets, mut linted) = (Vec::new(), false);
+    for step in workflow["jobs"]["test-chart"]["steps"]
+        .as_sequence()
+        .unwrap()
+    {
+        let Some(script) = step["run"].as_str() else {
+            continue;
+        };
+        for target in crate::init::make_targets(script) {
+            assert!(
+                makefile.contains(&format!("\n{target}:")),
+                "test-chart.yml runs `make {target}`, which the Makefile lacks"
+            );
+            targets.push(target);
+        }
+        if script.starts_with("helm lint") {
+            assert_eq!(script.trim(), "helm lint deploy/chart");
+            let lint = crate::e2e::command(&root, "bash")
+                .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+                .env("PATH", &search_path)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&lint.stdout);
+            assert!(
+                lint.status.success() && stdout.contains("1 chart(s) linted, 0 chart(s) failed"),
+                "{stdout}{}",
+                String::from_utf8_lossy(&lint.stderr)
+            );
+            linted = true;
+        }
+    }
+    assert!(linted, "test-chart.yml lints no chart");
+    assert_eq!(targets, ["docker-build", "helm-deploy", "helm-status"]);
+
+    let edited = text.replace("runs-on: ubuntu-latest", "runs-on: self-hosted");
+    std::fs::write(&path, &edited).unwrap();
+    for extra in [
+        &["--output-dir", "deploy"][..],
+        &["--output-dir", "deploy", "--force"],
+    ] {
+        let output = edit(&root, extra);
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), edited, "{extra:?}");
+    }
+}

@@ -214,7 +214,7 @@ fn an_unwritable_directory_is_a_one_line_error() {
 
 /// Each `make` target a `run:` script of `text` names, in order (`make --flag target`
 /// counts; variables such as `IMG=x` do not).
-fn make_targets(text: &str) -> Vec<String> {
+pub fn make_targets(text: &str) -> Vec<String> {
     let words: Vec<&str> = text
         .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | '&' | '|' | '"'))
         .filter(|word| !word.is_empty())

@@ -267,6 +267,25 @@ pub fn stage_chart_files(
     super::values::stage(tree, &format!("{chart}/values.yaml"), name, switches)
 }
 
+/// Where kubebuilder's helm plugin puts its Test Chart workflow.
+pub const TEST_CHART_WORKFLOW: &str = ".github/workflows/test-chart.yml";
+
+/// kubebuilder's Test Chart workflow, written once and then the user's: on a Kind cluster,
+/// the manager's image built and loaded, the chart linted, installed by `make helm-deploy`
+/// and its release shown by `make helm-status`.
+pub fn stage_test_chart_workflow(tree: &mut Tree, chart: &str, name: &str) -> Result<()> {
+    if tree.exists(TEST_CHART_WORKFLOW) {
+        return Ok(());
+    }
+    let mut context = tera::Context::new();
+    context.insert("project_name", name);
+    context.insert("chart", chart);
+    let workflow =
+        crate::templates::Renderer::new().render("helm_chart/test-chart.yml.tera", &context)?;
+    tree.add(TEST_CHART_WORKFLOW, workflow, Policy::User);
+    Ok(())
+}
+
 /// NOTES.txt, printed after an install or upgrade.
 pub fn notes(name: &str) -> String {
     format!(

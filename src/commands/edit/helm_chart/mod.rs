@@ -64,6 +64,7 @@ pub fn run(session: &Session, args: &EditArgs) -> Result<()> {
     }
     files::stage_chart_files(&mut tree, &chart, &name, &switches)?;
     files::stage_make_targets(&mut tree, &chart, &name, &namespace)?;
+    files::stage_test_chart_workflow(&mut tree, &chart, &name)?;
     record(&mut project, manifests, &output);
     for path in &kept {
         session.shell.warn(&format!(
