@@ -2,18 +2,21 @@
 //! exports: the tutorial's hybrid operator (a Helm controller and a Rust controller) runs on
 //! the control plane and installs a release, and every metric that a panel or a variable of
 //! the dashboards selects has a series on its `/metrics`. A metric renamed in the runtime, or
-//! a query with a typo, fails here.
+//! a query with a typo, fails here. The webhook row, which the tutorial lacks, is checked
+//! against the runtime's manager serving a project's webhooks.
 use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
 
 use kube::api::PostParams;
 use rusty_sdk::selected_metrics;
 use rusty_sdk_test_tools::needs;
 use serde_json::{Value, json};
 
-use super::cluster;
 use super::hybrid::{MEMCACHED, await_condition, memcached, tutorial_operator};
 use super::operator::{Operator, custom};
-use crate::support::{rusty, transcript};
+use super::{cluster, eventually};
+use crate::support::{rusty, scaffold, transcript};
 
 /// The names of the samples in a `/metrics` response. A family with no series is not
 /// there at all (prometheus-client writes nothing for it, not even its `# TYPE`): the
@@ -43,6 +46,20 @@ fn queries(dashboard: &Value, found: &mut Vec<String>) {
         Value::Array(items) => items.iter().for_each(|item| queries(item, found)),
         _ => {}
     }
+}
+
+/// The metrics `query` (of `what`) selects, each one `exported` has.
+fn assert_exported(query: &str, exported: &BTreeSet<String>, what: &str) -> BTreeSet<String> {
+    let names = selected_metrics(query);
+    assert!(!names.is_empty(), "{what}: {query} selects no metric");
+    for name in &names {
+        assert!(
+            exported.contains(name),
+            "{what}: {query} charts {name}, which the manager does not export; it exports:\n{}",
+            exported.iter().cloned().collect::<Vec<_>>().join("\n")
+        );
+    }
+    names
 }
 
 #[needs(control_plane, e2e, kubectl)]
@@ -106,16 +123,7 @@ async fn every_dashboard_query_names_a_metric_the_manager_exports() {
         queries(&dashboard, &mut found);
         assert!(found.len() >= 5, "{file}: only {} queries", found.len());
         for query in found {
-            let names = selected_metrics(&query);
-            assert!(!names.is_empty(), "{file}: {query} selects no metric");
-            for name in names {
-                assert!(
-                    exported.contains(&name),
-                    "{file}: {query} charts {name}, which the manager does not export; it exports:\n{}",
-                    exported.iter().cloned().collect::<Vec<_>>().join("\n")
-                );
-                checked.insert(name);
-            }
+            checked.extend(assert_exported(&query, &exported, file));
         }
     }
     // Every row was checked, the Helm row included.
@@ -131,4 +139,110 @@ async fn every_dashboard_query_names_a_metric_the_manager_exports() {
         );
     }
     operator.stop();
+}
+
+/// Every PromQL text of the dashboards `edit --plugins=grafana/v1-alpha` writes for the
+/// project at `root`.
+fn dashboard_queries(root: &Path) -> BTreeSet<String> {
+    let output = rusty(root)
+        .args(["edit", "--plugins=grafana/v1-alpha", "-q"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, root));
+    let mut found = Vec::new();
+    for file in [
+        "grafana/controller-runtime-metrics.json",
+        "grafana/controller-resources-metrics.json",
+    ] {
+        let dashboard: Value =
+            serde_json::from_str(&std::fs::read_to_string(root.join(file)).unwrap()).unwrap();
+        queries(&dashboard, &mut found);
+    }
+    found.into_iter().collect()
+}
+
+/// The webhook row, which the tutorial's operator above (no webhooks) cannot check: the
+/// queries a project gains with its defaulting and validating webhooks select metrics that
+/// the runtime's manager serving those webhooks exports from its start, before the first
+/// request (the manager runs in this process, with the control plane's client).
+#[needs(control_plane)]
+// Threads of its own for the manager: the scrape below blocks its thread.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_webhook_rows_queries_name_metrics_a_manager_serving_webhooks_exports() {
+    use clap::Parser as _;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::core::admission::{AdmissionRequest, AdmissionResponse};
+    use rusty_sdk_runtime::webhook::Webhooks;
+    use rusty_sdk_runtime::{Manager, ManagerArgs};
+
+    #[derive(clap::Parser)]
+    struct Args {
+        #[command(flatten)]
+        manager: ManagerArgs,
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("hooks");
+    scaffold(
+        dir.path(),
+        &root,
+        &[
+            "init --plugins rust --domain my.domain --repo github.com/example/hooks",
+            "create api --plugins rust --group cache --version v1 --kind Memcached --resource --controller",
+        ],
+    );
+    let without = dashboard_queries(&root);
+    scaffold(
+        dir.path(),
+        &root,
+        &[
+            "create webhook --group cache --version v1 --kind Memcached --defaulting --programmatic-validation",
+        ],
+    );
+    let row: Vec<String> = dashboard_queries(&root)
+        .difference(&without)
+        .cloned()
+        .collect();
+    assert!(!row.is_empty(), "webhooks added no query");
+
+    // The manager serves the webhooks at the paths the project's configurations name.
+    let manifests = std::fs::read_to_string(root.join("config/webhook/manifests.yaml")).unwrap();
+    let paths: Vec<&str> = manifests
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("path: "))
+        .collect();
+    assert_eq!(paths.len(), 2, "{manifests}");
+    let mut webhooks = Webhooks::new();
+    for path in &paths {
+        webhooks = webhooks.admission(*path, |request: AdmissionRequest<ConfigMap>| async move {
+            AdmissionResponse::from(&request)
+        });
+    }
+    let (metrics, webhook) = (crate::e2e::free_port(), crate::e2e::free_port());
+    let args = Args::parse_from([
+        "dashboards",
+        &format!("--metrics-bind-address=127.0.0.1:{metrics}"),
+        "--metrics-secure=false",
+        "--health-probe-bind-address=0",
+        &format!("--webhook-port={webhook}"),
+        "--webhook-cert-mode=local",
+    ]);
+    let client = cluster().client().await.unwrap();
+    let mut manager = Manager::with_client("dashboards-webhooks", args.manager, client).unwrap();
+    manager.add_webhooks(webhooks);
+    let running = tokio::spawn(manager.run_until_stopped());
+    let scraped = eventually(
+        "the manager's /metrics",
+        Duration::from_secs(30),
+        || async {
+            assert!(!running.is_finished(), "the manager stopped");
+            crate::e2e::http_get(metrics, "/metrics").filter(|r| r.starts_with("HTTP/1.1 200"))
+        },
+    )
+    .await;
+    running.abort();
+    let exported = exported(&scraped);
+    for query in &row {
+        assert_exported(query, &exported, &format!("the webhook row ({paths:?})"));
+    }
 }
