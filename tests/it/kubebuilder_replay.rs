@@ -500,6 +500,26 @@ fn assert_replayed(wrong: &[String]) {
     );
 }
 
+/// The scripts' and the book's projects, each replayed into a folder named after it:
+/// alpha.rs holds `alpha generate` to them. The calling test needs `kubectl`
+/// (`make build-installer`).
+pub fn replayed_projects() -> Vec<(tempfile::TempDir, PathBuf)> {
+    [
+        ("project-v4", project_v4()),
+        ("project-v4-multigroup", project_v4_multigroup()),
+        ("project-v4-with-plugins", project_v4_with_plugins()),
+        ("project", getting_started()),
+        ("cronjob", cronjob_tutorial()),
+    ]
+    .into_iter()
+    .map(|(name, steps)| {
+        let (dir, root) = e2e::project_dir(name);
+        assert_replayed(&replay(&root, &steps));
+        (dir, root)
+    })
+    .collect()
+}
+
 fn text(root: &Path, path: &str) -> String {
     std::fs::read_to_string(root.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }

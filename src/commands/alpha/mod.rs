@@ -75,8 +75,12 @@ pub fn scaffold_with(
         .file_name()
         .map_or_else(|| "project".into(), ToOwned::to_owned);
     let (_scratch, root) = replay::scratch(&name)?;
-    replay::run(binary, replay, &root)?;
-    read_tree(&root)
+    replay::run(binary, replay, input, &root)?;
+    let mut files = read_tree(&root)?;
+    for path in &replay.inputs {
+        files.remove(path);
+    }
+    Ok(files)
 }
 
 /// This rusty-sdk's executable, to replay with.

@@ -27,6 +27,11 @@ const KNOWN_PLUGINS: [&str; 5] = [HELM_APIS, DEPLOY_IMAGE, RBAC, OPERATOR_CHART,
 #[derive(Clone, Debug, Default)]
 pub struct Replay {
     pub steps: Vec<Vec<String>>,
+    /// Files of the project that a step reads by their path in it and that no command
+    /// writes (the operator chart's `--manifests`, `make build-installer`'s output): copied
+    /// into the replay after `init`, so that PROJECT records the same path, and left out
+    /// of the scaffold.
+    pub inputs: Vec<String>,
     /// What PROJECT records but no command can make again from the project (an external
     /// API of a project that does not keep its CRD), each as a sentence naming it.
     pub not_replayed: Vec<String>,
@@ -80,11 +85,19 @@ pub fn plan(project: &Project, input: &Path) -> Result<Replay> {
         let output = plugin_str(project, OPERATOR_CHART, "output").unwrap_or_else(|| "dist".into());
         let source = input.join(&manifests);
         if source.is_file() {
+            // A path in the project is read there, as the project has it; any other
+            // stays the path PROJECT records.
+            let given = if is_inside(&manifests) {
+                replay.inputs.push(manifests.clone());
+                manifests
+            } else {
+                source.to_string_lossy().into_owned()
+            };
             replay.steps.push(vec![
                 "edit".into(),
                 "--plugins=helm/v2-alpha".into(),
                 "--manifests".into(),
-                source.to_string_lossy().into_owned(),
+                given,
                 "--output-dir".into(),
                 output,
             ]);
@@ -102,6 +115,15 @@ pub fn plan(project: &Project, input: &Path) -> Result<Replay> {
             .push(args(&["edit", "--plugins=grafana/v1-alpha"]));
     }
     Ok(replay)
+}
+
+/// `path` is relative and stays inside the folder it is relative to.
+fn is_inside(path: &str) -> bool {
+    let path = Path::new(path);
+    path.components().count() > 0
+        && path
+            .components()
+            .all(|part| matches!(part, std::path::Component::Normal(_)))
 }
 
 fn args(list: &[&str]) -> Vec<String> {
@@ -324,10 +346,14 @@ fn webhook(resource: &Resource) -> Option<Vec<String>> {
     Some(step)
 }
 
-/// Run `replay` with `binary` into `dir` (created by its `init`). A failing step is an
-/// error naming the binary, the command and the first line of what it said.
-pub fn run(binary: &Path, replay: &Replay, dir: &Path) -> Result<()> {
-    for step in &replay.steps {
+/// Run `replay` of the project in `input` with `binary` into `dir` (created by its `init`,
+/// after which the replay's inputs are copied from `input`). A failing step is an error
+/// naming the binary, the command and the first line of what it said.
+pub fn run(binary: &Path, replay: &Replay, input: &Path, dir: &Path) -> Result<()> {
+    for (index, step) in replay.steps.iter().enumerate() {
+        if index == 1 {
+            copy_inputs(&replay.inputs, input, dir)?;
+        }
         let output = Command::new(binary)
             .arg("--no-interactive")
             .arg("--quiet")
@@ -356,6 +382,18 @@ pub fn run(binary: &Path, replay: &Replay, dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Copy each of `inputs` (paths inside the project) from `input` to `dir`.
+fn copy_inputs(inputs: &[String], input: &Path, dir: &Path) -> Result<()> {
+    for path in inputs {
+        let target = dir.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+        std::fs::copy(input.join(path), &target).map_err(|e| Error::io(input.join(path), e))?;
+    }
+    Ok(())
+}
+
 /// A scratch folder for one replay: `<tmp>/<name>`, the name the project's folder has, so
 /// that `init` derives the same defaults from it.
 pub fn scratch(name: &std::ffi::OsStr) -> Result<(tempfile::TempDir, PathBuf)> {
@@ -377,6 +415,21 @@ mod tests {
             .extra
             .insert(EXTERNAL_CRD_KEY.into(), Value::String(path.into()));
         resource
+    }
+
+    #[test]
+    fn only_paths_inside_the_project_are_copied_into_the_replay() {
+        assert!(is_inside("dist/install.yaml"));
+        assert!(is_inside("install.yaml"));
+        for outside in [
+            "",
+            "/tmp/install.yaml",
+            "../install.yaml",
+            "dist/../../x",
+            "./x",
+        ] {
+            assert!(!is_inside(outside), "{outside}");
+        }
     }
 
     #[test]

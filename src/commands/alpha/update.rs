@@ -42,7 +42,11 @@ pub fn run(session: &Session, args: &AlphaUpdateArgs) -> Result<()> {
     let paths: BTreeSet<&String> = ancestor.keys().chain(theirs.keys()).collect();
     for path in paths {
         let side = |files| side(files, path);
-        match merge::merge(side(&ancestor), side(&ours), side(&theirs)) {
+        let mut outcome = merge::merge(side(&ancestor), side(&ours), side(&theirs));
+        if path == crate::project::FILE_NAME {
+            outcome = recording_the_new_version(outcome, side(&ours), side(&theirs));
+        }
+        match outcome {
             Outcome::Keep => {}
             Outcome::Write(bytes) => tree.add(path, bytes, Policy::Tool),
             Outcome::Conflict(bytes) => {
@@ -91,6 +95,52 @@ pub fn run(session: &Session, args: &AlphaUpdateArgs) -> Result<()> {
             ""
         }
     )))
+}
+
+/// PROJECT as the merge leaves it, with the `cliVersion` of the new scaffold: the update
+/// brings the project to that rusty-sdk, whatever the older one recorded (the ancestor's
+/// may differ from the project's: a rusty-sdk given with `--from-binary` built elsewhere,
+/// a project whose version a later command recorded). A PROJECT in conflict is left as
+/// the merge has it.
+fn recording_the_new_version(
+    outcome: Outcome,
+    ours: Option<&[u8]>,
+    theirs: Option<&[u8]>,
+) -> Outcome {
+    const KEY: &str = "cliVersion: ";
+    let Some(new) = theirs.map(String::from_utf8_lossy).and_then(|text| {
+        text.lines()
+            .find(|l| l.starts_with(KEY))
+            .map(str::to_string)
+    }) else {
+        return outcome;
+    };
+    let merged = match &outcome {
+        Outcome::Keep => ours,
+        Outcome::Write(bytes) => Some(bytes.as_slice()),
+        _ => None,
+    };
+    let Some(Ok(text)) = merged.map(std::str::from_utf8) else {
+        return outcome;
+    };
+    let mut changed = false;
+    let updated: String = text
+        .split_inclusive('\n')
+        .map(|line| {
+            let body = line.trim_end_matches(['\r', '\n']);
+            if body.starts_with(KEY) && body != new {
+                changed = true;
+                format!("{new}{}", &line[body.len()..])
+            } else {
+                line.to_string()
+            }
+        })
+        .collect();
+    if changed {
+        Outcome::Write(updated.into_bytes())
+    } else {
+        outcome
+    }
 }
 
 /// The replay for the ancestor: its `init` links the runtime source the project links now
