@@ -424,6 +424,28 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
             }),
             "beside/bundle.Dockerfile: LABEL operators.operatorframework.io.bundle.package.v1: missing, but beside/bundle/metadata/annotations.yaml sets it to \"hooked-bundle\"".into(),
         ),
+        (
+            broken(&root, "too-big", |b| {
+                // 2 MB of hexadecimal digits (pseudo-random, so gzip halves them at best).
+                let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+                let digits: String = (0..2_000_000)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        char::from_digit((state % 16) as u32, 16).unwrap()
+                    })
+                    .collect();
+                let config = json!({
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": "big"},
+                    "data": {"blob": digits},
+                });
+                write_yaml(&b.join("manifests/big_v1_configmap.yaml"), &config);
+            }),
+            "error: too-big: its files take 1".into(),
+        ),
     ];
     for (dir, expected) in cases {
         let before = read_tree(&root);

@@ -38,6 +38,48 @@ pub struct Bundle {
     pub manifests: Vec<Document>,
     /// The bundle image's Dockerfile, if one next to the bundle copies its metadata.
     pub dockerfile: Option<Dockerfile>,
+    /// What the bundle's files take as OLM stores them ([`staged_size`] of each), if known.
+    pub staged_bytes: Option<u64>,
+}
+
+/// How many bytes `bytes` take gzipped and then base64-encoded, as OLM keeps each file of a
+/// bundle in the one ConfigMap it unpacks the bundle into (operator-framework/api sums the
+/// same for its size check).
+pub fn staged_size(bytes: &[u8]) -> u64 {
+    use std::io::Write as _;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let gzipped = gz
+        .write_all(bytes)
+        .and_then(|()| gz.finish())
+        .map_or(bytes.len(), |g| g.len());
+    4 * (gzipped as u64).div_ceil(3)
+}
+
+/// The sum of [`staged_size`] over the regular files under `dir` (symlinks not followed,
+/// at most [`MAX_FILES`] files a few folders deep, as a bundle is).
+fn staged_bytes(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut files = 0;
+    let mut folders = vec![(dir.to_path_buf(), 0)];
+    while let Some((folder, depth)) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.filter_map(std::result::Result::ok) {
+            let Ok(meta) = entry.path().symlink_metadata() else {
+                continue;
+            };
+            if meta.is_dir() && depth < 4 {
+                folders.push((entry.path(), depth + 1));
+            } else if meta.is_file() && meta.len() <= MAX_FILE_BYTES && files < MAX_FILES {
+                files += 1;
+                if let Ok(bytes) = std::fs::read(entry.path()) {
+                    total += staged_size(&bytes);
+                }
+            }
+        }
+    }
+    total
 }
 
 /// A bundle image's Dockerfile: its labels, which registries and `opm` read where OLM
@@ -182,6 +224,7 @@ fn read(dir: &Path, shown: &str, findings: &mut Findings) -> Result<Bundle> {
         annotations: None,
         manifests: Vec::new(),
         dockerfile: dockerfile::find(dir, shown, findings),
+        staged_bytes: Some(staged_bytes(dir)),
     };
     let annotations = format!("{shown}/metadata/annotations.yaml");
     if dir.join("metadata").is_dir() {

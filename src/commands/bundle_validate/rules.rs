@@ -43,6 +43,7 @@ const SUPPORTED_KINDS: [&str; 22] = [
 pub fn check(bundle: &Bundle, findings: &mut Findings) {
     let package = annotations(bundle, findings);
     dockerfile_labels(bundle, findings);
+    size(bundle, findings);
     for document in &bundle.manifests {
         object(document, findings);
     }
@@ -132,6 +133,37 @@ fn annotations(bundle: &Bundle, findings: &mut Findings) -> Option<String> {
     };
     channels(file, text(CHANNELS), text(DEFAULT_CHANNEL), findings);
     package
+}
+
+/// OLM unpacks a bundle into one ConfigMap, each file gzipped and base64-encoded: past
+/// 1 MiB it cannot (operator-framework/api's bundle size check, with its warning at 85%).
+const MAX_STAGED_BYTES: u64 = 1 << 20;
+
+fn size(bundle: &Bundle, findings: &mut Findings) {
+    let Some(size) = bundle.staged_bytes else {
+        return;
+    };
+    let shown = |bytes: u64| format!("{}.{} kB", bytes / 1000, bytes % 1000 / 100);
+    let what = format!(
+        "its files take {} gzipped and base64-encoded, as OLM keeps them in the one ConfigMap it unpacks a bundle into",
+        shown(size)
+    );
+    if size > MAX_STAGED_BYTES {
+        findings.error(
+            &bundle.dir,
+            "",
+            format!(
+                "{what}, more than the {} it can hold; make the bundle smaller (long CRD descriptions, large ConfigMaps)",
+                shown(MAX_STAGED_BYTES)
+            ),
+        );
+    } else if size > MAX_STAGED_BYTES / 100 * 85 {
+        findings.warn(
+            &bundle.dir,
+            "",
+            format!("{what}, near the {} it can hold", shown(MAX_STAGED_BYTES)),
+        );
+    }
 }
 
 /// The bundle image's labels say what metadata/annotations.yaml says: each of OLM's keys

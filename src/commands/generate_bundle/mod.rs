@@ -277,6 +277,7 @@ fn stage_bundle(
         manifests: Vec::new(),
         // bundle.Dockerfile's labels and annotations.yaml are written from one list.
         dockerfile: None,
+        staged_bytes: None,
     };
     let mut stage = |tree: &mut Tree, file: String, object: &Value| -> Result<()> {
         tree.add(&file, print(object)?, Policy::Tool);
@@ -339,6 +340,13 @@ fn stage_bundle(
         stage(tree, format!("{out}/manifests/{file}"), &manifest)?;
     }
     bundle.annotations = Some(stage_metadata(tree, s));
+    bundle.staged_bytes = Some(
+        tree.staged()
+            .iter()
+            .filter(|(path, _)| path.starts_with(&format!("{out}/")))
+            .map(|(_, file)| bundle_validate::staged_size(&file.content))
+            .sum(),
+    );
     Ok(bundle)
 }
 
