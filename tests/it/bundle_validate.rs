@@ -425,6 +425,15 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
             "beside/bundle.Dockerfile: LABEL operators.operatorframework.io.bundle.package.v1: missing, but beside/bundle/metadata/annotations.yaml sets it to \"hooked-bundle\"".into(),
         ),
         (
+            broken(&root, "related-image", |b| {
+                edit_yaml(&csv_file(b), |csv| {
+                    csv["spec"]["relatedImages"] =
+                        json!([{"name": "memcached", "image": "example.com/memcached@sha256:abc"}]);
+                });
+            }),
+            "related-image/manifests/hooked-bundle.clusterserviceversion.yaml: spec.relatedImages[0].image: \"example.com/memcached@sha256:abc\" is not an image reference".into(),
+        ),
+        (
             broken(&root, "too-big", |b| {
                 // 2 MB of hexadecimal digits (pseudo-random, so gzip halves them at best).
                 let mut state: u64 = 0x9e37_79b9_7f4a_7c15;

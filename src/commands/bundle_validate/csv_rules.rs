@@ -96,6 +96,7 @@ pub fn check(csv: &Document, package: Option<&str>, bundle: &Bundle, findings: &
     install_strategy(csv, findings);
     examples(csv, findings);
     annotation_names(csv, findings);
+    related_images(csv, findings);
     for (i, entry) in owned(csv).iter().enumerate() {
         let field = format!("spec.customresourcedefinitions.owned[{i}]");
         for key in ["name", "version", "kind"] {
@@ -294,6 +295,21 @@ fn install_strategy(csv: &Document, findings: &mut Findings) {
             if !entry["rules"].is_array() {
                 findings.error(file, &format!("{field}.rules"), "missing; list the rules");
             }
+        }
+    }
+}
+
+/// Each of `spec.relatedImages` names an image reference (operator-framework/api's check:
+/// disconnected mirrors copy these images by reference).
+fn related_images(csv: &Document, findings: &mut Findings) {
+    for (i, related) in array(&csv.object, "/spec/relatedImages").iter().enumerate() {
+        let image = related["image"].as_str().unwrap_or_default();
+        if let Some(problem) = crate::model::image_ref::problem(image) {
+            findings.error(
+                &csv.file,
+                &format!("spec.relatedImages[{i}].image"),
+                format!("{image:?} is not an image reference ({problem}); write <registry>/<name>:<tag> or @sha256:<digest>"),
+            );
         }
     }
 }
