@@ -5,9 +5,9 @@
 //! to run for Rust instead, and the test then runs that. The projects must then build, pass
 //! their tests and lint as kubebuilder's pass `make all`.
 //!
-//! The replays without a build are quick tests; one end-to-end test builds project-v4 and
-//! project-v4-multigroup (project-v4-with-plugins repeats multigroup's deploy-image and
-//! conversion commands on a namespaced project, which `namespaced`'s e2e test builds).
+//! The replays without a build are quick tests; one end-to-end test builds the three
+//! projects (project-v4-with-plugins is multigroup's deploy-image, conversion and Grafana
+//! commands on a namespaced manager, then its Helm chart).
 use std::path::{Path, PathBuf};
 
 use rusty_sdk_test_tools::needs;
@@ -753,8 +753,8 @@ fn groups_that_share_a_rust_module_are_refused_naming_the_other() {
 }
 
 /// The scripts' projects build, pass their tests and lint (`make all` in kubebuilder's
-/// script): project-v4 and project-v4-multigroup, one after the other in the shared
-/// target dir. `make build-installer` runs for real on multigroup.
+/// script): project-v4, project-v4-multigroup and project-v4-with-plugins, one after the
+/// other in the shared target dir. `make build-installer` runs for real on multigroup.
 #[needs(e2e, kubectl, make)]
 #[test]
 fn the_replayed_projects_build_test_and_lint() {
@@ -762,6 +762,9 @@ fn the_replayed_projects_build_test_and_lint() {
     let (_v4_dir, v4) = e2e::project_dir("project-v4");
     wrong.extend(replay(&v4, &project_v4()));
     e2e::check_project(&v4);
+    let (_plugins_dir, with_plugins) = e2e::project_dir("project-v4-with-plugins");
+    wrong.extend(replay(&with_plugins, &project_v4_with_plugins()));
+    e2e::check_project(&with_plugins);
     let (_mg_dir, multigroup) = e2e::project_dir("project-v4-multigroup");
     wrong.extend(replay(&multigroup, &project_v4_multigroup()));
     e2e::check_project(&multigroup);
