@@ -482,6 +482,39 @@ fn broken_bundles_get_one_line_per_finding_naming_file_and_field() {
         assert!(read_tree(&root) == before, "{dir}: validate wrote files");
     }
 
+    // A bundle written elsewhere (--output-dir) is copied by the project's bundle.Dockerfile,
+    // whose labels must agree with its annotations too.
+    let manifests = crate::e2e::kustomize(&root, "config/manifests");
+    let output = rusty(&root)
+        .args([
+            "generate",
+            "bundle",
+            "--version",
+            "0.1.0",
+            "--output-dir",
+            "out/olm",
+        ])
+        .write_stdin(manifests)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    assert!(validate(&root, "out/olm").status.success());
+    let dockerfile = root.join("bundle.Dockerfile");
+    let text = std::fs::read_to_string(&dockerfile).unwrap();
+    assert!(text.contains("COPY out/olm/metadata /metadata/"), "{text}");
+    std::fs::write(
+        &dockerfile,
+        text.replace("default.v1=alpha", "default.v1=beta"),
+    )
+    .unwrap();
+    let output = validate(&root, "out/olm");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: bundle.Dockerfile: LABEL operators.operatorframework.io.bundle.channel.default.v1: is \"beta\", but out/olm/metadata/annotations.yaml says \"alpha\""),
+        "{stderr}"
+    );
+
     // Not a bundle at all.
     let output = validate(&root, "missing");
     assert_eq!(output.status.code(), Some(1));

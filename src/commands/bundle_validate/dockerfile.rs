@@ -12,8 +12,9 @@ const NAME: &str = "bundle.Dockerfile";
 const MAX_BYTES: u64 = 1 << 20;
 
 /// The Dockerfile of the bundle in `dir` (shown as `shown`): `bundle.Dockerfile` beside the
-/// folder or in it, when one of its COPY instructions puts `dir/metadata` at `/metadata`.
-pub fn find(dir: &Path, shown: &str, findings: &mut Findings) -> Option<Dockerfile> {
+/// folder, in it, or at the project's `root` (where `generate bundle --output-dir` leaves
+/// it), when one of its COPY instructions puts `dir/metadata` at `/metadata`.
+pub fn find(root: &Path, dir: &Path, shown: &str, findings: &mut Findings) -> Option<Dockerfile> {
     let metadata = std::fs::canonicalize(dir.join("metadata")).ok()?;
     let parent_shown = match shown.rsplit_once('/') {
         Some((parent, _)) if !parent.is_empty() => format!("{parent}/{NAME}"),
@@ -23,6 +24,7 @@ pub fn find(dir: &Path, shown: &str, findings: &mut Findings) -> Option<Dockerfi
     let candidates: Vec<(PathBuf, String)> = [
         dir.parent().map(|p| (p.join(NAME), parent_shown)),
         Some((dir.join(NAME), format!("{shown}/{NAME}"))),
+        Some((root.join(NAME), NAME.to_string())),
     ]
     .into_iter()
     .flatten()

@@ -184,7 +184,7 @@ pub fn run(session: &Session, args: &BundleValidateArgs) -> Result<()> {
     let shown = if shown.is_empty() { "/".into() } else { shown };
     let dir = session.root.join(&args.dir);
     let mut findings = Findings::default();
-    let bundle = read(&dir, &shown, &mut findings)?;
+    let bundle = read(&session.root, &dir, &shown, &mut findings)?;
     rules::check(&bundle, &mut findings);
     for finding in &findings.0 {
         match finding.severity {
@@ -210,9 +210,9 @@ pub fn run(session: &Session, args: &BundleValidateArgs) -> Result<()> {
     Ok(())
 }
 
-/// The bundle in `dir` (shown as `shown`); what cannot be read is a finding, and only a
-/// missing folder an error.
-fn read(dir: &Path, shown: &str, findings: &mut Findings) -> Result<Bundle> {
+/// The bundle in `dir` (shown as `shown`) of the project at `root`; what cannot be read is a
+/// finding, and only a missing folder an error.
+fn read(root: &Path, dir: &Path, shown: &str, findings: &mut Findings) -> Result<Bundle> {
     if !dir.is_dir() {
         return Err(Error::invalid(format!(
             "{}: no such folder; pass the bundle's folder (`make bundle` writes bundle/)",
@@ -223,7 +223,7 @@ fn read(dir: &Path, shown: &str, findings: &mut Findings) -> Result<Bundle> {
         dir: shown.to_string(),
         annotations: None,
         manifests: Vec::new(),
-        dockerfile: dockerfile::find(dir, shown, findings),
+        dockerfile: dockerfile::find(root, dir, shown, findings),
         staged_bytes: Some(staged_bytes(dir)),
     };
     let annotations = format!("{shown}/metadata/annotations.yaml");
