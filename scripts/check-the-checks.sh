@@ -126,6 +126,14 @@ run bundle-keeps-webhook-configurations src/commands/generate_bundle/mod.rs \
 run validate-ignores-conversion-install-modes src/commands/bundle_validate/csv_rules.rs \
   's/if converts && !only_all/if false && converts && !only_all/' \
   -p rusty-sdk --test it bundle_validate::
+# An owned CRD version that is not served (OLM keeps the CSV Pending), and a dashboard
+# panel charting a metric the runtime does not export (the webhook row).
+run validate-allows-unserved-versions src/commands/bundle_validate/rules.rs \
+  's/if !serves\(&document\.object, version\)/if false/' \
+  -p rusty-sdk --test it bundle_validate::
+run dashboard-charts-a-missing-metric src/commands/edit/grafana/dashboards.rs \
+  's/rate\("controller_runtime_webhook_requests_total"/rate("controller_runtime_webhook_request_total"/' \
+  -p rusty-sdk --test it cluster::dashboards::the_webhook_rows
 break_corpus
 run corpus-expected - - -p rusty-sdk-chart --test engine corpus_renders_like_helm
 restore_corpus
