@@ -279,6 +279,12 @@ fn ci_workflows_and_devcontainer_run_what_the_project_has() {
                     path.display()
                 );
                 for run in runs {
+                    // The kind binary of the runner's architecture, as the devcontainer's.
+                    assert!(
+                        !run.contains("kind-linux-") || run.contains("kind-linux-$("),
+                        "{}: {run} fixes kind's architecture",
+                        path.display()
+                    );
                     for target in make_targets(run) {
                         assert!(
                             has_target(&target),
@@ -323,4 +329,132 @@ fn make_targets_are_read_from_run_scripts() {
         ["test-e2e", "deploy"]
     );
     assert!(make_targets("cargo install rusty-sdk").is_empty());
+}
+
+/// The workflow steps that cannot run here, each with why: they fetch from the internet or
+/// need Docker and Kind. Every other `run:` step of every workflow runs in
+/// [`ci_workflow_steps_run_in_a_generated_project`].
+const STEPS_NOT_RUN_HERE: [(&str, &str); 4] = [
+    (
+        "cargo install rusty-sdk --locked",
+        "fetches rusty-sdk from crates.io",
+    ),
+    ("curl -Lo ./kind", "downloads kind"),
+    ("kind version", "needs the kind it downloads"),
+    ("make test-e2e", "needs Docker and a Kind cluster"),
+];
+
+/// The `run:` steps of every workflow of a hybrid project with a Rust API, run in order as
+/// GitHub runs them (`bash -e`, `$GITHUB_ENV` carried to the next steps): `rustup toolchain
+/// install`, `make lint`, `make test`, and the integration workflow's setup-envtest step
+/// (with a setup-envtest that prints this repository's control plane, as the real one
+/// prints the folder it fetched) followed by `make test-integration` on it. Only the steps
+/// in [`STEPS_NOT_RUN_HERE`] are left out.
+#[needs(e2e, make, control_plane)]
+#[test]
+fn ci_workflow_steps_run_in_a_generated_project() {
+    let (dir, root) = crate::e2e::project_dir("ci-workflows-operator");
+    for command in [
+        "init --plugins hybrid.helm --domain my.domain",
+        "create api --plugins rust --group cache --version v1 --kind Memcached --resource --controller",
+    ] {
+        let output = rusty(&root).args(command.split(' ')).output().unwrap();
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+    }
+    // setup-envtest prints the folder holding etcd and kube-apiserver; this one prints ours.
+    let assets = path!(control_plane);
+    let setup_envtest = dir.path().join("setup-envtest");
+    std::fs::write(&setup_envtest, format!("#!/bin/sh\necho '{assets}'\n")).unwrap();
+    let mut mode = std::fs::metadata(&setup_envtest).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&setup_envtest, mode).unwrap();
+    let github_env = dir.path().join("github-env");
+
+    let mut names: Vec<_> = std::fs::read_dir(root.join(".github/workflows"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "lint.yml",
+            "test-e2e.yml",
+            "test-integration.yml",
+            "test.yml"
+        ]
+    );
+    let (mut ran, mut left_out) = (Vec::new(), Vec::new());
+    for name in &names {
+        let text = std::fs::read_to_string(root.join(".github/workflows").join(name)).unwrap();
+        let workflow: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        for (_, job) in workflow["jobs"].as_mapping().unwrap() {
+            // Each job starts from a fresh runner: no environment from another job.
+            std::fs::write(&github_env, "").unwrap();
+            let mut env: Vec<(String, String)> = Vec::new();
+            for step in job["steps"].as_sequence().unwrap() {
+                let Some(script) = step["run"].as_str() else {
+                    continue; // an action: the checkout is this folder, Go is not needed
+                };
+                if let Some((_, why)) = STEPS_NOT_RUN_HERE
+                    .iter()
+                    .find(|(start, _)| script.trim_start().starts_with(start))
+                {
+                    left_out.push(format!("{name}: {script:?} ({why})"));
+                    continue;
+                }
+                let output = {
+                    let _guard = crate::e2e::CARGO
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    crate::e2e::command(&root, "bash")
+                        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+                        .env("GITHUB_ENV", &github_env)
+                        .env("SETUP_ENVTEST", &setup_envtest)
+                        .env_remove("KUBEBUILDER_ASSETS")
+                        .envs(env.iter().map(|(k, v)| (k, v)))
+                        .output()
+                        .unwrap()
+                };
+                assert!(
+                    output.status.success(),
+                    "{name}: `{script}` failed:\n{}{}",
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+                if script == "make test-integration" {
+                    // On the control plane setup-envtest named, not skipped: the test passed.
+                    let stdout = String::from_utf8_lossy(&output.stdout);
+                    let passed = "test integration::memcached::reconciles_each_generation_and_lets_the_object_go ... ok";
+                    assert!(
+                        stdout.contains(&format!("KUBEBUILDER_ASSETS={assets}\n"))
+                            && stdout.contains(passed),
+                        "{stdout}"
+                    );
+                }
+                ran.push(format!("{name}: {script}"));
+                env = std::fs::read_to_string(&github_env)
+                    .unwrap()
+                    .lines()
+                    .filter_map(|line| line.split_once('='))
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+            }
+        }
+    }
+    assert_eq!(
+        ran,
+        [
+            "lint.yml: rustup toolchain install",
+            "lint.yml: make lint",
+            "test-e2e.yml: rustup toolchain install",
+            "test-integration.yml: rustup toolchain install",
+            "test-integration.yml: echo \"KUBEBUILDER_ASSETS=$(make --no-print-directory setup-envtest)\" >> \"$GITHUB_ENV\"",
+            "test-integration.yml: make test-integration",
+            "test.yml: rustup toolchain install",
+            "test.yml: make test",
+        ],
+        "left out: {left_out:#?}"
+    );
+    assert_eq!(left_out.len(), 4, "{left_out:#?}");
 }
