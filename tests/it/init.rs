@@ -216,7 +216,7 @@ fn an_unwritable_directory_is_a_one_line_error() {
 /// counts; variables such as `IMG=x` do not).
 pub fn make_targets(text: &str) -> Vec<String> {
     let words: Vec<&str> = text
-        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | '&' | '|' | '"'))
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | '&' | '|' | '"' | '`'))
         .filter(|word| !word.is_empty())
         .collect();
     let mut targets = Vec::new();
@@ -300,6 +300,16 @@ fn ci_workflows_and_devcontainer_run_what_the_project_has() {
             targets_run >= 3,
             "{layout}: the workflows run only {targets_run} make targets"
         );
+        // AGENTS.md tells agents which targets to run: each is one the Makefile has.
+        let agents = std::fs::read_to_string(root.join("AGENTS.md")).unwrap();
+        let named = make_targets(&agents);
+        assert!(named.len() >= 6, "{layout}: AGENTS.md names {named:?}");
+        for target in named {
+            assert!(
+                has_target(&target),
+                "{layout}: AGENTS.md names `make {target}`, which the Makefile lacks"
+            );
+        }
         let devcontainer: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(root.join(".devcontainer/devcontainer.json")).unwrap(),
         )
@@ -329,6 +339,10 @@ fn make_targets_are_read_from_run_scripts() {
         ["test-e2e", "deploy"]
     );
     assert!(make_targets("cargo install rusty-sdk").is_empty());
+    assert_eq!(
+        make_targets("run `make lint` before `make test-e2e IMG=x`"),
+        ["lint", "test-e2e"]
+    );
 }
 
 /// The workflow steps that cannot run here, each with why: they fetch from the internet or
