@@ -8,6 +8,7 @@
 //! <commit>/`, beside the control plane's cache, where a fresh clone's test run finds it: a
 //! commit's build never changes. About 6 minutes on 2 cores the first time, nothing after;
 //! its build folder (about 1 GB) is removed once the binary is kept.
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -134,9 +135,10 @@ fn edit(root: &Path, path: &str, old: &str, new: &str) {
 }
 
 /// The user's code, where the tutorial says it goes: a spec field, a line of reconcile
-/// logic and a validation rule, each as (file, the scaffold's line it goes after, the
-/// user's lines).
-const USER_CODE: [(&str, &str, &str); 3] = [
+/// logic and a validation rule, and a note of the user's among the lines `create api` and
+/// `create webhook` inserted at main.rs's marker; each as (file, the scaffold's line it goes
+/// after, the user's lines).
+const USER_CODE: [(&str, &str, &str); 4] = [
     (
         "api/src/cache/v1/memcached_backup.rs",
         "    pub foo: Option<String>,\n",
@@ -151,6 +153,27 @@ const USER_CODE: [(&str, &str, &str); 3] = [
         "src/webhook/memcached_backup.rs",
         "fn validate_create(object: &MemcachedBackup) -> Verdict {\n",
         "    if object.spec.schedule.as_deref() == Some(\"\") {\n        return Err(Denial::new(\n            \"spec.schedule\",\n            \"must not be empty\".to_string(),\n        ));\n    }\n",
+    ),
+    (
+        "src/main.rs",
+        "    manager.add_webhooks(webhook::all());\n",
+        "    // The backup scheduler of ours runs as one more controller, added below.\n",
+    ),
+];
+
+/// Lines `create api` and `create webhook` inserted at the older scaffold's markers, which
+/// the update keeps: (file, line).
+const MARKER_CODE: [(&str, &str); 5] = [
+    (
+        "src/main.rs",
+        "    manager.add_controller(\"memcachedbackup\", controller::memcached_backup::run);\n",
+    ),
+    ("src/main.rs", "    manager.add_webhooks(webhook::all());\n"),
+    ("src/controller/mod.rs", "pub mod memcached_backup;\n"),
+    ("src/webhook/mod.rs", "pub mod memcached_backup;\n"),
+    (
+        "src/webhook/mod.rs",
+        "    webhooks = memcached_backup::register(webhooks);\n",
     ),
 ];
 
@@ -189,6 +212,13 @@ fn alpha_update_from_an_older_commit_keeps_user_code_builds_and_tests() {
     let old = old_binary();
     let (_dir, root) = crate::e2e::project_dir("e2e-alpha-update");
     scaffold_with(&old, &root);
+    for (path, line) in MARKER_CODE {
+        let text = std::fs::read_to_string(root.join(path)).unwrap();
+        assert!(
+            text.contains(line),
+            "the older {path} has no {line:?}:\n{text}"
+        );
+    }
     add_user_code(&root);
     git(&root, &["init", "-q"]);
     git(&root, &["add", "-A"]);
@@ -216,6 +246,10 @@ fn alpha_update_from_an_older_commit_keeps_user_code_builds_and_tests() {
             now.contains(lines),
             "{path} lost the user's lines {lines:?}:\n{now}"
         );
+    }
+    for (path, line) in MARKER_CODE {
+        let now = std::fs::read_to_string(root.join(path)).unwrap();
+        assert!(now.contains(line), "{path} lost {line:?}:\n{now}");
     }
     for (path, bytes) in read_tree(&root) {
         assert!(
@@ -262,6 +296,20 @@ fn alpha_update_conflicts_are_marked_listed_and_exit_1() {
         .expect("the older scaffold has a Rust line this one changed");
     let mine = "    // the user's own version of this line";
     edit(&root, &path, &format!("{line}\n"), &format!("{mine}\n"));
+    // Two more files the new scaffold changes: one the user keeps in CRLF, one made
+    // executable (a script of the project's, say).
+    let mut changed = ancestor.iter().filter(|(other, bytes)| {
+        *other != &path
+            && other.as_str() != "PROJECT"
+            && theirs.get(*other).is_some_and(|new| new != *bytes)
+            && !bytes.contains(&b'\r')
+    });
+    let (crlf, _) = changed.next().expect("a second file the scaffold changed");
+    let (exec, _) = changed.next().expect("a third file the scaffold changed");
+    let crlf_text = String::from_utf8(ancestor[crlf].clone()).unwrap();
+    std::fs::write(root.join(crlf), crlf_text.replace('\n', "\r\n")).unwrap();
+    let executable = std::fs::Permissions::from_mode(0o755);
+    std::fs::set_permissions(root.join(exec), executable).unwrap();
     // A controller of the user's own in the older style, which a migration note is about.
     let own = "src/controller/audit.rs";
     std::fs::write(
@@ -271,9 +319,13 @@ fn alpha_update_conflicts_are_marked_listed_and_exit_1() {
     .unwrap();
     let before = read_tree(&root);
 
-    let (output, text) = update(&root, &old, &["--dry-run"]);
+    let (output, text) = update(&root, &old, &["--dry-run", "--diff"]);
     assert_eq!(output.status.code(), Some(1), "{text}");
     assert!(text.contains(&format!("conflict: {path}")), "{text}");
+    assert!(
+        text.contains("\n+<<<<<<< ours\n") && text.contains("\n+>>>>>>> theirs\n"),
+        "--diff shows the markers it would write: {text}"
+    );
     assert!(read_tree(&root) == before, "a dry run wrote files: {text}");
 
     let (output, text) = update(&root, &old, &[]);
@@ -304,6 +356,19 @@ fn alpha_update_conflicts_are_marked_listed_and_exit_1() {
         !text.contains("Controllers' plumbing moved"),
         "a note for code the project no longer has: {text}"
     );
+    // The CRLF file is the new scaffold's, in CRLF; the executable one is the new
+    // scaffold's and still executable.
+    let new_crlf = String::from_utf8(theirs[crlf].clone()).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(root.join(crlf)).unwrap(),
+        new_crlf.replace('\n', "\r\n"),
+        "{crlf} is not the new scaffold in CRLF"
+    );
+    let mode = std::fs::metadata(root.join(exec))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o755, "{exec} lost its mode");
     // Everything else merged cleanly: the files the user did not touch are the new ones.
     let after = read_tree(&root);
     for (other, bytes) in &theirs {
