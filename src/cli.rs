@@ -296,7 +296,8 @@ pub enum CreateCommand {
         rusty-sdk create api --plugins helm --helm-chart bitnami/redis \\\n      \
             --helm-chart-repo https://charts.bitnami.com/bitnami")]
     Api(CreateApiArgs),
-    /// Add admission webhooks (defaulting, validation) for a Rust API of the project
+    /// Add webhooks (defaulting, validation, conversion) for a Rust API of the project, a
+    /// Kubernetes kind or an external one
     #[command(after_help = "Examples:\n  \
         rusty-sdk create webhook --group cache --version v1alpha1 --kind Memcached \\\n      \
             --defaulting --programmatic-validation")]

@@ -395,3 +395,69 @@ fn the_reference_documents_every_manager_flag_and_only_real_ones() {
         "docs/reference.md, Manager flags: not documented {undocumented:?}; documented but not taken {unknown:?}"
     );
 }
+
+/// The commands `--help` lists, with the subcommands of those that have them
+/// (`create api`), skipping clap's `help`.
+fn commands_of(dir: &std::path::Path, parent: &[&str]) -> Vec<String> {
+    let output = rusty(dir).args(parent).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&output.stdout).into_owned();
+    let mut commands = Vec::new();
+    let listed = help
+        .lines()
+        .skip_while(|line| *line != "Commands:")
+        .skip(1)
+        .take_while(|line| !line.is_empty());
+    for line in listed {
+        // A command's line starts two columns in; its wrapped description further.
+        let Some(name) = line.strip_prefix("  ").filter(|l| !l.starts_with(' ')) else {
+            continue;
+        };
+        let name = name.split_whitespace().next().unwrap_or_default();
+        if name == "help" {
+            continue;
+        }
+        let path: Vec<&str> = parent.iter().copied().chain([name]).collect();
+        let subcommands = commands_of(dir, &path);
+        if subcommands.is_empty() {
+            commands.push(path.join(" "));
+        }
+        commands.extend(subcommands);
+    }
+    commands
+}
+
+/// docs/reference.md's overview lists every command rusty-sdk has, and each command with
+/// flags has its section (checked above).
+#[test]
+fn the_reference_lists_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let sections = reference_sections();
+    let overview = &sections[0].1;
+    let commands = commands_of(dir.path(), &[]);
+    assert!(commands.len() >= 10, "{commands:?}");
+    let missing: Vec<&String> = commands
+        .iter()
+        .filter(|command| {
+            !overview.lines().any(|line| {
+                line.strip_prefix("  ")
+                    .is_some_and(|l| l.starts_with(&format!("{command} ")))
+            })
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/reference.md's overview lacks {missing:?}"
+    );
+    for command in commands
+        .iter()
+        .filter(|c| *c != "version" && !c.starts_with("completion"))
+    {
+        let listed = REFERENCE_SECTIONS
+            .iter()
+            .any(|(words, _)| words.join(" ") == *command);
+        assert!(
+            listed,
+            "{command}: not in REFERENCE_SECTIONS, so its flags go unchecked"
+        );
+    }
+}
