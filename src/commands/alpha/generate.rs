@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::AlphaGenerateArgs;
 use crate::error::{Error, Result};
-use crate::project::{self, Project, Resource};
+use crate::project;
 use crate::scaffold::{Policy, Tree};
 use crate::session::Session;
 
@@ -36,10 +36,7 @@ pub fn run(session: &Session, args: &AlphaGenerateArgs) -> Result<()> {
             replay.not_replayed.join("; ")
         )));
     }
-    let mut fresh = super::scaffold_with(&super::this_binary()?, &replay, &input)?;
-    if let Some(replayed) = fresh.get_mut(project::FILE_NAME) {
-        *replayed = in_projects_order(replayed, &project)?.into_bytes();
-    }
+    let fresh = super::scaffold_with(&super::this_binary()?, &replay, &input, &project)?;
     let mut tree = Tree::new(&output);
     for (path, bytes) in fresh {
         // PROJECT is the tool's; every other file may hold the user's work.
@@ -52,25 +49,4 @@ pub fn run(session: &Session, args: &AlphaGenerateArgs) -> Result<()> {
     }
     session.apply_tree(&tree)?;
     Ok(())
-}
-
-/// The replayed PROJECT with its resources in `project`'s order. PROJECT lists them in the
-/// order commands first recorded them, which the replay cannot always follow: a
-/// `create webhook` for a built-in kind records it, and it may have run between two
-/// `create api`, where the replay runs every webhook after the APIs (a conversion webhook
-/// needs its spokes).
-fn in_projects_order(replayed: &[u8], project: &Project) -> Result<String> {
-    let mut regenerated = Project::parse(&String::from_utf8_lossy(replayed))?;
-    let position = |resource: &Resource| {
-        project
-            .resources
-            .iter()
-            .position(|r| {
-                (&r.group, &r.version, &r.kind)
-                    == (&resource.group, &resource.version, &resource.kind)
-            })
-            .unwrap_or(usize::MAX)
-    };
-    regenerated.resources.sort_by_key(position);
-    regenerated.render()
 }

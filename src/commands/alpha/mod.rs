@@ -10,7 +10,7 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::model::names::shown_path;
-use crate::project::{self, Project};
+use crate::project::{self, Project, Resource};
 
 pub mod generate;
 pub mod merge;
@@ -64,12 +64,13 @@ pub fn read_project(dir: &Path, flag: &str) -> Result<Project> {
     }
 }
 
-/// Replay `project` (of the project in `input`) with `binary` in a scratch folder and
-/// return the files it wrote.
+/// Run `replay` of the project in `input` (whose PROJECT is `project`) with `binary` in a
+/// scratch folder and return the files it wrote.
 pub fn scaffold_with(
     binary: &Path,
     replay: &replay::Replay,
     input: &Path,
+    project: &Project,
 ) -> Result<BTreeMap<String, Vec<u8>>> {
     let name = input
         .file_name()
@@ -80,10 +81,74 @@ pub fn scaffold_with(
     for path in &replay.inputs {
         files.remove(path);
     }
+    if let Some(replayed) = files.get_mut(project::FILE_NAME)
+        && let Some(ordered) = in_projects_order(replayed, project)
+    {
+        *replayed = ordered.into_bytes();
+    }
     Ok(files)
+}
+
+/// The replayed PROJECT with its resources in `project`'s order. PROJECT lists them in the
+/// order commands first recorded them, which the replay cannot always follow: a
+/// `create webhook` for a built-in kind records it, and it may have run between two
+/// `create api`, where the replay runs every webhook after the APIs (a conversion webhook
+/// needs its spokes). Only a PROJECT that this rusty-sdk writes back the same is reordered
+/// (another rusty-sdk's may be laid out otherwise); `None` leaves it as replayed.
+fn in_projects_order(replayed: &[u8], project: &Project) -> Option<String> {
+    let text = std::str::from_utf8(replayed).ok()?;
+    let mut regenerated = Project::parse(text).ok()?;
+    if regenerated.render().ok()? != text {
+        return None;
+    }
+    let position = |resource: &Resource| {
+        project
+            .resources
+            .iter()
+            .position(|r| {
+                (&r.group, &r.version, &r.kind)
+                    == (&resource.group, &resource.version, &resource.kind)
+            })
+            .unwrap_or(usize::MAX)
+    };
+    regenerated.resources.sort_by_key(position);
+    regenerated.render().ok()
 }
 
 /// This rusty-sdk's executable, to replay with.
 pub fn this_binary() -> Result<std::path::PathBuf> {
     std::env::current_exe().map_err(|e| Error::io("rusty-sdk", e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resource(group: &str, kind: &str) -> Resource {
+        Resource {
+            group: group.into(),
+            version: "v1".into(),
+            kind: kind.into(),
+            ..Resource::default()
+        }
+    }
+
+    #[test]
+    fn the_replayed_project_takes_the_projects_order_of_resources() {
+        let project = Project {
+            version: "3".into(),
+            resources: vec![resource("core", "Pod"), resource("cache", "Backup")],
+            ..Project::default()
+        };
+        let replayed = Project {
+            resources: vec![resource("cache", "Backup"), resource("core", "Pod")],
+            ..project.clone()
+        };
+        let text = replayed.render().unwrap();
+        let ordered = in_projects_order(text.as_bytes(), &project).unwrap();
+        assert_eq!(ordered, project.render().unwrap());
+        // Laid out as this rusty-sdk would not write it: left as replayed.
+        let other = text.replace("kind: Pod", "kind: 'Pod'");
+        assert_eq!(in_projects_order(other.as_bytes(), &project), None);
+    }
 }

@@ -27,8 +27,8 @@ pub fn run(session: &Session, args: &AlphaUpdateArgs) -> Result<()> {
         git_tree_is_clean(&root)?;
     }
     let old = older_binary(args, &project, &root)?;
-    let mut ancestor = super::scaffold_with(&old, &linked_as_now(&replay, &root), &root)?;
-    let theirs = super::scaffold_with(&newer_binary(args, &root)?, &replay, &root)?;
+    let mut ancestor = super::scaffold_with(&old, &linked_as_now(&replay, &root), &root, &project)?;
+    let theirs = super::scaffold_with(&newer_binary(args, &root)?, &replay, &root, &project)?;
     let mut ours = super::read_tree(&root)?;
     // The runtime source the project links is gone, so the older rusty-sdk wrote no link:
     // the link as it is now is what it wrote then.
