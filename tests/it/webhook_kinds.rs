@@ -225,6 +225,12 @@ fn kubebuilder_flags_for_external_kinds_are_taken_or_refused_with_the_rust_way()
             "--group cert-manager --version v1 --kind Issuer --defaulting".to_string(),
             "no API Issuer (cert-manager/v1) in PROJECT, and Kubernetes defines no such kind; create it first with `rusty-sdk create api --plugins rust --group cert-manager --version v1 --kind Issuer` (another project's kind: add `--external-api-crd <CRD file>`)",
         ),
+        // kubebuilder's webhook for an external kind the project has no controller for,
+        // with the Go package left out: the way is the CRD, never a kind of its own.
+        (
+            "--group cert-manager --version v1 --kind Issuer --defaulting --external-api-domain=io".to_string(),
+            "no API Issuer (cert-manager/v1) in PROJECT, and --external-api-domain \"io\" names another project's kind, whose Rust types come from its CRD: run `rusty-sdk create api --plugins rust --group cert-manager --version v1 --kind Issuer --external-api-crd <CRD file> --external-api-domain \"io\"` first",
+        ),
         (
             "--group core --version v1 --kind Pod --conversion --spoke v2".to_string(),
             "Pod (core/v1) is not this project's API: its versions convert as Kubernetes decides",

@@ -71,11 +71,22 @@ pub fn find(
         Some(resource) => own(project, resource, group, version, kind)?,
         None => match &builtin {
             Some(api) => built_in(api, api.resource()),
-            None => {
-                return Err(Error::invalid(format!(
-                    "no API {kind} ({group}/{version}) in PROJECT, and Kubernetes defines no such kind; create it first with `rusty-sdk create api --plugins rust --group {group} --version {version} --kind {kind}` (another project's kind: add `--external-api-crd <CRD file>`)"
-                )));
-            }
+            // kubebuilder's --external-api-domain says the kind is another project's: the
+            // only way is its CRD, not a kind of this project's own group.
+            None => match &args.external_api_domain {
+                Some(domain) => {
+                    return Err(Error::invalid(format!(
+                        "no API {kind} ({group}/{version}) in PROJECT, and --external-api-domain {} names another project's kind, whose Rust types come from its CRD: run `rusty-sdk create api --plugins rust --group {group} --version {version} --kind {kind} --external-api-crd <CRD file> --external-api-domain {}` first (it scaffolds the types and a controller for the kind)",
+                        shown(domain),
+                        shown(domain)
+                    )));
+                }
+                None => {
+                    return Err(Error::invalid(format!(
+                        "no API {kind} ({group}/{version}) in PROJECT, and Kubernetes defines no such kind; create it first with `rusty-sdk create api --plugins rust --group {group} --version {version} --kind {kind}` (another project's kind: add `--external-api-crd <CRD file>`)"
+                    )));
+                }
+            },
         },
     };
     if let Some(domain) = &args.external_api_domain {
