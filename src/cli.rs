@@ -306,6 +306,10 @@ pub enum CreateCommand {
 
 #[derive(Debug, Args)]
 pub struct CreateWebhookArgs {
+    /// rust, the plugin whose APIs take webhooks (kubebuilder's flag is global; other keys
+    /// are refused)
+    #[arg(long, value_name = "PLUGIN")]
+    pub plugins: Option<String>,
     /// API group of the kind, without the domain (e.g. cache)
     #[arg(long)]
     pub group: Option<String>,

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::error::{Error, Result};
+use crate::model::names::shown;
 
 /// The keys under which PROJECT's `plugins:` holds what a plugin recorded, as kubebuilder
 /// records `deploy-image.go.kubebuilder.io/v1-alpha`; `alpha generate` reads them back.
@@ -153,6 +154,23 @@ impl ApiPlugin {
             ApiPlugin::Rust => "rust.rusty-sdk.dev/v1",
         }
     }
+}
+
+/// `--plugins` on `create webhook` (kubebuilder's flag is global): webhooks run in the Rust
+/// operator's code, so only the rust plugin's keys are taken.
+///
+/// # Errors
+///
+/// `Error::Invalid` naming `key` when it is not the rust plugin.
+pub fn check_webhook_plugin(key: &str) -> Result<()> {
+    if !is_deploy_image(key) && matches!(ApiPlugin::parse(key), Ok(ApiPlugin::Rust)) {
+        return Ok(());
+    }
+    let why = go_plugin(key)
+        .unwrap_or_else(|| format!("{} is no plugin that makes webhooks", shown(key.trim())));
+    Err(Error::invalid(format!(
+        "{why}; create webhook takes --plugins=rust (webhooks run in the Rust operator's code), or no --plugins"
+    )))
 }
 
 /// kubebuilder's deploy-image plugin key, in its short or full spelling.

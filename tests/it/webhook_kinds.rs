@@ -135,7 +135,8 @@ fn core_and_external_kinds_get_webhooks_on_their_own_types() {
     // keeps its webhooks recorded.
     let before = read_tree(&root);
     for args in [
-        "create webhook --group core --version v1 --kind Pod --defaulting --programmatic-validation",
+        // kubebuilder's global --plugins, with the plugin whose APIs take webhooks.
+        "create webhook --plugins=rust --group core --version v1 --kind Pod --defaulting --programmatic-validation",
         "create webhook --group externaldns --version v1alpha1 --kind DNSEndpoint --programmatic-validation",
     ] {
         let output = rusty(&root).args(args.split_whitespace()).output().unwrap();
@@ -230,6 +231,14 @@ fn kubebuilder_flags_for_external_kinds_are_taken_or_refused_with_the_rust_way()
         (
             "--group cert-manager --version v1 --kind Issuer --defaulting --external-api-domain=io".to_string(),
             "no API Issuer (cert-manager/v1) in PROJECT, and --external-api-domain \"io\" names another project's kind, whose Rust types come from its CRD: run `rusty-sdk create api --plugins rust --group cert-manager --version v1 --kind Issuer --external-api-crd <CRD file> --external-api-domain \"io\"` first",
+        ),
+        (
+            "--plugins=go/v4 --group core --version v1 --kind Pod --defaulting".to_string(),
+            "\"go/v4\" is kubebuilder's plugin for operators written in Go; rusty-sdk scaffolds Rust; create webhook takes --plugins=rust",
+        ),
+        (
+            "--plugins=helm --group core --version v1 --kind Pod --defaulting".to_string(),
+            "\"helm\" is no plugin that makes webhooks; create webhook takes --plugins=rust",
         ),
         (
             "--group core --version v1 --kind Pod --conversion --spoke v2".to_string(),

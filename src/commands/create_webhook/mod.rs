@@ -114,6 +114,9 @@ impl WebhookSettings {
         root: &Path,
         force: bool,
     ) -> Result<Self> {
+        if let Some(key) = &args.plugins {
+            crate::model::plugin::check_webhook_plugin(key)?;
+        }
         let layout = project.layout()?;
         if !layout.has_rust() {
             return Err(Error::invalid(format!(
