@@ -337,7 +337,8 @@ fn project_v4_with_plugins() -> Vec<Step> {
 
 /// kubebuilder's book, docs/book/src at the same commit: the getting-started guide, then the
 /// `CronJob` tutorial (cronjob-tutorial.md, new-api.md, webhook-implementation.md) and its
-/// multi-version sequel (api-changes.md, conversion.md), each `kubebuilder` command in order.
+/// multi-version sequel (api-changes.md, conversion.md), each `kubebuilder` command in order;
+/// the custom-path variants of webhook-implementation.md are [`cronjob_custom_paths`].
 fn getting_started() -> Vec<Step> {
     vec![
         Kb("init --domain=example.com", Works),
@@ -378,6 +379,47 @@ fn cronjob_tutorial() -> Vec<Step> {
             "create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2",
             Works,
         ),
+    ]
+}
+
+/// webhook-implementation.md's "Custom webhook paths": its first two commands one after the
+/// other, and its third (both paths at once, a `\` continuation joined) on its own, each in
+/// place of the tutorial's `create webhook`.
+fn cronjob_custom_paths() -> [(Vec<Step>, [&'static str; 2]); 2] {
+    let api = || {
+        vec![
+            Kb(
+                "init --domain tutorial.kubebuilder.io --repo tutorial.kubebuilder.io/project",
+                Works,
+            ),
+            Answered(
+                "create api --group batch --version v1 --kind CronJob",
+                "y\ny\n",
+            ),
+        ]
+    };
+    let mut one_by_one = api();
+    one_by_one.extend([
+        Kb(
+            "create webhook --group batch --version v1 --kind CronJob --defaulting --defaulting-path=/my-custom-mutate-path",
+            Works,
+        ),
+        Kb(
+            "create webhook --group batch --version v1 --kind CronJob --programmatic-validation --validation-path=/my-custom-validate-path",
+            Works,
+        ),
+    ]);
+    let mut both = api();
+    both.push(Kb(
+        "create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation --defaulting-path=/custom-mutate --validation-path=/custom-validate",
+        Works,
+    ));
+    [
+        (
+            one_by_one,
+            ["/my-custom-mutate-path", "/my-custom-validate-path"],
+        ),
+        (both, ["/custom-mutate", "/custom-validate"]),
     ]
 }
 
@@ -610,6 +652,17 @@ fn the_getting_started_guide_and_the_cronjob_tutorials_replay() {
     assert_replayed(&replay(&root, &cronjob_tutorial()));
     let project = text(&root, "PROJECT");
     assert!(project.contains("spoke:\n    - v2"), "{project}");
+    for (steps, paths) in cronjob_custom_paths() {
+        let (_dir, root) = e2e::project_dir("cronjob");
+        assert_replayed(&replay(&root, &steps));
+        let manifests = text(&root, "config/webhook/manifests.yaml");
+        for path in paths {
+            assert!(
+                manifests.contains(&format!("path: {path}\n")),
+                "{path} missing:\n{manifests}"
+            );
+        }
+    }
 }
 
 /// kubebuilder's deploy-image flags `--make` and `--manifests` (run `make generate` and
