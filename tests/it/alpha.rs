@@ -114,7 +114,26 @@ fn projects() -> Vec<(&'static str, Vec<&'static str>)> {
         "create webhook --group core --version v1 --kind Pod --programmatic-validation",
         "create webhook --group apps --version v1 --kind Deployment --defaulting --defaulting-path /mutate-deployments",
     ];
+    // kubebuilder_replay.rs's `init --license-file`: a header of the user's own.
+    let header = Path::new(env!("CARGO_TARGET_TMPDIR")).join("alpha-licence-header.txt");
+    std::fs::write(
+        &header,
+        "// Copyright 2026 Example Corp.\n// SPDX-License-Identifier: MIT\n",
+    )
+    .unwrap();
+    let licensed: &'static str = format!(
+        "init --plugins rust --domain testproject.org --license-file {}",
+        header.display()
+    )
+    .leak();
     vec![
+        (
+            "licensed-operator",
+            vec![
+                licensed,
+                "create api --plugins rust --group cache --version v1 --kind Backup --resource --controller",
+            ],
+        ),
         // e2e.rs's projects of `init` alone.
         (
             "init-hybrid",

@@ -380,3 +380,26 @@ fn alpha_update_conflicts_are_marked_listed_and_exit_1() {
         }
     }
 }
+
+/// A licence header the user wrote over the older scaffold's (hack/boilerplate.txt by hand,
+/// as an older rusty-sdk had no `init --license-file`): the update replays the older one
+/// with the licence its Cargo.toml declares, merges cleanly and keeps the header.
+#[needs(e2e)]
+#[test]
+fn alpha_update_keeps_a_licence_header_written_by_hand() {
+    let old = old_binary();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memcached-operator");
+    scaffold_with(&old, &root);
+    let header = "// Copyright 2026 Example Corp.\n// SPDX-License-Identifier: MIT\n";
+    std::fs::write(root.join("hack/boilerplate.txt"), header).unwrap();
+
+    let (output, text) = update(&root, &old, &[]);
+    assert!(output.status.success(), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("hack/boilerplate.txt")).unwrap(),
+        header
+    );
+    let cargo = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    assert!(cargo.contains("\nlicense = \"Apache-2.0\"\n"), "{cargo}");
+}

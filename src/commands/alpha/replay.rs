@@ -9,9 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::cli::License;
 use crate::error::{Error, Result};
 use crate::model::names::{shown, shown_path};
-use crate::model::plugin;
+use crate::model::{boilerplate, plugin};
 use crate::project::{EXTERNAL_CRD_DIR, EXTERNAL_CRD_KEY, Project, Resource};
 use crate::yaml::Value;
 
@@ -156,7 +157,8 @@ fn plugin_str(project: &Project, plugin: &str, key: &str) -> Option<String> {
 }
 
 /// `init`, with the owner and licence read back from hack/boilerplate.txt (PROJECT does
-/// not record them).
+/// not record them): the owner and `--license` of a header `init` wrote from them, else the
+/// header itself as `--license-file`.
 fn init(project: &Project, input: &Path, layout: &str) -> Vec<String> {
     let mut step = args(&["init", "--plugins", layout]);
     let mut flag = |name: &str, value: &Option<String>| {
@@ -167,21 +169,57 @@ fn init(project: &Project, input: &Path, layout: &str) -> Vec<String> {
     flag("domain", &project.domain);
     flag("repo", &project.repo);
     flag("project-name", &project.project_name);
-    if let Ok(boilerplate) = std::fs::read_to_string(input.join("hack/boilerplate.txt")) {
-        let owner = boilerplate
-            .lines()
-            .next()
-            .and_then(|line| line.strip_prefix("// Copyright "))
-            .map(|owner| owner.trim_end().trim_end_matches('.').to_string());
-        flag("owner", &owner);
-        if !boilerplate.contains("Apache License") {
+    let header = input.join(boilerplate::FILE);
+    if let Ok(text) = std::fs::read_to_string(&header) {
+        let owner = boilerplate::owner(&text).map(str::to_string);
+        let written = |license| {
+            owner
+                .as_deref()
+                .is_some_and(|owner| boilerplate::render(license, owner).ok() == Some(text.clone()))
+        };
+        if written(License::Apache2) {
+            flag("owner", &owner);
+        } else if written(License::None) {
+            flag("owner", &owner);
             step.extend(args(&["--license", "none"]));
+        } else {
+            // A header of the user's own (`init --license-file`, or edited since); the
+            // licence Cargo.toml declares is `--license`'s.
+            step.extend([
+                "--license-file".into(),
+                header.to_string_lossy().into_owned(),
+            ]);
+            if !declares_apache(input) {
+                step.extend(args(&["--license", "none"]));
+            }
         }
     }
     if project.namespaced {
         step.push("--namespaced".into());
     }
     step
+}
+
+/// `replay` with its `init --license-file` (a header of the user's own) replaced by the
+/// header's owner, for a rusty-sdk older than the flag, where the user can only have edited
+/// the header by hand (the `--license` read from Cargo.toml stays); `None` if it has no
+/// such flag.
+pub fn without_license_file(replay: &Replay) -> Option<Replay> {
+    let mut replay = replay.clone();
+    let init = replay.steps.first_mut()?;
+    let at = init.iter().position(|arg| arg == "--license-file")?;
+    let header = std::fs::read_to_string(init.get(at + 1)?).ok()?;
+    init.drain(at..at + 2);
+    if let Some(owner) = boilerplate::owner(&header) {
+        init.extend(["--owner".into(), owner.to_string()]);
+    }
+    Some(replay)
+}
+
+/// The project's Cargo.toml declares the licence `init --license apache2` writes there.
+fn declares_apache(input: &Path) -> bool {
+    std::fs::read_to_string(input.join("Cargo.toml"))
+        .is_ok_and(|text| text.contains("\nlicense = \"Apache-2.0\""))
 }
 
 /// The Helm plugin's entry for `resource`, if it is a Helm API.

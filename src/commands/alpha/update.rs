@@ -27,7 +27,16 @@ pub fn run(session: &Session, args: &AlphaUpdateArgs) -> Result<()> {
         git_tree_is_clean(&root)?;
     }
     let old = older_binary(args, &project, &root)?;
-    let mut ancestor = super::scaffold_with(&old, &linked_as_now(&replay, &root), &root, &project)?;
+    let older = linked_as_now(&replay, &root);
+    let mut ancestor = match super::scaffold_with(&old, &older, &root, &project) {
+        Ok(files) => files,
+        // An older rusty-sdk may not know `init --license-file`: then the header is the
+        // user's edit, and the older one wrote the licence nearest to it.
+        Err(error) => match super::replay::without_license_file(&older) {
+            Some(older) => super::scaffold_with(&old, &older, &root, &project)?,
+            None => return Err(error),
+        },
+    };
     let theirs = super::scaffold_with(&newer_binary(args, &root)?, &replay, &root, &project)?;
     let mut ours = super::read_tree(&root)?;
     // The runtime source the project links is gone, so the older rusty-sdk wrote no link:
