@@ -457,6 +457,33 @@ fn bad_input_is_one_line_and_writes_nothing() {
         "development build"
     };
     assert_refused(&output, &root, expected, &before);
+    // A release cargo cannot install (offline, or no such version): a cargo of the test's
+    // own that fails as cargo does, so that no test reaches crates.io.
+    let fake = tempfile::tempdir().unwrap();
+    let cargo = fake.path().join("cargo");
+    std::fs::write(
+        &cargo,
+        "#!/bin/sh\necho 'error: could not find `rusty-sdk` in registry `crates-io` with version `=0.0.9`' >&2\nexit 101\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let output = rusty(&root)
+        .args(["alpha", "update", "--from-version", "0.0.9"])
+        .env("PATH", fake.path())
+        .env("RUSTY_SDK_CACHE_DIR", cache.path())
+        .output()
+        .unwrap();
+    assert_refused(
+        &output,
+        &root,
+        "cannot install rusty-sdk 0.0.9 with cargo install (could not find `rusty-sdk` in registry `crates-io` with version `=0.0.9`); pass --from-binary",
+        &before,
+    );
+    assert!(
+        !cache.path().join("releases/0.0.9/bin/rusty-sdk").exists(),
+        "a failed install left a binary in the cache"
+    );
     let without = recorded.clone() + "\n";
     edit_project(&root, &format!("cliVersion: {without}"), "");
     let before = read_tree(&root);
