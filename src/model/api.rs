@@ -162,19 +162,35 @@ impl ApiSpec {
     /// `Error::Project` naming the API in the way: one that would clash with this one, or
     /// this one already in PROJECT without `force`.
     pub fn check_new(&self, project: &Project, force: bool, helm: bool) -> Result<()> {
+        let existing = project.find_resource(
+            self.group.as_str(),
+            self.version.as_str(),
+            self.kind.as_str(),
+        );
+        // A kind Kubernetes or another project defines, recorded by its controller or
+        // webhooks: this API would be another kind of the same name in the project's own
+        // group, not the one PROJECT has, so --force cannot mean "again".
+        if let Some((other, group)) =
+            existing.and_then(|other| Some((other, foreign_group(other)?)))
+        {
+            let whose = if other.is_core() {
+                "the kind Kubernetes defines"
+            } else {
+                "another project's kind"
+            };
+            return Err(Error::Project(format!(
+                "{kind} ({group}/{version}) is in PROJECT as {whose}, and --resource would add a kind of that name to this project's own group ({}); pass --resource=false for a controller of {group}/{version}'s {kind}, or choose another --group or --kind (nothing was written)",
+                self.display(),
+                kind = other.kind,
+                version = other.version,
+            )));
+        }
         for other in &project.resources {
             if let Some(why) = self.clash(other, project, helm) {
                 return Err(Error::Project(format!("{why} (nothing was written)")));
             }
         }
-        let exists = project
-            .find_resource(
-                self.group.as_str(),
-                self.version.as_str(),
-                self.kind.as_str(),
-            )
-            .is_some();
-        if exists && !force {
+        if existing.is_some() && !force {
             return Err(Error::Project(format!(
                 "API already exists: {} is in PROJECT; pass --force to re-scaffold the files this command owns (nothing was written)",
                 self.display()
@@ -261,7 +277,10 @@ impl ApiSpec {
     /// that differ only in dashes, a controller module or role file named like another's.
     fn shared_name(&self, other: &Resource, project: &Project, helm: bool) -> Option<String> {
         let theirs = ApiSpec::of_resource(project, other)?;
-        let other_name = theirs.display();
+        let other_name = match foreign_group(other) {
+            Some(group) => format!("{group}/{}, Kind={}", other.version, other.kind),
+            None => theirs.display(),
+        };
         let why = if theirs.group != self.group && theirs.group.module() == self.group.module() {
             format!(
                 "group {} would share the Rust module {} with group {} of {other_name} in PROJECT",
@@ -332,5 +351,21 @@ impl ApiSpec {
             version: self.version.to_string(),
             ..Resource::default()
         }
+    }
+}
+
+/// The real group of a kind Kubernetes (`apps`, `core`) or another project
+/// (`cert-manager.io`) defines, which PROJECT records by its controller or webhooks;
+/// `None` for the project's own APIs, whose group carries the project's domain.
+fn foreign_group(resource: &Resource) -> Option<String> {
+    if resource.is_core() {
+        Some(resource.group.clone())
+    } else if resource.is_external() {
+        Some(match resource.domain.as_deref() {
+            Some(domain) if !domain.is_empty() => format!("{}.{domain}", resource.group),
+            _ => resource.group.clone(),
+        })
+    } else {
+        None
     }
 }

@@ -249,13 +249,61 @@ fn kubebuilder_flags_for_external_kinds_are_taken_or_refused_with_the_rust_way()
             "DNSEndpoint (externaldns.k8s.io/v1alpha1) is not this project's API",
         ),
     ] {
-        let output = rusty(&root)
-            .args(["create", "webhook"])
-            .args(args.split_whitespace())
-            .output()
-            .unwrap();
-        assert_refused(&output, &root, expected, &before);
+        refused(&root, "create webhook", &args, expected, &before);
     }
+}
+
+/// A resource of the project's own named like a kind PROJECT records as Kubernetes' or
+/// another project's is refused naming that kind by its real group, `--force` included;
+/// it was "API already exists: apps.my.domain/v1, Kind=Deployment", a group the project
+/// never had.
+#[test]
+fn a_resource_named_like_a_core_or_external_kind_is_refused_naming_its_real_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = project(dir.path(), "naming-operator");
+    let before = read_tree(&root);
+    let resource = "--resource --controller=false";
+    for (args, expected) in [
+        (
+            format!("--group apps --version v1 --kind Deployment {resource}"),
+            "Deployment (apps/v1) is in PROJECT as the kind Kubernetes defines, and --resource would add a kind of that name to this project's own group (apps.my.domain/v1, Kind=Deployment); pass --resource=false",
+        ),
+        (
+            format!("--group apps --version v1 --kind Deployment {resource} --force"),
+            "Deployment (apps/v1) is in PROJECT as the kind Kubernetes defines",
+        ),
+        (
+            format!("--group externaldns --version v1alpha1 --kind DNSEndpoint {resource}"),
+            "DNSEndpoint (externaldns.k8s.io/v1alpha1) is in PROJECT as another project's kind",
+        ),
+        (
+            format!("--group core --version v1 --kind POD {resource}"),
+            "kind POD and core/v1, Kind=Pod in PROJECT have the same lower-case name",
+        ),
+        (
+            format!("--group externaldns --version v1alpha1 --kind DNSENDPOINT {resource}"),
+            "kind DNSENDPOINT and externaldns.k8s.io/v1alpha1, Kind=DNSEndpoint in PROJECT",
+        ),
+    ] {
+        refused(&root, "create api --plugins rust", &args, expected, &before);
+    }
+}
+
+/// `rusty-sdk <command> <args>` in `root` is refused in one line holding `expected`, and
+/// the tree stays `before`.
+fn refused(
+    root: &Path,
+    command: &str,
+    args: &str,
+    expected: &str,
+    before: &std::collections::BTreeMap<String, Vec<u8>>,
+) {
+    let output = rusty(root)
+        .args(command.split_whitespace())
+        .args(args.split_whitespace())
+        .output()
+        .unwrap();
+    assert_refused(&output, root, expected, before);
 }
 
 /// The generated webhooks of core and external kinds build, pass their tests, clippy
