@@ -454,10 +454,40 @@ fn a_rerun_keeps_changed_templates_and_values_and_adds_what_is_new() {
     );
 }
 
+/// Runs `script` as a GitHub step (bash -eo pipefail) in `root`, with helm on PATH and a
+/// `kubectl` that records its arguments in `calls` instead of reaching a cluster.
+fn run_step(root: &Path, script: &str, calls: &Path) -> std::process::Output {
+    let bin = root.parent().unwrap().join("step-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let kubectl = bin.join("kubectl");
+    std::fs::write(
+        &kubectl,
+        format!("#!/bin/sh\necho \"$*\" >> '{}'\n", calls.display()),
+    )
+    .unwrap();
+    let mut mode = std::fs::metadata(&kubectl).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&kubectl, mode).unwrap();
+    let helm = Path::new(rusty_sdk_test_tools::path!(helm));
+    let search_path = format!(
+        "{}:{}:{}",
+        bin.display(),
+        helm.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    crate::e2e::command(root, "bash")
+        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+        .env("PATH", &search_path)
+        .output()
+        .unwrap()
+}
+
 /// kubebuilder's Test Chart workflow has its counterpart: valid YAML with a read-only token,
 /// every `make` target it runs is in the Makefile (the Helm ones this command adds among
 /// them), its `helm lint` step passes as written on the chart it names (`--output-dir`
-/// followed), and it is the user's once written: a rerun, `--force` too, keeps an edit.
+/// followed), its cert-manager step installs cert-manager exactly when the chart has
+/// cert-manager's objects (a project with webhooks; run with a kubectl that records its
+/// calls), and it is the user's once written: a rerun, `--force` too, keeps an edit.
 #[needs(kubectl, helm)]
 #[test]
 fn the_test_chart_workflow_runs_what_the_project_has() {
@@ -473,13 +503,8 @@ fn the_test_chart_workflow_runs_what_the_project_has() {
         serde_yaml::Value::Mapping(serde_yaml::Mapping::new())
     );
     let makefile = std::fs::read_to_string(root.join("Makefile")).unwrap();
-    let helm = Path::new(rusty_sdk_test_tools::path!(helm));
-    let search_path = format!(
-        "{}:{}",
-        helm.parent().unwrap().display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let (mut targets, mut linted) = (Vec::new(), false);
+    let calls = dir.path().join("kubectl-calls");
+    let (mut targets, mut linted, mut cert_manager_step) = (Vec::new(), false, None);
     for step in workflow["jobs"]["test-chart"]["steps"]
         .as_sequence()
         .unwrap()
@@ -496,11 +521,7 @@ fn the_test_chart_workflow_runs_what_the_project_has() {
         }
         if script.starts_with("helm lint") {
             assert_eq!(script.trim(), "helm lint deploy/chart");
-            let lint = crate::e2e::command(&root, "bash")
-                .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
-                .env("PATH", &search_path)
-                .output()
-                .unwrap();
+            let lint = run_step(&root, script, &calls);
             let stdout = String::from_utf8_lossy(&lint.stdout);
             assert!(
                 lint.status.success() && stdout.contains("1 chart(s) linted, 0 chart(s) failed"),
@@ -509,9 +530,40 @@ fn the_test_chart_workflow_runs_what_the_project_has() {
             );
             linted = true;
         }
+        if script.contains("cert-manager") {
+            cert_manager_step = Some(script.to_string());
+        }
     }
     assert!(linted, "test-chart.yml lints no chart");
     assert_eq!(targets, ["docker-build", "helm-deploy", "helm-status"]);
+
+    // Without webhooks the chart has no cert-manager objects: the step leaves kubectl alone.
+    let cert_manager_step = cert_manager_step.expect("a cert-manager step");
+    let output = run_step(&root, &cert_manager_step, &calls);
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        !calls.exists(),
+        "kubectl was called for a chart without cert-manager objects"
+    );
+    // With a webhook it has (certManager.enable), and the step installs cert-manager.
+    let output = rusty(&root)
+        .args(["create", "webhook", "--group", "cache", "--version", "v1"])
+        .args(["--kind", "Backup", "--defaulting"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let install = crate::e2e::kustomize(&root, "config/default");
+    std::fs::write(root.join("dist/install.yaml"), install).unwrap();
+    let output = edit(&root, &["--output-dir", "deploy"]);
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let output = run_step(&root, &cert_manager_step, &calls);
+    assert!(output.status.success(), "{output:?}");
+    let called = std::fs::read_to_string(&calls).unwrap();
+    assert!(
+        called.starts_with("apply -f https://github.com/cert-manager/cert-manager/releases/")
+            && called.contains("\nwait --for=condition=Available"),
+        "{called}"
+    );
 
     let edited = text.replace("runs-on: ubuntu-latest", "runs-on: self-hosted");
     std::fs::write(&path, &edited).unwrap();
