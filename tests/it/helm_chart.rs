@@ -475,7 +475,7 @@ fn run_step(root: &Path, script: &str, calls: &Path) -> std::process::Output {
         helm.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    crate::e2e::command(root, "bash")
+    crate::e2e::command(root, rusty_sdk_test_tools::path!(bash))
         .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
         .env("PATH", &search_path)
         .output()
@@ -488,7 +488,7 @@ fn run_step(root: &Path, script: &str, calls: &Path) -> std::process::Output {
 /// followed), its cert-manager step installs cert-manager exactly when the chart has
 /// cert-manager's objects (a project with webhooks; run with a kubectl that records its
 /// calls), and it is the user's once written: a rerun, `--force` too, keeps an edit.
-#[needs(kubectl, helm)]
+#[needs(kubectl, helm, bash)]
 #[test]
 fn the_test_chart_workflow_runs_what_the_project_has() {
     let dir = tempfile::tempdir().unwrap();

@@ -235,6 +235,7 @@ pub fn make_targets(text: &str) -> Vec<String> {
 /// The workflows of every layout are valid YAML whose jobs only run `make` targets the
 /// generated Makefile has, set up Rust from the project's rust-toolchain.toml, and the
 /// devcontainer's JSON names a setup script that is there.
+#[needs(bash)]
 #[test]
 fn ci_workflows_and_devcontainer_run_what_the_project_has() {
     for layout in ["hybrid.helm", "helm", "rust"] {
@@ -317,6 +318,16 @@ fn ci_workflows_and_devcontainer_run_what_the_project_has() {
         let setup = devcontainer["onCreateCommand"].as_str().unwrap();
         let script = setup.strip_prefix("bash ").unwrap();
         assert!(root.join(script).is_file(), "{setup}: no {script}");
+        let parsed = std::process::Command::new(path!(bash))
+            .args(["-n", script])
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(
+            parsed.status.success(),
+            "{script} is no bash script: {}",
+            String::from_utf8_lossy(&parsed.stderr)
+        );
         assert_eq!(
             devcontainer["image"].as_str(),
             Some(&*format!(
@@ -364,7 +375,7 @@ const STEPS_NOT_RUN_HERE: [(&str, &str); 4] = [
 /// (with a setup-envtest that prints this repository's control plane, as the real one
 /// prints the folder it fetched) followed by `make test-integration` on it. Only the steps
 /// in [`STEPS_NOT_RUN_HERE`] are left out.
-#[needs(e2e, make, control_plane)]
+#[needs(e2e, make, control_plane, bash)]
 #[test]
 fn ci_workflow_steps_run_in_a_generated_project() {
     let (dir, root) = crate::e2e::project_dir("ci-workflows-operator");
@@ -421,7 +432,7 @@ fn ci_workflow_steps_run_in_a_generated_project() {
                     let _guard = crate::e2e::CARGO
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
-                    crate::e2e::command(&root, "bash")
+                    crate::e2e::command(&root, path!(bash))
                         .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
                         .env("GITHUB_ENV", &github_env)
                         .env("SETUP_ENVTEST", &setup_envtest)
