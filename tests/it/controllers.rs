@@ -2,8 +2,8 @@
 //! kubebuilder's testdata (`--controller-name=captain`, then `captain-backup`). Each is its
 //! own module with its own name, RBAC markers, condition and registration; PROJECT lists
 //! them under `controllers:`; a name in use is refused naming its owner. The controllers are
-//! built and linted by the e2e test here, and reconcile one object side by side on a real
-//! API server in `cluster::rust_controllers`.
+//! built and linted in one project with `webhook_kinds.rs`'s (its e2e test), and reconcile one
+//! object side by side on a real API server in `cluster::rust_controllers`.
 use std::path::{Path, PathBuf};
 
 use crate::support::{assert_refused, read_tree, rusty, scaffold, snapshot_settings, transcript};
@@ -148,14 +148,4 @@ fn a_name_in_use_or_missing_is_refused_naming_the_owner() {
         let output = rusty(&root).args(args.split_whitespace()).output().unwrap();
         assert_refused(&output, &root, expected, &before);
     }
-}
-
-/// Two controllers of one kind, and of a core kind, build, pass their tests (unit tests on
-/// the scripted API server), clippy (pedantic) and rustfmt.
-#[rusty_sdk_test_tools::needs(e2e, kubectl)]
-#[test]
-fn e2e_named_controllers_build_test_and_lint() {
-    let (dir, _) = crate::e2e::project_dir("e2e-named-controllers");
-    let root = project(dir.path(), "e2e-named-controllers");
-    crate::e2e::check_project(&root);
 }

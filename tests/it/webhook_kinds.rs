@@ -4,8 +4,8 @@
 //! core kinds as kubebuilder does (`core: true`, no domain), the paths and groups are the
 //! real API group's (`/mutate--v1-pod`, `groups=""`), and kubebuilder's `--external-api-*`
 //! flags are taken or refused with the Rust way. The generated code is built, tested and
-//! linted by `e2e_webhooks_for_core_and_external_kinds_build_test_and_lint`, and called by a
-//! real API server in `cluster::webhooks`.
+//! linted with `controllers.rs`'s named controllers by the e2e test here, and called by a real
+//! API server in `cluster::webhooks`.
 use std::path::{Path, PathBuf};
 
 use crate::support::{assert_refused, read_tree, rusty, scaffold, snapshot_settings, transcript};
@@ -306,12 +306,21 @@ fn refused(
     assert_refused(&output, root, expected, before);
 }
 
-/// The generated webhooks of core and external kinds build, pass their tests, clippy
-/// (pedantic) and rustfmt.
+/// The generated webhooks of core and external kinds, and `controllers.rs`'s named controllers
+/// (two of one kind, a second of the core kind Pod), build, pass their tests, clippy
+/// (pedantic) and rustfmt. One project holds both, so that they are built once.
 #[rusty_sdk_test_tools::needs(e2e, kubectl)]
 #[test]
-fn e2e_webhooks_for_core_and_external_kinds_build_test_and_lint() {
-    let dir = crate::e2e::project_dir("e2e-webhook-kinds");
-    let root = project(dir.0.path(), "e2e-webhook-kinds");
+fn e2e_webhooks_and_named_controllers_of_core_and_external_kinds_build_test_and_lint() {
+    let (dir, _) = crate::e2e::project_dir("e2e-webhook-kinds");
+    let root = project(dir.path(), "e2e-webhook-kinds");
+    // `controllers.rs`'s commands, less the Pod controller `project` has made already.
+    let named: Vec<&str> = crate::controllers::COMMANDS
+        .into_iter()
+        .filter(|command| !command.ends_with("--kind Pod --resource=false --controller"))
+        .collect();
+    assert_eq!(named.len(), crate::controllers::COMMANDS.len() - 1);
+    scaffold(dir.path(), &root, &named);
+    assert!(root.join("src/controller/pod_audit.rs").is_file());
     crate::e2e::check_project(&root);
 }
