@@ -338,13 +338,37 @@ fn project_v4_with_plugins() -> Vec<Step> {
 /// kubebuilder's book, docs/book/src at the same commit: the getting-started guide, then the
 /// `CronJob` tutorial (cronjob-tutorial.md, new-api.md, webhook-implementation.md) and its
 /// multi-version sequel (api-changes.md, conversion.md), each `kubebuilder` command in order;
-/// the custom-path variants of webhook-implementation.md are [`cronjob_custom_paths`].
+/// the custom-path variants of webhook-implementation.md are [`cronjob_custom_paths`], and
+/// the quick start is [`quick_start`].
 fn getting_started() -> Vec<Step> {
     vec![
         Kb("init --domain=example.com", Works),
         Answered(
             "create api --group cache --version v1alpha1 --kind Memcached",
             "y\ny\n",
+        ),
+        Kb(
+            r#"edit --plugins="autoupdate/v1-alpha""#,
+            Refused {
+                why: "run `rusty-sdk alpha update`",
+                instead: &[],
+            },
+        ),
+    ]
+}
+
+/// quick-start.md at the same commit: its `kubebuilder` commands in order, the `create api`
+/// answered as the book answers it.
+fn quick_start() -> Vec<Step> {
+    vec![
+        Kb("init --domain my.domain --repo my.domain/guestbook", Works),
+        Answered(
+            "create api --group webapp --version v1 --kind Guestbook",
+            "y\ny\n",
+        ),
+        Kb(
+            r#"create api --group webapp --version v1alpha1 --kind Busybox --image=busybox:1.36.1 --plugins="deploy-image/v1-alpha""#,
+            Works,
         ),
         Kb(
             r#"edit --plugins="autoupdate/v1-alpha""#,
@@ -648,6 +672,9 @@ fn the_getting_started_guide_and_the_cronjob_tutorials_replay() {
     let (_dir, root) = e2e::project_dir("project");
     assert_replayed(&replay(&root, &getting_started()));
     assert!(text(&root, "PROJECT").contains("- rust.rusty-sdk.dev/v1"));
+    let (_dir, root) = e2e::project_dir("guestbook");
+    assert_replayed(&replay(&root, &quick_start()));
+    assert!(root.join("src/controller/busybox.rs").is_file());
     let (_dir, root) = e2e::project_dir("cronjob");
     assert_replayed(&replay(&root, &cronjob_tutorial()));
     let project = text(&root, "PROJECT");
