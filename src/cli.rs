@@ -329,7 +329,8 @@ pub struct CreateWebhookArgs {
     #[arg(long)]
     pub conversion: bool,
     /// With --conversion: another version of the kind that converts to and from the hub
-    #[arg(long, value_name = "VERSION")]
+    /// (repeated, or comma-separated as kubebuilder takes it)
+    #[arg(long, value_name = "VERSION", value_delimiter = ',')]
     pub spoke: Vec<String>,
     /// With --defaulting: serve it at this path instead of /mutate-<group>-<version>-<kind>
     #[arg(long, value_name = "PATH")]

@@ -235,7 +235,8 @@ fn flag_values_the_cluster_or_a_comment_line_would_not_take_are_refused() {
 fn a_spoke_that_is_not_a_version_is_refused_as_such_not_suggested_to_create() {
     let (_dir, root) = init("rust");
     ok(&root, &rust_api_args("cache", "v1", "Memcached"));
-    for spoke in ["V2", "v2,v3"] {
+    // `v2,V3` is kubebuilder's list of two spokes, the second no version.
+    for spoke in ["V2", "v2,V3"] {
         let args = ["create", "webhook", "--group", "cache", "--version", "v1"]
             .into_iter()
             .chain(["--kind", "Memcached", "--conversion", "--spoke", spoke])

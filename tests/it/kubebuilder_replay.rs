@@ -807,6 +807,41 @@ fn init_and_edit_take_kubebuilders_licence_and_dependency_flags() {
     );
 }
 
+/// kubebuilder's `--spoke` is a list: `--spoke v2,v3` is two spokes, as `--spoke v2 --spoke
+/// v3` is.
+#[test]
+fn a_comma_separated_spoke_list_is_two_spokes() {
+    let trees: Vec<_> = ["--spoke v2,v3", "--spoke v2 --spoke v3"]
+        .iter()
+        .map(|spokes| {
+            let (dir, root) = e2e::project_dir("spokes");
+            let mut lines = vec!["init --domain testproject.org".to_string()];
+            for version in ["v1", "v2", "v3"] {
+                lines.push(format!(
+                    "create api --group crew --version {version} --kind FirstMate --controller=false --resource=true"
+                ));
+            }
+            lines.push(format!(
+                "create webhook --group crew --version v1 --kind FirstMate --conversion {spokes}"
+            ));
+            for line in &lines {
+                let output = run(&root, line);
+                assert!(output.status.success(), "`{line}`:\n{}", transcript(&output, &root));
+            }
+            (dir, read_tree(&root))
+        })
+        .collect();
+    let project = String::from_utf8_lossy(&trees[0].1["PROJECT"]).into_owned();
+    assert!(
+        project.contains("spoke:\n    - v2\n    - v3\n"),
+        "{project}"
+    );
+    assert!(
+        trees[0].1 == trees[1].1,
+        "--spoke v2,v3 differs from --spoke v2 --spoke v3"
+    );
+}
+
 /// A second group whose Rust module is a dotted group's (`foo-policy` and `foo.policy`
 /// are both `foo_policy`) is refused naming the API that has it.
 #[test]

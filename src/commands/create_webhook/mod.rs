@@ -240,14 +240,20 @@ fn check_conversion(
             "--conversion needs at least one --spoke, another version of the kind that converts to and from --version (the hub)",
         ));
     }
+    // Every spoke is a version before any is looked up: a typo is named as such, not
+    // suggested to `create api`.
+    if let Some(spoke) = args
+        .spoke
+        .iter()
+        .find(|spoke| crate::model::Version::parse(spoke).is_err())
+    {
+        return Err(Error::invalid(format!(
+            "invalid --spoke {}: a version looks like v1, v1alpha1 or v2beta3; pass the spokes as --spoke v2 --spoke v3 or --spoke v2,v3",
+            shown(spoke)
+        )));
+    }
     let mut spokes: Vec<Spoke> = Vec::new();
     for spoke in &args.spoke {
-        if crate::model::Version::parse(spoke).is_err() {
-            return Err(Error::invalid(format!(
-                "invalid --spoke {}: a version looks like v1, v1alpha1 or v2beta3; pass one --spoke per version",
-                shown(spoke)
-            )));
-        }
         if *spoke == hub.version {
             return Err(Error::invalid(format!(
                 "--spoke {} is the hub (--version); pass the other versions of {} as spokes",
