@@ -1,7 +1,9 @@
-//! `rusty-sdk create webhook`: admission webhooks (defaulting, validation) and conversion
-//! webhooks (hub and spokes) for a Rust API of the project, as kubebuilder's `create webhook`. Every flag is checked before anything
-//! is staged; the files are staged by `files`, the manifests regenerated from the markers,
-//! and PROJECT records the webhooks under the resource.
+//! `rusty-sdk create webhook`: admission webhooks (defaulting, validation) for a Rust API of
+//! the project, a kind Kubernetes defines (k8s-openapi's type) or another project's kind
+//! (kopium's, from `create api --external-api-crd`), and conversion webhooks (hub and spokes)
+//! for the project's own, as kubebuilder's `create webhook`. Every flag is checked before
+//! anything is staged; `targets` finds the kind, `files` stages the files, the manifests are
+//! regenerated from the markers, and PROJECT records the webhooks under the resource.
 mod context;
 mod conversion;
 mod files;
