@@ -197,9 +197,10 @@ pub struct InitArgs {
     /// Copyright holder for the licence header [default: "The <project> Authors"]
     #[arg(long)]
     pub owner: Option<String>,
-    /// Licence header for generated sources
-    #[arg(long, value_enum, default_value_t = License::Apache2)]
-    pub license: License,
+    /// Licence header for generated sources, and the licence Cargo.toml declares
+    /// [default: apache2; none with --license-file, whose licence rusty-sdk cannot name]
+    #[arg(long, value_enum)]
+    pub license: Option<License>,
     /// A licence header of your own, in Rust comments: hack/boilerplate.txt gets its text
     /// instead of the --license header (kubebuilder's)
     #[arg(long, value_name = "FILE")]

@@ -84,7 +84,13 @@ impl InitSettings {
             repo,
             project_name,
             owner,
-            license: args.license,
+            license: args.license.unwrap_or(if license_header.is_some() {
+                // A header of the user's own names its licence in words rusty-sdk cannot
+                // turn into Cargo.toml's SPDX expression; the user writes that line.
+                License::None
+            } else {
+                License::Apache2
+            }),
             license_header,
             runtime_path: runtime_path(args.runtime_path.as_deref())?,
             namespaced: args.namespaced,

@@ -748,6 +748,24 @@ fn init_and_edit_take_kubebuilders_licence_and_dependency_flags() {
     let output = run(&root, &init);
     assert!(output.status.success(), "{}", transcript(&output, &root));
     assert_eq!(text(&root, "hack/boilerplate.txt"), header);
+    // The header says MIT; Cargo.toml must not claim Apache-2.0 for it.
+    assert!(
+        !text(&root, "Cargo.toml")
+            .lines()
+            .any(|line| line.starts_with("license =") || line.starts_with("license.")),
+        "{}",
+        text(&root, "Cargo.toml")
+    );
+    let (apache_dir, apache_root) = e2e::project_dir("licensed");
+    let both = format!("{init} --license apache2");
+    let output = run(&apache_root, &both);
+    assert!(
+        output.status.success(),
+        "{}",
+        transcript(&output, &apache_root)
+    );
+    assert!(text(&apache_root, "Cargo.toml").contains("\nlicense = \"Apache-2.0\"\n"));
+    drop(apache_dir);
 
     let (_plain_dir, plain) = e2e::project_dir("licensed");
     let output = run(&plain, "init --domain testproject.org");

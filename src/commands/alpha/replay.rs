@@ -189,9 +189,12 @@ fn init(project: &Project, input: &Path, layout: &str) -> Vec<String> {
                 "--license-file".into(),
                 header.to_string_lossy().into_owned(),
             ]);
-            if !declares_apache(input) {
-                step.extend(args(&["--license", "none"]));
-            }
+            let declared = if declares_apache(input) {
+                "apache2"
+            } else {
+                "none"
+            };
+            step.extend(args(&["--license", declared]));
         }
     }
     if project.namespaced {
