@@ -15,6 +15,10 @@ pub const KUBE: &str = "5.0.0";
 /// The k8s-openapi release, and the Kubernetes API version its feature selects.
 pub const K8S_OPENAPI: &str = "0.29.0";
 pub const K8S_FEATURE: &str = "v1_33";
+/// The cert-manager release a project's `make test-e2e` and its chart's CI workflow install
+/// when the manifests hold certificates and the cluster lacks cert-manager (kubebuilder's
+/// e2e suite pins one the same way).
+pub const CERT_MANAGER: &str = "v1.19.3";
 /// The Helm release whose chart engine and release semantics the runtime reproduces (the
 /// images carry no helm binary; the test suites check against this version's CLI).
 pub const HELM: &str = "v4.2.3";

@@ -122,6 +122,7 @@ impl InitSettings {
             leader_election_id: self.leader_election_id(),
             image: "controller:latest",
             kube_version: versions::KUBE,
+            cert_manager_version: versions::CERT_MANAGER,
             rust_version: versions::RUST,
             rust_toolchain: versions::TOOLCHAIN,
             k8s_openapi_version: versions::K8S_OPENAPI,
@@ -173,6 +174,7 @@ struct InitContext<'a> {
     /// The manager's image before `make docker-build IMG=...` names one.
     image: &'static str,
     kube_version: &'static str,
+    cert_manager_version: &'static str,
     /// The project's minimum Rust (`rust-version`) and its pinned toolchain.
     rust_version: &'static str,
     rust_toolchain: &'static str,

@@ -483,3 +483,99 @@ fn ci_workflow_steps_run_in_a_generated_project() {
     );
     assert_eq!(left_out.len(), 4, "{left_out:#?}");
 }
+
+/// `make test-e2e` on a fresh Kind cluster: once the project has webhooks, config/default
+/// holds cert-manager's Certificates, so `setup-cert-manager` installs the pinned
+/// cert-manager before the manager is deployed, as kubebuilder's e2e suite does. It leaves
+/// the cluster alone when the manifests need no cert-manager, when the cluster has it, when
+/// `DEPLOY_CONFIG` is the self-signed tree, and under `CERT_MANAGER_INSTALL_SKIP=true`.
+#[needs(make, kubectl, bash)]
+#[test]
+fn test_e2e_installs_cert_manager_when_the_manifests_need_it() {
+    let (dir, root) = project_dir();
+    let output = init(&root, "rust");
+    assert!(output.status.success(), "{}", transcript(&output, &root));
+    let create = |args: &str| {
+        let output = rusty(&root).args(args.split_whitespace()).output().unwrap();
+        assert!(output.status.success(), "{}", transcript(&output, &root));
+    };
+    create("create api --group cache --version v1 --kind Backup --resource --controller");
+
+    // kubectl as the cluster: `kustomize` is the real one, `get crd` answers as a cluster
+    // with (CRDS=present) or without cert-manager, and every call is recorded.
+    let calls = dir.path().join("kubectl-calls");
+    let kubectl = dir.path().join("kubectl");
+    std::fs::write(
+        &kubectl,
+        format!(
+            "#!{bash}\necho \"$*\" >> '{calls}'\n\
+             [ \"$1\" = kustomize ] && exec '{real}' \"$@\"\n\
+             [ \"$1 $2\" = 'get crd' ] && [ \"$CRDS\" != present ] && exit 1\n\
+             exit 0\n",
+            bash = rusty_sdk_test_tools::path!(bash),
+            calls = calls.display(),
+            real = rusty_sdk_test_tools::path!(kubectl),
+        ),
+    )
+    .unwrap();
+    let mut mode = std::fs::metadata(&kubectl).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&kubectl, mode).unwrap();
+    // `manifests` (crdgen, a cargo build) is taken as done: the scaffold wrote the CRDs.
+    let setup = |env: &[(&str, &str)]| {
+        let _ = std::fs::remove_file(&calls);
+        let output = std::process::Command::new(rusty_sdk_test_tools::path!(make))
+            .args(["-o", "manifests", "setup-cert-manager"])
+            .arg(format!("KUBECTL={}", kubectl.display()))
+            .envs(env.iter().copied())
+            .current_dir(&root)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let called = std::fs::read_to_string(&calls).unwrap_or_default();
+        called.lines().map(str::to_string).collect::<Vec<_>>()
+    };
+    let install = format!(
+        "apply -f https://github.com/cert-manager/cert-manager/releases/download/{}/cert-manager.yaml",
+        rusty_sdk::versions::CERT_MANAGER
+    );
+
+    assert_eq!(setup(&[]), ["kustomize config/default"], "no webhooks yet");
+    create("create webhook --group cache --version v1 --kind Backup --defaulting");
+    assert_eq!(
+        setup(&[]),
+        [
+            "kustomize config/default",
+            "get crd certificates.cert-manager.io",
+            install.as_str(),
+            "wait --for=condition=Available --timeout=300s -n cert-manager deployment --all",
+        ]
+    );
+    assert_eq!(
+        setup(&[("CRDS", "present")]),
+        [
+            "kustomize config/default",
+            "get crd certificates.cert-manager.io"
+        ]
+    );
+    assert_eq!(
+        setup(&[("DEPLOY_CONFIG", "config/self-signed")]),
+        ["kustomize config/self-signed"]
+    );
+    assert!(setup(&[("CERT_MANAGER_INSTALL_SKIP", "true")]).is_empty());
+
+    // test-e2e installs it into its own Kind cluster, whatever the current context is.
+    let planned = std::process::Command::new(rusty_sdk_test_tools::path!(make))
+        .args(["-n", "test-e2e", "KUBECTL=kubectl"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let planned = String::from_utf8_lossy(&planned.stdout);
+    let cluster = format!("{}-test-e2e", root.file_name().unwrap().to_string_lossy());
+    assert!(
+        planned.contains(&format!(
+            "setup-cert-manager KUBECTL='kubectl --context kind-{cluster}'"
+        )),
+        "{planned}"
+    );
+}

@@ -280,6 +280,7 @@ pub fn stage_test_chart_workflow(tree: &mut Tree, chart: &str, name: &str) -> Re
     let mut context = tera::Context::new();
     context.insert("project_name", name);
     context.insert("chart", chart);
+    context.insert("cert_manager_version", crate::versions::CERT_MANAGER);
     let workflow =
         crate::templates::Renderer::new().render("helm_chart/test-chart.yml.tera", &context)?;
     tree.add(TEST_CHART_WORKFLOW, workflow, Policy::User);
