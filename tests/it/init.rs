@@ -328,12 +328,14 @@ fn ci_workflows_and_devcontainer_run_what_the_project_has() {
             "{script} is no bash script: {}",
             String::from_utf8_lossy(&parsed.stderr)
         );
-        assert_eq!(
-            devcontainer["image"].as_str(),
-            Some(&*format!(
-                "rust:{}-bookworm",
-                rusty_sdk::versions::TOOLCHAIN
-            ))
+        // The devcontainer and the image's builder carry the release rust-toolchain.toml
+        // pins, not whatever patch release a floating tag names that day.
+        let image = format!("rust:{}-bookworm", rusty_sdk::versions::TOOLCHAIN);
+        assert_eq!(devcontainer["image"].as_str(), Some(image.as_str()));
+        let dockerfile = std::fs::read_to_string(root.join("Dockerfile")).unwrap();
+        assert!(
+            dockerfile.contains(&format!("\nFROM {image} AS builder\n")),
+            "{dockerfile}"
         );
     }
 }
