@@ -7,9 +7,11 @@
 //! reported ignored, and with it but no `KUBEBUILDER_ASSETS` they fail saying how to get the
 //! binaries. The project's Kind suite (test/e2e) cannot run here: it builds and is
 //! clippy-clean with the rest of the project, and `make -n test-e2e` shows what it runs.
+//! Then every step of the project's CI workflows that needs neither the internet nor Kind
+//! runs as GitHub would run it.
 use std::path::Path;
 
-use rusty_sdk_test_tools::needs;
+use rusty_sdk_test_tools::{needs, path};
 
 use crate::e2e::{self, check_project, must, must_with_env, run_bin};
 use crate::support::{rusty, transcript};
@@ -67,10 +69,10 @@ fn outcome<'a>(output: &'a str, test: &str) -> Vec<&'a str> {
         .collect()
 }
 
-#[needs(control_plane, e2e, kubectl, make)]
+#[needs(control_plane, e2e, kubectl, make, bash)]
 #[test]
 fn a_generated_project_passes_its_integration_tests_on_the_control_plane() {
-    let (_dir, root) = e2e::project_dir(PROJECT);
+    let (dir, root) = e2e::project_dir(PROJECT);
     create_project(&root);
     for file in [
         ".github/workflows/lint.yml",
@@ -180,4 +182,125 @@ fn a_generated_project_passes_its_integration_tests_on_the_control_plane() {
             root.display()
         )
     );
+
+    // And as its CI workflows run them, on the same project (its builds are done).
+    ci_workflow_steps_run(&root, dir.path());
+}
+
+/// The workflow steps that cannot run here, each with why: they fetch from the internet or
+/// need Docker and Kind. Every other `run:` step of every workflow runs in
+/// [`ci_workflow_steps_run`].
+const STEPS_NOT_RUN_HERE: [(&str, &str); 4] = [
+    (
+        "cargo install rusty-sdk --locked",
+        "fetches rusty-sdk from crates.io",
+    ),
+    ("curl -Lo ./kind", "downloads kind"),
+    ("kind version", "needs the kind it downloads"),
+    ("make test-e2e", "needs Docker and a Kind cluster"),
+];
+
+/// The `run:` steps of every workflow of the project, run in order as GitHub runs them
+/// (`bash -e`, `$GITHUB_ENV` carried to the next steps): `rustup toolchain install`,
+/// `make lint`, `make test`, and the integration workflow's setup-envtest step (with a
+/// setup-envtest that prints this repository's control plane, as the real one prints the
+/// folder it fetched) followed by `make test-integration` on it. Only the steps in
+/// [`STEPS_NOT_RUN_HERE`] are left out. The workflows are the same in every layout with a
+/// Rust API, so this project's stand for all.
+fn ci_workflow_steps_run(root: &Path, scratch: &Path) {
+    let assets = path!(control_plane);
+    let setup_envtest = scratch.join("setup-envtest");
+    std::fs::write(&setup_envtest, format!("#!/bin/sh\necho '{assets}'\n")).unwrap();
+    let mut mode = std::fs::metadata(&setup_envtest).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+    std::fs::set_permissions(&setup_envtest, mode).unwrap();
+    let github_env = scratch.join("github-env");
+
+    let mut names: Vec<_> = std::fs::read_dir(root.join(".github/workflows"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "lint.yml",
+            "test-e2e.yml",
+            "test-integration.yml",
+            "test.yml"
+        ]
+    );
+    let (mut ran, mut left_out) = (Vec::new(), Vec::new());
+    for name in &names {
+        let text = std::fs::read_to_string(root.join(".github/workflows").join(name)).unwrap();
+        let workflow: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        for (_, job) in workflow["jobs"].as_mapping().unwrap() {
+            // Each job starts from a fresh runner: no environment from another job.
+            std::fs::write(&github_env, "").unwrap();
+            let mut env: Vec<(String, String)> = Vec::new();
+            for step in job["steps"].as_sequence().unwrap() {
+                let Some(script) = step["run"].as_str() else {
+                    continue; // an action: the checkout is this folder, Go is not needed
+                };
+                if let Some((_, why)) = STEPS_NOT_RUN_HERE
+                    .iter()
+                    .find(|(start, _)| script.trim_start().starts_with(start))
+                {
+                    left_out.push(format!("{name}: {script:?} ({why})"));
+                    continue;
+                }
+                let output = {
+                    let _guard = e2e::CARGO
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    e2e::command(root, path!(bash))
+                        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
+                        .env("GITHUB_ENV", &github_env)
+                        .env("SETUP_ENVTEST", &setup_envtest)
+                        .env_remove("KUBEBUILDER_ASSETS")
+                        .envs(env.iter().map(|(k, v)| (k, v)))
+                        .output()
+                        .unwrap()
+                };
+                assert!(
+                    output.status.success(),
+                    "{name}: `{script}` failed:\n{}{}",
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+                if script == "make test-integration" {
+                    // On the control plane setup-envtest named, not skipped: the test passed.
+                    let stdout = String::from_utf8_lossy(&output.stdout);
+                    let passed = "test integration::memcached::reconciles_each_generation_and_lets_the_object_go ... ok";
+                    assert!(
+                        stdout.contains(&format!("KUBEBUILDER_ASSETS={assets}\n"))
+                            && stdout.contains(passed),
+                        "{stdout}"
+                    );
+                }
+                ran.push(format!("{name}: {script}"));
+                env = std::fs::read_to_string(&github_env)
+                    .unwrap()
+                    .lines()
+                    .filter_map(|line| line.split_once('='))
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect();
+            }
+        }
+    }
+    assert_eq!(
+        ran,
+        [
+            "lint.yml: rustup toolchain install",
+            "lint.yml: make lint",
+            "test-e2e.yml: rustup toolchain install",
+            "test-integration.yml: rustup toolchain install",
+            "test-integration.yml: echo \"KUBEBUILDER_ASSETS=$(make --no-print-directory setup-envtest)\" >> \"$GITHUB_ENV\"",
+            "test-integration.yml: make test-integration",
+            "test.yml: rustup toolchain install",
+            "test.yml: make test",
+        ],
+        "left out: {left_out:#?}"
+    );
+    assert_eq!(left_out.len(), 4, "{left_out:#?}");
 }
