@@ -1,6 +1,7 @@
 //! The project's licence header, `hack/boilerplate.txt`: written by `init` (from `--license`
 //! and `--owner`, or copied from `--license-file` as kubebuilder copies it), and written
 //! again by `edit` with the same flags, as kubebuilder's `edit` rewrites its boilerplate.
+use std::io::ErrorKind;
 use std::path::Path;
 
 use serde::Serialize;
@@ -8,6 +9,7 @@ use serde::Serialize;
 use crate::cli::License;
 use crate::error::{Error, Result};
 use crate::model::names::shown;
+use crate::scaffold::input;
 use crate::templates::{self, Renderer};
 
 /// Where the header lives in a project.
@@ -62,32 +64,19 @@ pub fn owner(header: &str) -> Option<&str> {
 /// A one-line `Error::Invalid` naming the file and what is wrong with it.
 pub fn read_license_file(path: &Path) -> Result<String> {
     let named = shown(&path.to_string_lossy());
-    let too_big = |size: u64| {
-        Error::invalid(format!(
-            "--license-file {named}: {size} bytes, more than a licence header's {MAX_LICENSE_FILE}; pass the header alone"
-        ))
-    };
-    let metadata = std::fs::metadata(path).map_err(|e| {
-        Error::invalid(format!(
-            "--license-file {named}: {e}; pass the file holding your licence header"
-        ))
+    let text = input::read_named_text(path, MAX_LICENSE_FILE).map_err(|e| {
+        let what = match e.kind() {
+            ErrorKind::InvalidData => "save the header as UTF-8",
+            ErrorKind::FileTooLarge => "pass the header alone",
+            _ => "pass the file holding your licence header",
+        };
+        Error::invalid(format!("--license-file {named}: {e}; {what}"))
     })?;
-    if !metadata.is_file() {
-        return Err(Error::invalid(format!(
-            "--license-file {named}: not a file; pass the file holding your licence header"
-        )));
-    }
-    if metadata.len() > MAX_LICENSE_FILE {
-        return Err(too_big(metadata.len()));
-    }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = String::from_utf8(bytes).map_err(|_| {
-        Error::invalid(format!(
-            "--license-file {named}: not UTF-8 text; save the header as UTF-8"
-        ))
-    })?;
+    // One /* */ block: the only `*/` is the one that ends it.
     let trimmed = text.trim();
-    let block = trimmed.starts_with("/*") && trimmed.ends_with("*/");
+    let block = trimmed
+        .strip_prefix("/*")
+        .is_some_and(|rest| rest.find("*/").is_some_and(|end| end + 2 == rest.len()));
     if !block
         && let Some((number, line)) = text
             .lines()
@@ -128,6 +117,10 @@ mod tests {
             std::fs::write(&file, ok).unwrap();
             assert_eq!(read_license_file(&file).unwrap(), ok);
         }
+        // Code between two comment blocks is not one block.
+        std::fs::write(&file, "/* Copyright X. */\nfn main() {}\n/* MIT */\n").unwrap();
+        let err = read_license_file(&file).unwrap_err().to_string();
+        assert!(err.contains("line 1 (\"/* Copyright X. */\")"), "{err}");
         std::fs::write(&file, "// Copyright X.\nMIT licence\n").unwrap();
         let err = read_license_file(&file).unwrap_err().to_string();
         assert!(
@@ -141,5 +134,10 @@ mod tests {
         std::fs::write(&file, [0xff, 0xfe]).unwrap();
         let err = read_license_file(&file).unwrap_err().to_string();
         assert!(err.contains("not UTF-8"), "{err}");
+        std::fs::write(&file, "//\n".repeat(40_000)).unwrap();
+        let err = read_license_file(&file).unwrap_err().to_string();
+        assert!(err.ends_with("pass the header alone"), "{err}");
+        let err = read_license_file(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("is a directory"), "{err}");
     }
 }
