@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::model::names::shown_path;
 use crate::project::{self, Project, Resource};
+use crate::scaffold::input;
 
 pub mod generate;
 pub mod merge;
@@ -45,7 +46,8 @@ pub fn read_tree(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
             .map_err(|e| Error::Internal(e.to_string()))?
             .to_string_lossy()
             .replace('\\', "/");
-        let bytes = std::fs::read(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+        let bytes = input::read_file(entry.path(), input::PROJECT_FILE_LIMIT)
+            .map_err(|e| Error::io(entry.path(), e))?;
         files.insert(rel, bytes);
     }
     Ok(files)
@@ -54,7 +56,7 @@ pub fn read_tree(root: &Path) -> Result<BTreeMap<String, Vec<u8>>> {
 /// The PROJECT file of the project in `dir`, named after the flag that gave it.
 pub fn read_project(dir: &Path, flag: &str) -> Result<Project> {
     let path = dir.join(project::FILE_NAME);
-    match std::fs::read_to_string(&path) {
+    match input::read_text(&path, input::PROJECT_FILE_LIMIT) {
         Ok(text) => Project::parse(&text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(Error::invalid(format!(
             "{flag} {}: no PROJECT file there; pass the folder of a rusty-sdk project",

@@ -170,7 +170,7 @@ fn init(project: &Project, input: &Path, layout: &str) -> Vec<String> {
     flag("repo", &project.repo);
     flag("project-name", &project.project_name);
     let header = input.join(boilerplate::FILE);
-    if let Ok(text) = std::fs::read_to_string(&header) {
+    if let Ok(text) = read_text(&header) {
         let owner = boilerplate::owner(&text).map(str::to_string);
         let written = |license| {
             owner
@@ -211,7 +211,7 @@ pub fn without_license_file(replay: &Replay) -> Option<Replay> {
     let mut replay = replay.clone();
     let init = replay.steps.first_mut()?;
     let at = init.iter().position(|arg| arg == "--license-file")?;
-    let header = std::fs::read_to_string(init.get(at + 1)?).ok()?;
+    let header = read_text(Path::new(init.get(at + 1)?)).ok()?;
     init.drain(at..at + 2);
     if let Some(owner) = boilerplate::owner(&header) {
         init.extend(["--owner".into(), owner.to_string()]);
@@ -221,7 +221,7 @@ pub fn without_license_file(replay: &Replay) -> Option<Replay> {
 
 /// The project's Cargo.toml declares the licence `init --license apache2` writes there.
 fn declares_apache(input: &Path) -> bool {
-    std::fs::read_to_string(input.join("Cargo.toml"))
+    read_text(&input.join("Cargo.toml"))
         .is_ok_and(|text| text.contains("\nlicense = \"Apache-2.0\""))
 }
 
@@ -444,6 +444,11 @@ pub fn scratch(name: &std::ffi::OsStr) -> Result<(tempfile::TempDir, PathBuf)> {
         .map_err(|e| Error::io(std::env::temp_dir(), e))?;
     let root = dir.path().join(name);
     Ok((dir, root))
+}
+
+/// A project file's text, read as every project file is: bounded, regular files only.
+fn read_text(path: &Path) -> std::io::Result<String> {
+    crate::scaffold::input::read_text(path, crate::scaffold::input::PROJECT_FILE_LIMIT)
 }
 
 #[cfg(test)]

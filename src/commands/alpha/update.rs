@@ -159,18 +159,21 @@ fn recording_the_new_version(
 /// runtime like any scaffold change.
 fn linked_as_now(replay: &super::replay::Replay, root: &Path) -> super::replay::Replay {
     let mut replay = replay.clone();
-    let linked = std::fs::read_to_string(root.join(LOCAL_LINK))
-        .ok()
-        .and_then(|text| text.parse::<toml_edit::DocumentMut>().ok())
-        .and_then(|doc| {
-            let path = doc
-                .get("patch")?
-                .get("crates-io")?
-                .get(RUNTIME_CRATE)?
-                .get("path")?;
-            path.as_str().map(PathBuf::from)
-        })
-        .filter(|dir| dir.join("Cargo.toml").is_file());
+    let linked = crate::scaffold::input::read_text(
+        &root.join(LOCAL_LINK),
+        crate::scaffold::input::PROJECT_FILE_LIMIT,
+    )
+    .ok()
+    .and_then(|text| text.parse::<toml_edit::DocumentMut>().ok())
+    .and_then(|doc| {
+        let path = doc
+            .get("patch")?
+            .get("crates-io")?
+            .get(RUNTIME_CRATE)?
+            .get("path")?;
+        path.as_str().map(PathBuf::from)
+    })
+    .filter(|dir| dir.join("Cargo.toml").is_file());
     if let (Some(dir), Some(init)) = (linked, replay.steps.first_mut()) {
         init.extend(["--runtime-path".into(), dir.to_string_lossy().into_owned()]);
     }

@@ -73,7 +73,7 @@ fn staged_bytes(dir: &Path) -> u64 {
                 folders.push((entry.path(), depth + 1));
             } else if meta.is_file() && meta.len() <= MAX_FILE_BYTES && files < MAX_FILES {
                 files += 1;
-                if let Ok(bytes) = std::fs::read(entry.path()) {
+                if let Ok(bytes) = input::read_file(&entry.path(), MAX_FILE_BYTES) {
                     total += staged_size(&bytes);
                 }
             }
