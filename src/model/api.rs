@@ -361,10 +361,7 @@ fn foreign_group(resource: &Resource) -> Option<String> {
     if resource.is_core() {
         Some(resource.group.clone())
     } else if resource.is_external() {
-        Some(match resource.domain.as_deref() {
-            Some(domain) if !domain.is_empty() => format!("{}.{domain}", resource.group),
-            _ => resource.group.clone(),
-        })
+        Some(resource.recorded_api_group())
     } else {
         None
     }

@@ -174,10 +174,7 @@ fn external(project: &Project, root: &Path, resource: &Resource) -> Result<Found
             resource.kind
         ))
     })?;
-    let api_group = match &resource.domain {
-        Some(domain) => format!("{}.{domain}", resource.group),
-        None => resource.group.clone(),
-    };
+    let api_group = resource.recorded_api_group();
     Ok(Found {
         target: Target {
             origin: Origin::External,
